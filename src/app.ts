@@ -1,0 +1,121 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { type Config, PROVIDER_SLOTS } from './config/config-types.ts';
+import { AppAdmin } from './gateway/auth/app-admin.ts';
+import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
+import { loadTokenizer } from './gateway/domain/token-count.ts';
+import { buildGatewayApp } from './gateway/http/gateway-app.ts';
+import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
+import { PriceBook } from './gateway/pricing/price-book.ts';
+import { buildRegistry, type ProviderRegistry } from './gateway/providers/registry.ts';
+import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
+import { UsageRecorder } from './gateway/services/usage-recorder.ts';
+import { type Clock, systemClock } from './platform/clock.ts';
+import type { Logger } from './platform/logger.ts';
+import { buildSiteApp } from './site/site-app.ts';
+import { openStorage } from './storage/open-storage.ts';
+import type { Storage } from './storage/ports.ts';
+
+export interface Application {
+  config: Config;
+  storage: Storage;
+  registry: ProviderRegistry;
+  recorder: UsageRecorder;
+  verifier: CredentialVerifier;
+  gateway: FastifyInstance | undefined;
+  site: FastifyInstance | undefined;
+  /** Stops accepting work, lets in-flight requests finish (up to the grace period), flushes records. */
+  close(): Promise<void>;
+}
+
+export interface BuildOptions {
+  clock?: Clock;
+  /** Build the gateway's upstream caller with a custom wait (tests make backoff instant). */
+  retryWait?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+export const DEMO_APP = 'demo';
+export const DEMO_SECRET_FILE = 'demo-app.secret';
+
+/** Builds both surfaces and everything they stand on, from a loaded configuration. */
+export async function buildApplication(
+  config: Config,
+  logger: Logger,
+  options: BuildOptions = {},
+): Promise<Application> {
+  const clock = options.clock ?? systemClock;
+  const storage = await openStorage(config);
+  const admin = new AppAdmin(storage.apps, clock);
+  await admin.applySeeds(config.apps);
+  await createDemoAppIfEmpty(admin, config, logger);
+
+  const priceBook = new PriceBook(config.prices);
+  await priceBook.load();
+  const registry = buildRegistry(config);
+  // The simulated provider counts tokens on every answer: load the tokenizer now, not on the first request.
+  if (PROVIDER_SLOTS.some((slot) => config.providers[slot].kind === 'simulated')) await loadTokenizer();
+  const recorder = new UsageRecorder(
+    storage.usage,
+    logger.child({ component: 'usage' }),
+    config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
+  );
+  const verifier = new CredentialVerifier(storage.apps, clock);
+  const caller = new UpstreamCaller({
+    registry,
+    retry: config.retry,
+    clock,
+    ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
+  });
+  const deps = {
+    config,
+    registry,
+    priceBook,
+    caller,
+    recorder,
+    schemas: new SchemaCompiler(config.json),
+    clock,
+  };
+
+  const gateway = config.surfaces.gateway ? await buildGatewayApp({ ...deps, logger, verifier }) : undefined;
+  const site = config.surfaces.site ? await buildSiteApp({ config, logger, storage }) : undefined;
+
+  return {
+    config,
+    storage,
+    registry,
+    recorder,
+    verifier,
+    gateway,
+    site,
+    async close() {
+      const servers = [gateway, site].filter((app): app is FastifyInstance => app !== undefined);
+      const grace = setTimeout(() => {
+        logger.warn('shutdown grace period over; closing remaining connections');
+        for (const app of servers) app.server.closeAllConnections();
+      }, config.shutdownGraceMs);
+      grace.unref();
+      await Promise.all(servers.map((app) => app.close()));
+      clearTimeout(grace);
+      await recorder.flush({ final: true });
+      await registry.close();
+      await storage.close();
+    },
+  };
+}
+
+/**
+ * With no app at all, `npm start` would be unusable: create `demo` with a fresh secret and
+ * write the secret to a file readable only by the owner (secrets never go to the log).
+ */
+async function createDemoAppIfEmpty(admin: AppAdmin, config: Config, logger: Logger): Promise<void> {
+  if (config.dataDir === ':memory:' || (await admin.list()).length > 0) return;
+  const { secret } = await admin.create(DEMO_APP);
+  const file = join(config.dataDir, DEMO_SECRET_FILE);
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  logger.info(
+    { app: DEMO_APP, secretFile: file },
+    'no apps were configured: created app "demo"; its secret is in the file',
+  );
+}

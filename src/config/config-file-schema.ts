@@ -1,0 +1,146 @@
+import { type Static, Type } from 'typebox';
+import { StringEnum } from '../platform/schema-helpers.ts';
+import { PROVIDER_KINDS, PROVIDER_SLOTS } from './config-types.ts';
+
+/** The YAML config file. Every key is optional; unknown keys are rejected so typos surface at start-up. */
+const strict = { additionalProperties: false } as const;
+const Port = Type.Integer({ minimum: 0, maximum: 65535 });
+const PositiveInt = Type.Integer({ minimum: 1 });
+const NonNegativeInt = Type.Integer({ minimum: 0 });
+const Slot = StringEnum(PROVIDER_SLOTS);
+
+const Candidate = Type.Object(
+  { provider: Slot, model: Type.Optional(Type.String({ minLength: 1 })) },
+  strict,
+);
+const CandidateList = Type.Array(Candidate, { minItems: 1 });
+
+const ProviderFile = Type.Object(
+  {
+    kind: Type.Optional(StringEnum(PROVIDER_KINDS)),
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    apiKey: Type.Optional(Type.String({ minLength: 1 })),
+    chatModel: Type.Optional(Type.String({ minLength: 1 })),
+    embedModel: Type.Optional(Type.String({ minLength: 1 })),
+    models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    defaultMaxTokens: Type.Optional(PositiveInt),
+    timeouts: Type.Optional(
+      Type.Object(
+        {
+          connectMs: Type.Optional(PositiveInt),
+          firstByteMs: Type.Optional(PositiveInt),
+          totalMs: Type.Optional(PositiveInt),
+        },
+        strict,
+      ),
+    ),
+    simulated: Type.Optional(
+      Type.Object(
+        {
+          latencyMs: Type.Optional(NonNegativeInt),
+          chunkDelayMs: Type.Optional(NonNegativeInt),
+          chunkTokens: Type.Optional(PositiveInt),
+          embedDimensions: Type.Optional(Type.Integer({ minimum: 2, maximum: 8192 })),
+          failureRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          allowRequestDirectives: Type.Optional(Type.Boolean()),
+        },
+        strict,
+      ),
+    ),
+  },
+  strict,
+);
+
+const Price = Type.Object(
+  {
+    inputPerMTok: Type.Number({ minimum: 0 }),
+    outputPerMTok: Type.Number({ minimum: 0 }),
+    cacheReadPerMTok: Type.Optional(Type.Number({ minimum: 0 })),
+    cacheWritePerMTok: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  strict,
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    environment: Type.Optional(Type.String({ minLength: 1 })),
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    gatewayPort: Type.Optional(Port),
+    sitePort: Type.Optional(Port),
+    surfaces: Type.Optional(Type.Array(StringEnum(['gateway', 'site'] as const), { minItems: 1 })),
+    dataDir: Type.Optional(Type.String({ minLength: 1 })),
+    databaseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    redisUrl: Type.Optional(Type.String({ minLength: 1 })),
+    logLevel: Type.Optional(
+      StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    ),
+    maxBodyBytes: Type.Optional(PositiveInt),
+    publicGatewayUrl: Type.Optional(Type.String({ minLength: 1 })),
+    publicSiteUrl: Type.Optional(Type.String({ minLength: 1 })),
+    apps: Type.Optional(
+      Type.Array(
+        Type.Object({ name: Type.String({ minLength: 1 }), secret: Type.String({ minLength: 1 }) }, strict),
+      ),
+    ),
+    providers: Type.Optional(
+      Type.Object(
+        {
+          'provider-a': Type.Optional(ProviderFile),
+          'provider-b': Type.Optional(ProviderFile),
+          'provider-c': Type.Optional(ProviderFile),
+        },
+        strict,
+      ),
+    ),
+    routing: Type.Optional(
+      Type.Object(
+        {
+          chat: Type.Optional(CandidateList),
+          embed: Type.Optional(CandidateList),
+          tasks: Type.Optional(Type.Record(Type.String({ minLength: 1 }), CandidateList)),
+        },
+        strict,
+      ),
+    ),
+    prices: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Price)),
+    retry: Type.Optional(
+      Type.Object(
+        {
+          maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+          baseDelayMs: Type.Optional(NonNegativeInt),
+          maxDelayMs: Type.Optional(NonNegativeInt),
+          budgetMs: Type.Optional(PositiveInt),
+        },
+        strict,
+      ),
+    ),
+    json: Type.Optional(
+      Type.Object(
+        {
+          maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
+          maxSchemaBytes: Type.Optional(PositiveInt),
+          maxSchemaDepth: Type.Optional(PositiveInt),
+          schemaCacheSize: Type.Optional(PositiveInt),
+        },
+        strict,
+      ),
+    ),
+    maxEmbedInputs: Type.Optional(PositiveInt),
+    streamKeepAliveMs: Type.Optional(PositiveInt),
+    shutdownGraceMs: Type.Optional(NonNegativeInt),
+    site: Type.Optional(
+      Type.Object(
+        {
+          contentDir: Type.Optional(Type.String({ minLength: 1 })),
+          identityDiscoveryFile: Type.Optional(Type.String({ minLength: 1 })),
+          newsletterRateLimitPerMinute: Type.Optional(PositiveInt),
+        },
+        strict,
+      ),
+    ),
+  },
+  strict,
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type ProviderFileSettings = Static<typeof ProviderFile>;

@@ -1,0 +1,121 @@
+export const PROVIDER_SLOTS = ['provider-a', 'provider-b', 'provider-c'] as const;
+export type ProviderSlot = (typeof PROVIDER_SLOTS)[number];
+
+export const PROVIDER_KINDS = ['openai', 'anthropic', 'gemini', 'simulated'] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+export interface SimulatedSettings {
+  /** Delay before the first byte of every answer, in ms. */
+  latencyMs: number;
+  /** Delay between streamed chunks, in ms. */
+  chunkDelayMs: number;
+  /** Tokens per streamed chunk. */
+  chunkTokens: number;
+  /** Length of every embedding vector. */
+  embedDimensions: number;
+  /** Share of calls (0..1) that fail with a retryable 503, drawn deterministically per request. */
+  failureRate: number;
+  /** Whether a request's `metadata.simulated` may ask for latency or faults. */
+  allowRequestDirectives: boolean;
+}
+
+export interface ProviderTimeouts {
+  connectMs: number;
+  firstByteMs: number;
+  totalMs: number;
+}
+
+export interface ProviderSettings {
+  slot: ProviderSlot;
+  kind: ProviderKind;
+  baseUrl: string | undefined;
+  apiKey: string | undefined;
+  chatModel: string;
+  embedModel: string | undefined;
+  /** Models this slot is known to serve; used to route a request that names a model but no provider. */
+  models: string[];
+  /** Output-token cap sent when the caller gives no maxTokens and the upstream requires one. */
+  defaultMaxTokens: number;
+  timeouts: ProviderTimeouts;
+  simulated: SimulatedSettings;
+}
+
+export interface RouteCandidate {
+  provider: ProviderSlot;
+  /** When omitted, the slot's default model for the operation. */
+  model?: string;
+}
+
+export interface RoutingSettings {
+  /** Candidates for chat and JSON requests without a known task. */
+  chat: RouteCandidate[];
+  /** Candidates for embeddings without an explicit provider. */
+  embed: RouteCandidate[];
+  /** Task name to ordered candidates. */
+  tasks: Record<string, RouteCandidate[]>;
+}
+
+export interface ModelPrice {
+  /** US dollars per million tokens. */
+  inputPerMTok: number;
+  outputPerMTok: number;
+  cacheReadPerMTok?: number;
+  cacheWritePerMTok?: number;
+}
+
+export interface RetrySettings {
+  /** Retries of one candidate after its first attempt. */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Total time a request may spend on failing attempts before it is given up on. */
+  budgetMs: number;
+}
+
+export interface JsonOutputSettings {
+  /** Model calls for one /v1/json request, the first included. */
+  maxAttempts: number;
+  maxSchemaBytes: number;
+  maxSchemaDepth: number;
+  /** Compiled schemas kept in memory. */
+  schemaCacheSize: number;
+}
+
+export interface AppSeed {
+  name: string;
+  secret: string;
+}
+
+export interface SiteSettings {
+  contentDir: string | undefined;
+  identityDiscoveryFile: string | undefined;
+  newsletterRateLimitPerMinute: number;
+}
+
+export interface Config {
+  environment: string;
+  host: string;
+  gatewayPort: number;
+  sitePort: number;
+  surfaces: { gateway: boolean; site: boolean };
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: string;
+  maxBodyBytes: number;
+  publicGatewayUrl: string;
+  publicSiteUrl: string;
+  apps: AppSeed[];
+  providers: Record<ProviderSlot, ProviderSettings>;
+  routing: RoutingSettings;
+  prices: Record<string, ModelPrice>;
+  retry: RetrySettings;
+  json: JsonOutputSettings;
+  /** Largest number of strings in one /v1/embed request. */
+  maxEmbedInputs: number;
+  /** Idle time after which a stream gets a keep-alive comment. */
+  streamKeepAliveMs: number;
+  /** How long SIGTERM waits for in-flight requests before closing connections. */
+  shutdownGraceMs: number;
+  site: SiteSettings;
+}

@@ -1,0 +1,123 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../platform/clock.ts';
+import { verifySecret } from '../../platform/secret-hash.ts';
+import type { AppStore } from '../../storage/ports.ts';
+
+interface CachedApp {
+  /** The stored hash the cached verification was made against. */
+  secretHash: string;
+  active: boolean;
+  /** SHA-256 of the secret that last verified against secretHash. */
+  verifiedDigest: Buffer | undefined;
+  checkedAt: number;
+}
+
+export interface CredentialVerifierOptions {
+  /** How long a cached app record is trusted before the store is asked again. */
+  recheckMs?: number;
+  /** Wrong (app, secret) pairs remembered, so repeating one costs no scrypt. */
+  maxRememberedFailures?: number;
+}
+
+// A well-formed hash of a random secret: unknown apps pay the same scrypt as known ones,
+// so response time does not tell which app names exist.
+const DECOY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/**
+ * Checks (app, secret) pairs. The scrypt check runs once per credential; afterwards a request
+ * costs one SHA-256 and a constant-time comparison. The store is re-read every `recheckMs`,
+ * so a rotation or revocation made by another process takes effect within that time.
+ */
+export class CredentialVerifier {
+  readonly #store: AppStore;
+  readonly #clock: Clock;
+  readonly #recheckMs: number;
+  readonly #maxFailures: number;
+  readonly #apps = new Map<string, CachedApp>();
+  readonly #failures = new Map<string, number>();
+  readonly #inFlight = new Map<string, Promise<boolean>>();
+
+  constructor(store: AppStore, clock: Clock, options: CredentialVerifierOptions = {}) {
+    this.#store = store;
+    this.#clock = clock;
+    this.#recheckMs = options.recheckMs ?? 5_000;
+    this.#maxFailures = options.maxRememberedFailures ?? 10_000;
+  }
+
+  /** Resolves true only for an active app whose secret matches. */
+  async verify(appName: string, secret: string): Promise<boolean> {
+    const secretDigest = digest(secret);
+    const cached = this.#apps.get(appName);
+    if (cached !== undefined && this.#clock.now() - cached.checkedAt < this.#recheckMs) {
+      if (!cached.active) return false;
+      if (cached.verifiedDigest !== undefined && timingSafeEqual(cached.verifiedDigest, secretDigest))
+        return true;
+    }
+    const key = `${appName}\u0000${secretDigest.toString('base64')}`;
+    const pending = this.#inFlight.get(key);
+    if (pending !== undefined) return pending;
+    const check = this.#verifyAgainstStore(appName, secret, secretDigest, key).finally(() =>
+      this.#inFlight.delete(key),
+    );
+    this.#inFlight.set(key, check);
+    return check;
+  }
+
+  /** Forget what is cached about an app (after the CLI or an admin call changed it in-process). */
+  forget(appName: string): void {
+    this.#apps.delete(appName);
+  }
+
+  async #verifyAgainstStore(
+    appName: string,
+    secret: string,
+    secretDigest: Buffer,
+    key: string,
+  ): Promise<boolean> {
+    const record = await this.#store.findApp(appName);
+    const now = this.#clock.now();
+    if (record === undefined || record.revokedAt !== null) {
+      this.#apps.set(appName, {
+        secretHash: record?.secretHash ?? '',
+        active: false,
+        verifiedDigest: undefined,
+        checkedAt: now,
+      });
+      if (!this.#rememberedFailure(key, record?.secretHash ?? '')) await verifySecret(secret, DECOY_HASH);
+      return false;
+    }
+    const previous = this.#apps.get(appName);
+    const entry: CachedApp = {
+      secretHash: record.secretHash,
+      active: true,
+      verifiedDigest: previous?.secretHash === record.secretHash ? previous.verifiedDigest : undefined,
+      checkedAt: now,
+    };
+    this.#apps.set(appName, entry);
+    if (entry.verifiedDigest !== undefined && timingSafeEqual(entry.verifiedDigest, secretDigest))
+      return true;
+    if (this.#rememberedFailure(key, record.secretHash)) return false;
+    if (await verifySecret(secret, record.secretHash)) {
+      entry.verifiedDigest = secretDigest;
+      return true;
+    }
+    this.#rememberFailure(key, record.secretHash);
+    return false;
+  }
+
+  #rememberedFailure(key: string, secretHash: string): boolean {
+    return this.#failures.has(`${key}\u0000${secretHash}`);
+  }
+
+  #rememberFailure(key: string, secretHash: string): void {
+    if (this.#failures.size >= this.#maxFailures) {
+      const oldest = this.#failures.keys().next().value;
+      if (oldest !== undefined) this.#failures.delete(oldest);
+    }
+    this.#failures.set(`${key}\u0000${secretHash}`, this.#clock.now());
+  }
+}

@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../services/gateway-deps.ts';
+import { runEmbed } from '../services/run-embed.ts';
+import { errorResponses } from './openapi-responses.ts';
+import { scopeFor } from './request-scope-factory.ts';
+import { type EmbedBody, EmbedRequest, EmbedResponse } from './schemas.ts';
+
+export function registerEmbedRoute(app: FastifyInstance, deps: GatewayDeps): void {
+  app.post(
+    '/v1/embed',
+    {
+      schema: {
+        summary: 'Embeddings: one vector per input string',
+        operationId: 'embed',
+        body: EmbedRequest,
+        response: { 200: EmbedResponse, ...errorResponses },
+      },
+    },
+    (request, reply) => {
+      const body = request.body as EmbedBody;
+      return runEmbed(deps, body, scopeFor(request, reply, deps.clock, 'embed', body));
+    },
+  );
+}

@@ -1,0 +1,41 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { createBaseApp } from '../../platform/fastify-base.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import type { GatewayDeps } from '../services/gateway-deps.ts';
+import { createAuthHook } from './authenticate.ts';
+import { registerChatRoute } from './chat-route.ts';
+import { registerEmbedRoute } from './embed-route.ts';
+import { registerHealthRoute } from './health-route.ts';
+import { registerJsonRoute } from './json-route.ts';
+import { openApiOptions } from './openapi-document.ts';
+import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
+
+export interface GatewayAppDeps extends GatewayDeps {
+  logger: Logger;
+  verifier: CredentialVerifier;
+}
+
+/** Surface A: GET /health, GET /openapi.json, and the authenticated /v1 inference routes. */
+export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
+  const app = createBaseApp({ logger: deps.logger, maxBodyBytes: deps.config.maxBodyBytes });
+  for (const schema of [...SHARED_SCHEMAS, ChatResponse, EmbedResponse, JsonResponse, GatewayHealth])
+    app.addSchema(schema);
+  await app.register(swagger, openApiOptions(deps.config.publicGatewayUrl));
+
+  registerHealthRoute(app, deps.config);
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+
+  await app.register(async (v1) => {
+    v1.addHook('onRequest', createAuthHook(deps.verifier));
+    // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being dropped.
+    v1.addHook('preHandler', async () => {
+      await deps.recorder.whenWritable();
+    });
+    registerChatRoute(v1, deps);
+    registerEmbedRoute(v1, deps);
+    registerJsonRoute(v1, deps);
+  });
+  return app;
+}

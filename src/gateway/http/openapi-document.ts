@@ -1,0 +1,40 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+
+export const GATEWAY_API_VERSION = '1.0.0';
+
+/** The OpenAPI 3.1 document of surface A, generated from the route schemas by @fastify/swagger. */
+export function openApiOptions(publicUrl: string): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Inference Gateway',
+        version: GATEWAY_API_VERSION,
+        description:
+          'Chat completion, embeddings and schema-validated JSON across three provider slots, with usage, cost and latency on every answer.',
+      },
+      servers: [{ url: publicUrl }],
+      components: {
+        securitySchemes: {
+          gatewayApp: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-gateway-app',
+            description: 'Registered application name',
+          },
+          gatewaySecret: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-gateway-secret',
+            description: 'Secret paired with the app',
+          },
+        },
+      },
+      // Both headers together: one requirement object naming both schemes.
+      security: [{ gatewayApp: [], gatewaySecret: [] }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { once } from 'node:events';
+import type { FastifyReply } from 'fastify';
+import { encodeComment, encodeEvent, SSE_HEADERS } from '../../platform/sse.ts';
+import type { ChatStream } from '../services/run-chat-stream.ts';
+
+/**
+ * Writes a chat stream as server-sent events: `start`, `delta`…, then `done` or `error`.
+ * Each delta is written the moment it arrives (no buffering), a comment line goes out when the
+ * stream has been idle for `keepAliveMs`, and a client that disconnects stops the upstream.
+ */
+export async function writeChatStream(
+  reply: FastifyReply,
+  stream: ChatStream,
+  keepAliveMs: number,
+): Promise<void> {
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': String(reply.request.id) });
+  raw.write(encodeEvent('start', stream.start));
+  let lastWrite = Date.now();
+  const keepAlive = setInterval(
+    () => {
+      if (Date.now() - lastWrite >= keepAliveMs && !raw.destroyed) {
+        raw.write(encodeComment('keep-alive'));
+        lastWrite = Date.now();
+      }
+    },
+    Math.max(50, Math.floor(keepAliveMs / 2)),
+  );
+  keepAlive.unref();
+  try {
+    for await (const event of stream.events) {
+      if (raw.destroyed) break;
+      lastWrite = Date.now();
+      if (!raw.write(encodeEvent(event.event, event.data))) {
+        // The client reads slower than the upstream writes: wait, rather than buffer without bound.
+        await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+      }
+    }
+  } finally {
+    clearInterval(keepAlive);
+    // Leaving the loop early (client gone) must still run the stream's accounting.
+    await stream.events.return(undefined);
+    if (!raw.destroyed) raw.end();
+  }
+}

@@ -1,0 +1,70 @@
+import type { ModelPrice, ProviderKind } from '../../config/config-types.ts';
+
+export interface ResolvedPrice {
+  price: ModelPrice;
+  /** `config`, `genai-prices`, or `none` when the model is not priced anywhere (cost then 0). */
+  source: 'config' | 'genai-prices' | 'none';
+}
+
+type CalcPrice = typeof import('@pydantic/genai-prices').calcPrice;
+
+const VENDOR_IDS: Partial<Record<ProviderKind, string>> = {
+  openai: 'openai',
+  anthropic: 'anthropic',
+  gemini: 'google',
+};
+const NO_PRICE: ResolvedPrice = { price: { inputPerMTok: 0, outputPerMTok: 0 }, source: 'none' };
+
+/**
+ * Prices per model: configured overrides first, then the maintained table of
+ * `@pydantic/genai-prices`. Lookups are memoised, so the hot path pays a Map read.
+ */
+export class PriceBook {
+  readonly #overrides: Record<string, ModelPrice>;
+  readonly #memo = new Map<string, ResolvedPrice>();
+  #calcPrice: CalcPrice | undefined;
+
+  constructor(overrides: Record<string, ModelPrice>) {
+    this.#overrides = overrides;
+  }
+
+  /** Loads the price table (about 1 MB of data); call once at start-up. */
+  async load(): Promise<void> {
+    this.#calcPrice ??= (await import('@pydantic/genai-prices')).calcPrice;
+  }
+
+  resolve(kind: ProviderKind, model: string): ResolvedPrice {
+    const key = `${kind}\u0000${model}`;
+    let resolved = this.#memo.get(key);
+    if (resolved === undefined) {
+      resolved = this.#lookup(kind, model);
+      this.#memo.set(key, resolved);
+    }
+    return resolved;
+  }
+
+  #lookup(kind: ProviderKind, model: string): ResolvedPrice {
+    const override = this.#overrides[model];
+    if (override !== undefined) return { price: override, source: 'config' };
+    const providerId = VENDOR_IDS[kind];
+    if (providerId === undefined || this.#calcPrice === undefined) return NO_PRICE;
+    const found = this.#calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId });
+    const prices = found?.model_price;
+    if (prices === undefined) return NO_PRICE;
+    const rate = (name: string): number | undefined => {
+      const value = prices[name];
+      // Tiered prices are priced at their base rate: the tiers start past 128k-200k tokens.
+      if (typeof value === 'object' && value !== null && 'base' in value) return value.base;
+      return typeof value === 'number' ? value : undefined;
+    };
+    const price: ModelPrice = {
+      inputPerMTok: rate('input_mtok') ?? 0,
+      outputPerMTok: rate('output_mtok') ?? 0,
+    };
+    const cacheRead = rate('cache_read_mtok');
+    const cacheWrite = rate('cache_write_mtok');
+    if (cacheRead !== undefined) price.cacheReadPerMTok = cacheRead;
+    if (cacheWrite !== undefined) price.cacheWritePerMTok = cacheWrite;
+    return { price, source: 'genai-prices' };
+  }
+}

@@ -1,0 +1,66 @@
+import type { ProviderSlot } from '../../config/config-types.ts';
+
+export type ProviderFailure =
+  /** The upstream answered with an HTTP error status. */
+  | 'http'
+  /** No connection could be made, or it broke. */
+  | 'connection'
+  /** Connect, first-byte or total time ran out. */
+  | 'timeout'
+  /** The upstream answered 2xx with something the adapter cannot read. */
+  | 'invalid_response'
+  /** The caller went away; never retried, never reported as the upstream's fault. */
+  | 'aborted';
+
+const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+
+export interface ProviderErrorInit {
+  slot: ProviderSlot;
+  failure: ProviderFailure;
+  status?: number;
+  /** Overrides the status-based decision (a quota 429 is not retryable). */
+  retryable?: boolean;
+  retryAfterMs?: number;
+  /** A short, safe description: never the upstream's raw body or a key. */
+  detail?: string;
+  cause?: unknown;
+}
+
+/**
+ * The one error type adapters raise. Whether a failure is worth retrying is decided here,
+ * in one place, from the failure kind and the upstream status.
+ */
+export class ProviderError extends Error {
+  readonly slot: ProviderSlot;
+  readonly failure: ProviderFailure;
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(init: ProviderErrorInit) {
+    const where = init.status === undefined ? init.failure : `HTTP ${init.status}`;
+    super(`${init.slot} failed (${where})${init.detail ? `: ${init.detail}` : ''}`, { cause: init.cause });
+    this.name = 'ProviderError';
+    this.slot = init.slot;
+    this.failure = init.failure;
+    this.status = init.status;
+    this.retryAfterMs = init.retryAfterMs;
+    this.retryable = init.retryable ?? decideRetryable(init.failure, init.status);
+  }
+}
+
+function decideRetryable(failure: ProviderFailure, status: number | undefined): boolean {
+  switch (failure) {
+    case 'connection':
+    case 'timeout':
+      return true;
+    case 'http':
+      return status !== undefined && RETRYABLE_STATUS.has(status);
+    default:
+      return false;
+  }
+}
+
+export function isProviderError(value: unknown): value is ProviderError {
+  return value instanceof ProviderError;
+}

@@ -1,0 +1,96 @@
+import type { ProviderKind, ProviderSlot } from '../../config/config-types.ts';
+
+/** A chat message as the gateway's interface defines it. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  name?: string;
+}
+
+/** Token counts as an upstream reported them, normalised. */
+export interface ReportedUsage {
+  /** Every input token, cached ones included. */
+  inputTokens: number;
+  /** Every output token, reasoning ones included. */
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+}
+
+export interface JsonSchemaFormat {
+  name: string;
+  schema: Record<string, unknown>;
+}
+
+/** What a call tells the adapter beyond the request itself. */
+export interface CallContext {
+  signal: AbortSignal;
+  requestId: string;
+  /** 0 for the first call this request makes to this slot, then 1, 2, … (retries and JSON re-asks). */
+  attempt: number;
+  /** The request's metadata; the simulated provider reads its `simulated` directives. Real ones ignore it. */
+  metadata: Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface ChatCall {
+  model: string;
+  messages: readonly ChatMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  /** Ask for output conforming to this schema, natively where the upstream can. */
+  jsonSchema?: JsonSchemaFormat;
+}
+
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'other';
+
+export interface ChatResult {
+  /** The model the upstream says answered (may be more specific than the one asked for). */
+  model: string;
+  content: string;
+  finishReason: FinishReason;
+  /** Undefined when the upstream reported no usage: the gateway then estimates it. */
+  usage: ReportedUsage | undefined;
+}
+
+export type ChatStreamEvent =
+  | { type: 'delta'; content: string }
+  | { type: 'usage'; usage: ReportedUsage }
+  | { type: 'model'; model: string }
+  | { type: 'finish'; reason: FinishReason };
+
+export interface EmbedCall {
+  model: string;
+  inputs: readonly string[];
+}
+
+export interface EmbedResult {
+  model: string;
+  vectors: number[][];
+  usage: { inputTokens: number } | undefined;
+}
+
+export interface ProviderCapabilities {
+  chat: boolean;
+  stream: boolean;
+  embed: boolean;
+  /** Native structured output with a JSON Schema (otherwise the schema goes into the prompt). */
+  nativeJsonSchema: boolean;
+  /** Upper bound of temperature the upstream accepts; the gateway clamps to it. */
+  maxTemperature: number;
+}
+
+/**
+ * One upstream bound to a slot. Adapters never read env, never write SSE, never know Fastify:
+ * they translate a call to the upstream's wire format and back, and raise ProviderError.
+ */
+export interface ProviderAdapter {
+  readonly slot: ProviderSlot;
+  readonly kind: ProviderKind;
+  readonly capabilities: ProviderCapabilities;
+  chat(call: ChatCall, context: CallContext): Promise<ChatResult>;
+  /** Events as the upstream sends them; the first one arriving means the upstream answered. */
+  streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent>;
+  embed(call: EmbedCall, context: CallContext): Promise<EmbedResult>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,66 @@
+import {
+  type Config,
+  PROVIDER_SLOTS,
+  type ProviderKind,
+  type ProviderSettings,
+  type ProviderSlot,
+} from '../../config/config-types.ts';
+import type { SlotProfile } from '../domain/routing.ts';
+import type { ProviderAdapter } from './provider.ts';
+import { SimulatedProvider } from './simulated/simulated-provider.ts';
+
+export type AdapterFactory = (settings: ProviderSettings) => ProviderAdapter;
+
+export const ADAPTER_FACTORIES: Partial<Record<ProviderKind, AdapterFactory>> = {
+  simulated: (settings) => new SimulatedProvider(settings),
+};
+
+/** The three slots and the adapters bound to them, built once from the configuration. */
+export class ProviderRegistry {
+  readonly #adapters: Record<ProviderSlot, ProviderAdapter>;
+  readonly #settings: Record<ProviderSlot, ProviderSettings>;
+  readonly profiles: Record<ProviderSlot, SlotProfile>;
+
+  constructor(
+    adapters: Record<ProviderSlot, ProviderAdapter>,
+    settings: Record<ProviderSlot, ProviderSettings>,
+  ) {
+    this.#adapters = adapters;
+    this.#settings = settings;
+    this.profiles = Object.fromEntries(
+      PROVIDER_SLOTS.map((slot) => [
+        slot,
+        {
+          chatModel: settings[slot].chatModel,
+          embedModel: adapters[slot].capabilities.embed ? settings[slot].embedModel : undefined,
+          models: settings[slot].models,
+          canEmbed: adapters[slot].capabilities.embed,
+        },
+      ]),
+    ) as unknown as Record<ProviderSlot, SlotProfile>;
+  }
+
+  adapter(slot: ProviderSlot): ProviderAdapter {
+    return this.#adapters[slot];
+  }
+
+  settings(slot: ProviderSlot): ProviderSettings {
+    return this.#settings[slot];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(PROVIDER_SLOTS.map((slot) => this.#adapters[slot].close?.()));
+  }
+}
+
+export function buildRegistry(config: Config, factories = ADAPTER_FACTORIES): ProviderRegistry {
+  const adapters = Object.fromEntries(
+    PROVIDER_SLOTS.map((slot) => {
+      const settings = config.providers[slot];
+      const factory = factories[settings.kind];
+      if (factory === undefined) throw new Error(`no adapter for provider kind '${settings.kind}' (${slot})`);
+      return [slot, factory(settings)];
+    }),
+  ) as Record<ProviderSlot, ProviderAdapter>;
+  return new ProviderRegistry(adapters, config.providers);
+}

@@ -1,0 +1,57 @@
+import { PROVIDER_SLOTS, type ProviderSlot } from '../../../config/config-types.ts';
+
+export const SIMULATED_FAULTS = [
+  'server_error',
+  'overloaded',
+  'rate_limited',
+  'quota_exceeded',
+  'bad_request',
+  'unauthorized',
+  'timeout',
+  'connection',
+  'invalid_json',
+  'stream_cut',
+] as const;
+export type SimulatedFault = (typeof SIMULATED_FAULTS)[number];
+
+/**
+ * What a request may ask of the simulated provider through `metadata.simulated`:
+ * `{ fault, faultAttempts, slots, latencyMs, chunkDelayMs, reply }`. Anything unrecognised is ignored.
+ */
+export interface SimulatedDirectives {
+  fault?: SimulatedFault;
+  /** How many calls to a slot fail before it answers (default: all of them). */
+  faultAttempts?: number;
+  /** Only these slots misbehave (default: every simulated slot). */
+  slots?: ProviderSlot[];
+  latencyMs?: number;
+  chunkDelayMs?: number;
+  /** The reply text to give instead of the generated one (chat only). */
+  reply?: string;
+}
+
+const MAX_DELAY_MS = 60_000;
+
+export function readDirectives(metadata: Readonly<Record<string, unknown>> | undefined): SimulatedDirectives {
+  const raw = metadata?.simulated;
+  if (typeof raw !== 'object' || raw === null) return {};
+  const input = raw as Record<string, unknown>;
+  const directives: SimulatedDirectives = {};
+  if (typeof input.fault === 'string' && (SIMULATED_FAULTS as readonly string[]).includes(input.fault)) {
+    directives.fault = input.fault as SimulatedFault;
+  }
+  if (isCount(input.faultAttempts)) directives.faultAttempts = input.faultAttempts;
+  if (Array.isArray(input.slots)) {
+    directives.slots = input.slots.filter((s): s is ProviderSlot =>
+      (PROVIDER_SLOTS as readonly unknown[]).includes(s),
+    );
+  }
+  if (isCount(input.latencyMs)) directives.latencyMs = Math.min(input.latencyMs, MAX_DELAY_MS);
+  if (isCount(input.chunkDelayMs)) directives.chunkDelayMs = Math.min(input.chunkDelayMs, MAX_DELAY_MS);
+  if (typeof input.reply === 'string') directives.reply = input.reply;
+  return directives;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}

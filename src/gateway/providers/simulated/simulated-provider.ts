@@ -1,0 +1,200 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ProviderSettings, ProviderSlot, SimulatedSettings } from '../../../config/config-types.ts';
+import { fnv1a, seededRandom } from '../../domain/hash-seed.ts';
+import { countChatInputTokens, loadTokenizer, type Tokenizer } from '../../domain/token-count.ts';
+import type {
+  CallContext,
+  ChatCall,
+  ChatResult,
+  ChatStreamEvent,
+  EmbedCall,
+  EmbedResult,
+  ProviderAdapter,
+  ProviderCapabilities,
+} from '../provider.ts';
+import { ProviderError } from '../provider-error.ts';
+import { sampleFromSchema } from './sample-from-schema.ts';
+import { readDirectives, type SimulatedDirectives, type SimulatedFault } from './simulated-directives.ts';
+import { simulateEmbedding } from './simulated-embedding.ts';
+import { simulateReply } from './simulated-text.ts';
+
+const CAPABILITIES: ProviderCapabilities = {
+  chat: true,
+  stream: true,
+  embed: true,
+  nativeJsonSchema: true,
+  maxTemperature: 2,
+};
+
+/** Every model a simulated slot answers with carries this prefix, so no answer passes for a real model's. */
+export function simulatedModelName(model: string): string {
+  return model.startsWith('simulated') ? model : `simulated-${model}`;
+}
+
+/**
+ * The built-in provider: deterministic answers, real token counts, chunked streaming, hashed
+ * embeddings, schema-conforming JSON, and latency or faults on demand. No network.
+ */
+export class SimulatedProvider implements ProviderAdapter {
+  readonly slot: ProviderSlot;
+  readonly kind = 'simulated' as const;
+  readonly capabilities = CAPABILITIES;
+  readonly #settings: SimulatedSettings;
+
+  constructor(settings: ProviderSettings) {
+    this.slot = settings.slot;
+    this.#settings = settings.simulated;
+  }
+
+  async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
+    const directives = this.#directives(context);
+    await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
+    this.#raiseFault(directives, context, 'chat');
+    const tokenizer = await loadTokenizer();
+    return this.#answer(call, context, directives, tokenizer);
+  }
+
+  async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
+    const directives = this.#directives(context);
+    await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
+    this.#raiseFault(directives, context, 'stream');
+    const tokenizer = await loadTokenizer();
+    const answer = this.#answer(call, context, directives, tokenizer);
+    yield { type: 'model', model: answer.model };
+    const tokens = tokenizer.encode(answer.content);
+    const chunkDelay = directives.chunkDelayMs ?? this.#settings.chunkDelayMs;
+    const cut = this.#faultActive(directives, context) && directives.fault === 'stream_cut';
+    let pending: number[] = [];
+    let sentChunks = 0;
+    for (let i = 0; i < tokens.length; i++) {
+      pending.push(tokens[i] as number);
+      const last = i === tokens.length - 1;
+      if (pending.length < this.#settings.chunkTokens && !last) continue;
+      const text = tokenizer.decode(pending);
+      // A chunk ending inside a multi-byte character waits for the next token.
+      if (text.endsWith('\uFFFD') && !last) continue;
+      pending = [];
+      if (sentChunks > 0) await this.#delay(chunkDelay, context.signal);
+      yield { type: 'delta', content: text };
+      sentChunks++;
+      if (cut && sentChunks === 2) {
+        throw new ProviderError({ slot: this.slot, failure: 'connection', detail: 'simulated stream cut' });
+      }
+    }
+    yield { type: 'finish', reason: answer.finishReason };
+    if (answer.usage !== undefined) yield { type: 'usage', usage: answer.usage };
+  }
+
+  async embed(call: EmbedCall, context: CallContext): Promise<EmbedResult> {
+    const directives = this.#directives(context);
+    await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
+    this.#raiseFault(directives, context, 'embed');
+    const tokenizer = await loadTokenizer();
+    const dimensions = this.#settings.embedDimensions;
+    return {
+      model: simulatedModelName(call.model),
+      vectors: call.inputs.map((text) => simulateEmbedding(text, dimensions)),
+      usage: { inputTokens: call.inputs.reduce((sum, text) => sum + tokenizer.count(text), 0) },
+    };
+  }
+
+  #answer(
+    call: ChatCall,
+    context: CallContext,
+    directives: SimulatedDirectives,
+    tokenizer: Tokenizer,
+  ): ChatResult {
+    const seed = fnv1a(JSON.stringify(call.messages));
+    let content: string;
+    if (call.jsonSchema !== undefined) {
+      const broken = this.#faultActive(directives, context) && directives.fault === 'invalid_json';
+      const value = sampleFromSchema(call.jsonSchema.schema, seededRandom(seed));
+      content = broken ? `{"answer": ${JSON.stringify(value)}` : JSON.stringify(value);
+    } else {
+      content = directives.reply ?? simulateReply(call.messages, seed);
+    }
+    let outputTokens = tokenizer.encode(content);
+    let finishReason: ChatResult['finishReason'] = 'stop';
+    if (call.maxTokens !== undefined && outputTokens.length > call.maxTokens) {
+      outputTokens = outputTokens.slice(0, call.maxTokens);
+      content = tokenizer.decode(outputTokens).replace(/\uFFFD+$/, '');
+      finishReason = 'length';
+    }
+    return {
+      model: simulatedModelName(call.model),
+      content,
+      finishReason,
+      usage: {
+        inputTokens: countChatInputTokens(tokenizer, call.messages),
+        outputTokens: outputTokens.length,
+      },
+    };
+  }
+
+  #directives(context: CallContext): SimulatedDirectives {
+    return this.#settings.allowRequestDirectives ? readDirectives(context.metadata) : {};
+  }
+
+  #faultActive(directives: SimulatedDirectives, context: CallContext): boolean {
+    if (directives.fault === undefined) return false;
+    if (directives.slots !== undefined && !directives.slots.includes(this.slot)) return false;
+    return directives.faultAttempts === undefined || context.attempt < directives.faultAttempts;
+  }
+
+  #raiseFault(
+    directives: SimulatedDirectives,
+    context: CallContext,
+    operation: 'chat' | 'stream' | 'embed',
+  ): void {
+    if (this.#faultActive(directives, context)) {
+      const fault = directives.fault as SimulatedFault;
+      const error = faultError(this.slot, fault, operation);
+      if (error !== undefined) throw error;
+    }
+    const rate = this.#settings.failureRate;
+    if (rate > 0 && seededRandom(fnv1a(`${context.requestId}:${context.attempt}:${this.slot}`))() < rate) {
+      throw new ProviderError({
+        slot: this.slot,
+        failure: 'http',
+        status: 503,
+        detail: 'simulated random failure',
+      });
+    }
+  }
+
+  async #delay(ms: number, signal: AbortSignal): Promise<void> {
+    if (ms <= 0) return;
+    try {
+      await sleep(ms, undefined, { signal });
+    } catch (error) {
+      throw new ProviderError({ slot: this.slot, failure: 'aborted', cause: error });
+    }
+  }
+}
+
+function faultError(slot: ProviderSlot, fault: SimulatedFault, operation: string): ProviderError | undefined {
+  const detail = `simulated ${fault.replace('_', ' ')}`;
+  switch (fault) {
+    case 'server_error':
+      return new ProviderError({ slot, failure: 'http', status: 500, detail });
+    case 'overloaded':
+      return new ProviderError({ slot, failure: 'http', status: 503, detail });
+    case 'rate_limited':
+      return new ProviderError({ slot, failure: 'http', status: 429, retryAfterMs: 10, detail });
+    case 'quota_exceeded':
+      return new ProviderError({ slot, failure: 'http', status: 429, retryable: false, detail });
+    case 'bad_request':
+      return new ProviderError({ slot, failure: 'http', status: 400, detail });
+    case 'unauthorized':
+      return new ProviderError({ slot, failure: 'http', status: 401, detail });
+    case 'timeout':
+      return new ProviderError({ slot, failure: 'timeout', detail });
+    case 'connection':
+      return new ProviderError({ slot, failure: 'connection', detail });
+    case 'stream_cut':
+      // Only a stream can be cut; a plain call fails as a broken connection.
+      return operation === 'stream' ? undefined : new ProviderError({ slot, failure: 'connection', detail });
+    case 'invalid_json':
+      return undefined;
+  }
+}

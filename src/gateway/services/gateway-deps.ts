@@ -1,0 +1,18 @@
+import type { Config } from '../../config/config-types.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { SchemaCompiler } from '../json/schema-compiler.ts';
+import type { PriceBook } from '../pricing/price-book.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import type { UpstreamCaller } from './upstream-caller.ts';
+import type { UsageRecorder } from './usage-recorder.ts';
+
+/** What the gateway's services need, built once at start-up. */
+export interface GatewayDeps {
+  config: Config;
+  registry: ProviderRegistry;
+  priceBook: PriceBook;
+  caller: UpstreamCaller;
+  recorder: UsageRecorder;
+  schemas: SchemaCompiler;
+  clock: Clock;
+}

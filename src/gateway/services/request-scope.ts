@@ -1,0 +1,56 @@
+import type { ProviderSlot } from '../../config/config-types.ts';
+import type { Operation, UsageAttempt } from '../../storage/ports.ts';
+
+/** Everything one gateway request carries through the services. */
+export interface RequestScope {
+  /** The response id, known from the start so a stream's `start` event can carry it. */
+  id: string;
+  requestId: string;
+  app: string;
+  operation: Operation;
+  task: string | undefined;
+  metadata: Readonly<Record<string, unknown>> | undefined;
+  /** Monotonic ms when the request reached the gateway. */
+  startedAt: number;
+  /** Epoch ms when the request reached the gateway. */
+  receivedAt: number;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Every upstream call made so far, in order. */
+  attempts: UsageAttempt[];
+  /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
+  callsBySlot: Map<ProviderSlot, number>;
+  /** Monotonic ms of the first upstream byte of the answer that was used. */
+  upstreamFirstByteAt: number | undefined;
+  /** Monotonic ms when the upstream answer that was used finished. */
+  upstreamDoneAt: number | undefined;
+}
+
+export interface ScopeInit {
+  id: string;
+  requestId: string;
+  app: string;
+  operation: Operation;
+  task: string | undefined;
+  metadata: Readonly<Record<string, unknown>> | undefined;
+  startedAt: number;
+  receivedAt: number;
+  signal: AbortSignal;
+}
+
+export function createScope(init: ScopeInit): RequestScope {
+  return {
+    ...init,
+    attempts: [],
+    callsBySlot: new Map(),
+    upstreamFirstByteAt: undefined,
+    upstreamDoneAt: undefined,
+  };
+}
+
+/** The `attempt` number of the next call to `slot`, counting it. */
+export function takeAttemptNumber(scope: RequestScope, slot: ProviderSlot): number {
+  const attempt = scope.callsBySlot.get(slot) ?? 0;
+  scope.callsBySlot.set(slot, attempt + 1);
+  return attempt;
+}

@@ -1,0 +1,125 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RetrySettings } from '../../config/config-types.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { roundMs } from '../../platform/clock.ts';
+import { decideRetry } from '../domain/retry-policy.ts';
+import type { PlannedCandidate } from '../domain/routing.ts';
+import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
+import { isProviderError } from '../providers/provider-error.ts';
+import type { ProviderRegistry } from '../providers/registry.ts';
+import { ClientClosedError } from './client-closed-error.ts';
+import { type RequestScope, takeAttemptNumber } from './request-scope.ts';
+import { type FailedCall, toGatewayError } from './upstream-error-mapping.ts';
+
+export interface CallSuccess<T> {
+  value: T;
+  candidate: PlannedCandidate;
+  adapter: ProviderAdapter;
+  /** Monotonic ms when this successful call started. */
+  startedAt: number;
+}
+
+export type Invoke<T> = (
+  adapter: ProviderAdapter,
+  candidate: PlannedCandidate,
+  context: CallContext,
+) => Promise<T>;
+
+export interface UpstreamCallerDeps {
+  registry: ProviderRegistry;
+  retry: RetrySettings;
+  clock: Clock;
+  random?: () => number;
+  wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+/**
+ * Calls the planned candidates in order until one answers: a retryable failure is retried on the
+ * same candidate with backoff, then the next candidate is tried; a non-retryable one ends the
+ * request at once. All of it stays within the retry budget. Every failed call is logged on the scope.
+ * "Answered" is whatever `invoke` resolves with: for a stream, its first event, so a provider is
+ * never switched once a byte may have reached the client.
+ */
+export class UpstreamCaller {
+  readonly #deps: Required<UpstreamCallerDeps>;
+
+  constructor(deps: UpstreamCallerDeps) {
+    this.#deps = {
+      random: Math.random,
+      wait: (ms, signal) => sleep(ms, undefined, { signal }),
+      ...deps,
+    };
+  }
+
+  async call<T>(
+    candidates: readonly PlannedCandidate[],
+    scope: RequestScope,
+    invoke: Invoke<T>,
+  ): Promise<CallSuccess<T>> {
+    const { registry, retry, clock } = this.#deps;
+    const deadline = scope.startedAt + retry.budgetMs;
+    const failures: FailedCall[] = [];
+    let last: unknown;
+    for (const candidate of candidates) {
+      const adapter = registry.adapter(candidate.provider);
+      for (let retries = 0; ; retries++) {
+        if (scope.signal.aborted) throw new ClientClosedError();
+        const attempt = takeAttemptNumber(scope, candidate.provider);
+        const startedAt = clock.monotonic();
+        try {
+          const value = await invoke(adapter, candidate, {
+            signal: scope.signal,
+            requestId: scope.requestId,
+            attempt,
+            metadata: scope.metadata,
+          });
+          return { value, candidate, adapter, startedAt };
+        } catch (error) {
+          last = error;
+          if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
+            throw toGatewayError(scope.signal.aborted ? new ClientClosedError() : error, failures);
+          }
+          failures.push({
+            provider: candidate.provider,
+            model: candidate.model,
+            status: error.status ?? null,
+            failure: error.failure,
+          });
+          scope.attempts.push({
+            attempt: scope.attempts.length,
+            provider: candidate.provider,
+            model: candidate.model,
+            tokensIn: 0,
+            tokensOut: 0,
+            usageEstimated: false,
+            costUsd: 0,
+            latencyMs: roundMs(clock.monotonic() - startedAt),
+            outcome: error.failure === 'http' ? `http_${error.status}` : error.failure,
+            upstreamStatus: error.status ?? null,
+          });
+          const decision = decideRetry(
+            {
+              retryable: error.retryable,
+              retryAfterMs: error.retryAfterMs,
+              retriesSoFar: retries,
+              budgetLeftMs: deadline - clock.monotonic(),
+            },
+            retry,
+            this.#deps.random(),
+          );
+          // A rejection (400, 401, 403, a quota 429) would fail the same way elsewhere: no fallback.
+          if (decision.retry === false && decision.reason === 'not_retryable')
+            throw toGatewayError(error, failures);
+          if (!decision.retry) break;
+          try {
+            await this.#deps.wait(decision.delayMs, scope.signal);
+          } catch {
+            throw new ClientClosedError();
+          }
+        }
+      }
+      if (clock.monotonic() >= deadline) break;
+    }
+    throw toGatewayError(last, failures);
+  }
+}

@@ -1,0 +1,63 @@
+import { buildApplication } from './app.ts';
+import { ConfigError } from './config/config-error.ts';
+import { loadConfig } from './config/load-config.ts';
+import { createLogger } from './platform/logger.ts';
+
+const REQUIRED_NODE_MAJOR = 24;
+
+async function main(): Promise<void> {
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major < REQUIRED_NODE_MAJOR) {
+    console.error(
+      `Node.js ${REQUIRED_NODE_MAJOR}+ is required (this is ${process.version}); run through npm: npm start`,
+    );
+    process.exit(1);
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const app = await buildApplication(config, logger);
+
+  if (app.gateway !== undefined) {
+    await app.gateway.listen({ port: config.gatewayPort, host: config.host });
+    logger.info({ url: config.publicGatewayUrl }, 'gateway (surface A) listening');
+  }
+  if (app.site !== undefined) {
+    await app.site.listen({ port: config.sitePort, host: config.host });
+    logger.info({ url: config.publicSiteUrl }, 'site (surface B) listening');
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    try {
+      await app.close();
+      logger.info('shutdown complete');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  console.error('start-up failed:', error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,85 @@
+/**
+ * Storage ports. Every implementation (embedded SQLite, PostgreSQL) passes the same contract
+ * suite, so services never know which one they run on. All methods are async because the
+ * server-backed implementations are.
+ */
+
+export interface AppRecord {
+  name: string;
+  /** `scrypt$N$r$p$salt$hash`, never the secret itself. */
+  secretHash: string;
+  createdAt: number;
+  rotatedAt: number | null;
+  revokedAt: number | null;
+}
+
+export class AppExistsError extends Error {
+  constructor(name: string) {
+    super(`app '${name}' already exists`);
+    this.name = 'AppExistsError';
+  }
+}
+
+export interface AppStore {
+  findApp(name: string): Promise<AppRecord | undefined>;
+  listApps(): Promise<AppRecord[]>;
+  /** Throws AppExistsError when the name is taken (revoked apps keep their name). */
+  createApp(name: string, secretHash: string, at: number): Promise<void>;
+  /** Replaces the secret and clears a revocation. Returns false for an unknown app. */
+  setSecret(name: string, secretHash: string, at: number): Promise<boolean>;
+  /** Returns false for an unknown or already revoked app. */
+  revokeApp(name: string, at: number): Promise<boolean>;
+}
+
+export type Operation = 'chat' | 'chat_stream' | 'embed' | 'json';
+
+/** One upstream call made while serving a request. */
+export interface UsageAttempt {
+  attempt: number;
+  provider: string;
+  model: string;
+  tokensIn: number;
+  tokensOut: number;
+  usageEstimated: boolean;
+  costUsd: number;
+  latencyMs: number;
+  /** `ok`, or the error code the attempt ended with. */
+  outcome: string;
+  upstreamStatus: number | null;
+}
+
+/** One served request, successful or not, with every upstream attempt it made. */
+export interface UsageRecord {
+  id: string;
+  requestId: string;
+  app: string;
+  operation: Operation;
+  task: string | null;
+  provider: string | null;
+  model: string | null;
+  tokensIn: number;
+  tokensOut: number;
+  usageEstimated: boolean;
+  costUsd: number;
+  priceSource: string | null;
+  latencyMs: number;
+  upstreamFirstByteMs: number | null;
+  upstreamMs: number | null;
+  status: number;
+  errorCode: string | null;
+  createdAt: number;
+  attempts: UsageAttempt[];
+}
+
+export interface UsageLedger {
+  /** Writes a batch atomically: all records and their attempts, or none. */
+  appendBatch(records: readonly UsageRecord[]): Promise<void>;
+}
+
+export interface Storage {
+  apps: AppStore;
+  usage: UsageLedger;
+  /** Cheap liveness check for health reports. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
