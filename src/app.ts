@@ -8,7 +8,11 @@ import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
-import { buildRegistry, type ProviderRegistry } from './gateway/providers/registry.ts';
+import {
+  type ADAPTER_FACTORIES,
+  buildRegistry,
+  type ProviderRegistry,
+} from './gateway/providers/registry.ts';
 import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
@@ -33,6 +37,8 @@ export interface BuildOptions {
   clock?: Clock;
   /** Build the gateway's upstream caller with a custom wait (tests make backoff instant). */
   retryWait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Adapter factories per provider kind (tests wrap them to count upstream calls). */
+  adapterFactories?: typeof ADAPTER_FACTORIES;
 }
 
 export const DEMO_APP = 'demo';
@@ -52,7 +58,7 @@ export async function buildApplication(
 
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
-  const registry = buildRegistry(config);
+  const registry = buildRegistry(config, options.adapterFactories);
   // The simulated provider counts tokens on every answer: load the tokenizer now, not on the first request.
   if (PROVIDER_SLOTS.some((slot) => config.providers[slot].kind === 'simulated')) await loadTokenizer();
   const recorder = new UsageRecorder(

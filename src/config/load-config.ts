@@ -52,7 +52,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     gatewayPort,
     sitePort,
     surfaces,
-    dataDir: resolve(read.string('DATA_DIR') ?? file.dataDir ?? DEFAULTS.dataDir),
+    dataDir: dataDirectory(read.string('DATA_DIR') ?? file.dataDir ?? DEFAULTS.dataDir),
     databaseUrl: checkUrl('DATABASE_URL', read.string('DATABASE_URL') ?? file.databaseUrl, [
       'postgres:',
       'postgresql:',
@@ -191,6 +191,11 @@ function checkUrl(setting: string, value: string | undefined, protocols: string[
 function publicUrl(setting: string, value: string | undefined, port: number): string {
   const url = checkUrl(setting, value, ['http:', 'https:']) ?? `http://localhost:${port}`;
   return url.replace(/\/+$/, '');
+}
+
+/** ':memory:' keeps the embedded database in memory (tests); anything else is a directory. */
+function dataDirectory(value: string): string {
+  return value === ':memory:' ? value : resolve(value);
 }
 
 function optionalPath(value: string | undefined): string | undefined {

@@ -1,0 +1,77 @@
+import { loadConfig } from '../config/load-config.ts';
+import { AppAdmin, AppAdminError } from '../gateway/auth/app-admin.ts';
+import { systemClock } from '../platform/clock.ts';
+import { openStorage } from '../storage/open-storage.ts';
+import { AppExistsError } from '../storage/ports.ts';
+
+const USAGE = `Manage gateway apps (credentials for x-gateway-app / x-gateway-secret).
+
+  npm run apps -- create <name>   create an app; prints its secret once
+  npm run apps -- list            list apps and their state (never secrets)
+  npm run apps -- rotate <name>   replace an app's secret; prints the new one once
+  npm run apps -- revoke <name>   revoke an app; its secret stops working
+
+Uses the same DATA_DIR / CONFIG_FILE settings as the server. A running gateway
+sees a change within 5 seconds.`;
+
+function formatTime(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString();
+}
+
+async function run(args: string[]): Promise<number> {
+  const [command, name] = args;
+  if (command === undefined || command === 'help' || command === '--help') {
+    console.log(USAGE);
+    return command === undefined ? 1 : 0;
+  }
+  const storage = await openStorage(loadConfig(process.env, []));
+  const admin = new AppAdmin(storage.apps, systemClock);
+  try {
+    switch (command) {
+      case 'create':
+      case 'rotate': {
+        if (name === undefined) throw new AppAdminError(`usage: npm run apps -- ${command} <name>`);
+        const issued = command === 'create' ? await admin.create(name) : await admin.rotate(name);
+        console.log(
+          `app:    ${issued.name}\nsecret: ${issued.secret}\n\nStore the secret now: it is kept only as a hash and cannot be shown again.`,
+        );
+        return 0;
+      }
+      case 'revoke':
+        if (name === undefined) throw new AppAdminError('usage: npm run apps -- revoke <name>');
+        await admin.revoke(name);
+        console.log(`revoked ${name}`);
+        return 0;
+      case 'list': {
+        const apps = await admin.list();
+        if (apps.length === 0) console.log('no apps');
+        for (const app of apps) {
+          const state = app.revokedAt === null ? 'active' : 'revoked';
+          console.log(
+            `${app.name}\t${state}\tcreated ${formatTime(app.createdAt)}\trotated ${formatTime(app.rotatedAt)}`,
+          );
+        }
+        return 0;
+      }
+      default:
+        console.error(`unknown command '${command}'\n\n${USAGE}`);
+        return 1;
+    }
+  } catch (error) {
+    if (error instanceof AppAdminError || error instanceof AppExistsError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await storage.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
