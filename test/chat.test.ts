@@ -167,7 +167,7 @@ describe('POST /v1/chat with stream: true', () => {
       },
     });
     const events = parseSse(res.body);
-    assert.equal((events[0]?.data as { provider: string }).provider, 'provider-b');
+    assert.equal((events[0]?.data as { provider?: string } | undefined)?.provider, 'provider-b');
     assert.equal(events.at(-1)?.event, 'done');
     const made = h.calls.slice(before);
     assert.deepEqual(
