@@ -1,9 +1,15 @@
+import type { FastifyInstance } from 'fastify';
 import { buildApplication } from './app.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadConfig } from './config/load-config.ts';
 import { createLogger } from './platform/logger.ts';
 
 const REQUIRED_NODE_MAJOR = 24;
+
+function listeningPort(app: FastifyInstance): number | undefined {
+  const address = app.server.address();
+  return typeof address === 'object' && address !== null ? address.port : undefined;
+}
 
 async function main(): Promise<void> {
   const major = Number(process.versions.node.split('.')[0]);
@@ -28,11 +34,17 @@ async function main(): Promise<void> {
 
   if (app.gateway !== undefined) {
     await app.gateway.listen({ port: config.gatewayPort, host: config.host });
-    logger.info({ url: config.publicGatewayUrl }, 'gateway (surface A) listening');
+    logger.info(
+      { surface: 'gateway', port: listeningPort(app.gateway), url: config.publicGatewayUrl },
+      'gateway (surface A) listening',
+    );
   }
   if (app.site !== undefined) {
     await app.site.listen({ port: config.sitePort, host: config.host });
-    logger.info({ url: config.publicSiteUrl }, 'site (surface B) listening');
+    logger.info(
+      { surface: 'site', port: listeningPort(app.site), url: config.publicSiteUrl },
+      'site (surface B) listening',
+    );
   }
 
   let stopping = false;

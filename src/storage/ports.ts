@@ -71,9 +71,20 @@ export interface UsageRecord {
   attempts: UsageAttempt[];
 }
 
+export interface UsageQuery {
+  app?: string;
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+  limit: number;
+}
+
 export interface UsageLedger {
-  /** Writes a batch atomically: all records and their attempts, or none. */
+  /** Writes a batch atomically: all records and their attempts, or none. A record id already present is skipped. */
   appendBatch(records: readonly UsageRecord[]): Promise<void>;
+  /** Records in creation order, with their attempts. */
+  readRecords(query: UsageQuery): Promise<UsageRecord[]>;
 }
 
 export interface Storage {

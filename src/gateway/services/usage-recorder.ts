@@ -28,6 +28,7 @@ export class UsageRecorder {
   readonly #spillDir: string | undefined;
   #buffer: UsageRecord[] = [];
   #timer: NodeJS.Timeout | undefined;
+  #immediate: NodeJS.Immediate | undefined;
   #flushing: Promise<void> | undefined;
   #waiters: (() => void)[] = [];
   #failures = 0;
@@ -43,8 +44,15 @@ export class UsageRecorder {
 
   record(record: UsageRecord): void {
     this.#buffer.push(record);
-    if (this.#buffer.length >= this.#batchSize) void this.#flushSoon(0);
-    else this.#timer ??= setTimeout(() => void this.#flushSoon(0), this.#flushIntervalMs);
+    if (this.#buffer.length >= this.#batchSize && this.#immediate === undefined) {
+      // A full batch is written on the next turn of the event loop, never inside the request.
+      this.#immediate = setImmediate(() => {
+        this.#immediate = undefined;
+        void this.#flushSoon(0);
+      });
+    } else {
+      this.#timer ??= setTimeout(() => void this.#flushSoon(0), this.#flushIntervalMs);
+    }
   }
 
   get pending(): number {
@@ -60,7 +68,9 @@ export class UsageRecorder {
   /** Writes everything waiting; at shutdown, spills what the ledger refuses to a JSON-lines file. */
   async flush(options: { final?: boolean } = {}): Promise<void> {
     clearTimeout(this.#timer);
+    clearImmediate(this.#immediate);
     this.#timer = undefined;
+    this.#immediate = undefined;
     while (this.#flushing !== undefined) await this.#flushing;
     for (let round = 0; this.#buffer.length > 0; round++) {
       const ok = await this.#writeBatch();

@@ -131,14 +131,24 @@ function sampleArray(
 }
 
 function sampleString(schema: Record<string, unknown>, pick: () => number): string {
-  const format = typeof schema.format === 'string' ? FORMAT_SAMPLES[schema.format] : undefined;
-  if (format !== undefined) return format;
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
+  const format = typeof schema.format === 'string' ? FORMAT_SAMPLES[schema.format] : undefined;
+  if (format !== undefined) return padFormatted(schema.format as string, format, min);
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
   const words = ['simulated', 'value', 'sample', 'gateway', 'answer', 'text'];
   let text = words[Math.floor(pick() * words.length)] ?? 'simulated';
   while ([...text].length < min) text += ' sample';
   return [...text].slice(0, Math.max(min, Math.min(max, [...text].length))).join('');
+}
+
+/** Lengthens a format sample to minLength where the format has room for it. */
+function padFormatted(format: string, sample: string, minLength: number): string {
+  const missing = minLength - sample.length;
+  if (missing <= 0) return sample;
+  if (format === 'email' || format === 'idn-email') return `user${'x'.repeat(missing)}@example.com`;
+  if (format.startsWith('ur') || format === 'iri') return `${sample}${'x'.repeat(missing)}`;
+  if (format === 'date-time') return `2026-01-01T00:00:00.${'0'.repeat(Math.max(1, missing - 1))}Z`;
+  return sample;
 }
 
 function sampleNumber(schema: Record<string, unknown>, integer: boolean): number {

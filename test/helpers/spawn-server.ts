@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+export interface RunningServer {
+  child: ChildProcess;
+  gatewayPort: number | undefined;
+  sitePort: number | undefined;
+  /** Every line written to stdout and stderr so far. */
+  output: string[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const ROOT = new URL('../../', import.meta.url);
+
+/** Starts `node src/main.ts` as a user would, and waits until every requested surface listens. */
+export async function spawnServer(env: Record<string, string>, surfaces = 2): Promise<RunningServer> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', GATEWAY_PORT: '0', SITE_PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const server: RunningServer = {
+    child,
+    gatewayPort: undefined,
+    sitePort: undefined,
+    output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+  createInterface({ input: child.stderr as NodeJS.ReadableStream }).on('line', (line) => output.push(line));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  await new Promise<void>((resolve, reject) => {
+    let listening = 0;
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));
+    });
+    lines.on('line', (line) => {
+      output.push(line);
+      if (!line.includes('listening')) return;
+      const entry = JSON.parse(line) as { surface?: string; port?: number };
+      if (entry.surface === 'gateway') server.gatewayPort = entry.port;
+      if (entry.surface === 'site') server.sitePort = entry.port;
+      if (entry.surface !== undefined && ++listening === surfaces) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  return server;
+}
+
+/** Runs a command to completion and returns its exit code and output. */
+export async function runNode(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
