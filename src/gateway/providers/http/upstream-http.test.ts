@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { ProviderError } from '../provider-error.ts';
+import { parseRetryAfter } from './retry-after.ts';
+import { UpstreamHttp } from './upstream-http.ts';
+
+describe('UpstreamHttp', () => {
+  let server: Server;
+  let base: string;
+  before(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/v1/json') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      } else if (req.url === '/v1/stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"n":1}\n\n');
+        setTimeout(() => res.end('event: last\ndata: {"n":2}\n\n'), 20);
+      } else if (req.url === '/v1/slow') {
+        setTimeout(() => res.writeHead(200).end('{}'), 2_000);
+      } else if (req.url === '/v1/not-json') {
+        res.writeHead(200).end('<html>');
+      } else {
+        res.writeHead(429, { 'retry-after': '2' }).end('{"error":"slow down"}');
+      }
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  });
+  after(() => server.close());
+
+  const timeouts = { connectMs: 1_000, firstByteMs: 300, totalMs: 5_000 };
+  const signal = () => new AbortController().signal;
+
+  it('keeps the base URL path and reads JSON', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const response = await http.request({ path: '/json', body: { a: 1 }, signal: signal() });
+    assert.equal(response.status, 200);
+    assert.deepEqual(await http.readJson(response, signal()), { ok: true });
+    await http.close();
+  });
+
+  it('hands non-2xx responses to the caller unread, with headers', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const response = await http.request({ path: '/limited', signal: signal() });
+    assert.equal(response.status, 429);
+    assert.equal(parseRetryAfter(response.headers), 2_000);
+    await response.body.dump();
+    await http.close();
+  });
+
+  it('parses server-sent events as they arrive', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const response = await http.request({ path: '/stream', signal: signal() });
+    const events = [];
+    for await (const event of http.readEvents(response, signal())) events.push(event);
+    assert.deepEqual(
+      events.map((e) => [e.event, e.data]),
+      [
+        [undefined, '{"n":1}'],
+        ['last', '{"n":2}'],
+      ],
+    );
+    await http.close();
+  });
+
+  it('maps transport failures: first-byte timeout, refused connection, caller abort, non-JSON body', async () => {
+    const http = new UpstreamHttp('provider-b', base, timeouts);
+    await assert.rejects(
+      http.request({ path: '/slow', signal: signal() }),
+      (e: ProviderError) => e.failure === 'timeout' && e.retryable,
+    );
+    const refused = new UpstreamHttp('provider-b', 'http://127.0.0.1:1/v1', timeouts);
+    await assert.rejects(
+      refused.request({ path: '/x', signal: signal() }),
+      (e: ProviderError) => e.failure === 'connection' && e.retryable,
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    await assert.rejects(
+      http.request({ path: '/slow', signal: controller.signal }),
+      (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
+    );
+    const notJson = await http.request({ path: '/not-json', signal: signal() });
+    await assert.rejects(
+      http.readJson(notJson, signal()),
+      (e: ProviderError) => e.failure === 'invalid_response',
+    );
+    const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
+    await assert.rejects(
+      total.request({ path: '/slow', signal: signal() }),
+      (e: ProviderError) => e.failure === 'timeout',
+    );
+    await Promise.all([http.close(), refused.close(), total.close()]);
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads milliseconds, seconds and HTTP dates', () => {
+    assert.equal(parseRetryAfter({ 'retry-after-ms': '150' }), 150);
+    assert.equal(parseRetryAfter({ 'retry-after': '3' }), 3000);
+    assert.equal(
+      parseRetryAfter(
+        { 'retry-after': 'Wed, 21 Oct 2015 07:28:10 GMT' },
+        Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'),
+      ),
+      10_000,
+    );
+    assert.equal(parseRetryAfter({ 'retry-after': 'soon' }), undefined);
+    assert.equal(parseRetryAfter({}), undefined);
+  });
+});

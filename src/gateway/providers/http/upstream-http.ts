@@ -1,0 +1,171 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Agent, type Dispatcher, errors } from 'undici';
+import type { ProviderSlot, ProviderTimeouts } from '../../../config/config-types.ts';
+import { ProviderError } from '../provider-error.ts';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+export interface UpstreamRequest {
+  method?: 'GET' | 'POST';
+  /** Appended to the base URL as given (the base URL's own path is kept). */
+  path: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  signal: AbortSignal;
+}
+
+/** Reads an error body for the adapter's error mapper, never more than 64 KiB. */
+export async function readLimitedText(body: UpstreamResponse['body'], limit = 64 * 1024): Promise<string> {
+  let text = '';
+  for await (const chunk of body) {
+    text += chunk.toString();
+    if (text.length > limit) {
+      body.destroy();
+      break;
+    }
+  }
+  return text.slice(0, limit);
+}
+
+export function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The HTTP client of one provider slot: one keep-alive connection pool (undici Agent) per slot,
+ * with connect and first-byte timeouts from the slot's settings and a total time limit per call.
+ * Transport failures become ProviderError (`timeout`, `connection`, `aborted`); HTTP statuses are
+ * left to the adapter, which knows its vendor's error bodies.
+ */
+export class UpstreamHttp {
+  readonly #slot: ProviderSlot;
+  readonly #baseUrl: string;
+  readonly #timeouts: ProviderTimeouts;
+  readonly #dispatcher: Dispatcher;
+
+  constructor(slot: ProviderSlot, baseUrl: string, timeouts: ProviderTimeouts, dispatcher?: Dispatcher) {
+    this.#slot = slot;
+    this.#baseUrl = baseUrl.replace(/\/+$/, '');
+    this.#timeouts = timeouts;
+    this.#dispatcher =
+      dispatcher ??
+      new Agent({
+        connect: { timeout: timeouts.connectMs },
+        headersTimeout: timeouts.firstByteMs,
+        // Longest silence allowed between two chunks of a body (streams included).
+        bodyTimeout: timeouts.firstByteMs,
+        keepAliveTimeout: 30_000,
+        connections: 256,
+      });
+  }
+
+  /** Sends a request; resolves with any status (the body unread), rejects with ProviderError on transport failure. */
+  async request(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const total = AbortSignal.timeout(this.#timeouts.totalMs);
+    const signal = AbortSignal.any([request.signal, total]);
+    try {
+      const response = await this.#dispatcher.request({
+        origin: new URL(this.#baseUrl).origin,
+        path: `${new URL(this.#baseUrl).pathname.replace(/\/+$/, '')}${request.path}`,
+        method: request.method ?? 'POST',
+        headers: {
+          ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...request.headers,
+        },
+        body: request.body === undefined ? null : JSON.stringify(request.body),
+        signal,
+      });
+      return { status: response.statusCode, headers: response.headers, body: response.body };
+    } catch (error) {
+      throw this.transportError(error, request.signal);
+    }
+  }
+
+  /** Reads a 2xx JSON body; a body that is not JSON is an invalid response. */
+  async readJson(response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw this.transportError(error, signal);
+    }
+    const value = safeJson(text);
+    if (value === undefined) {
+      throw new ProviderError({
+        slot: this.#slot,
+        failure: 'invalid_response',
+        status: response.status,
+        detail: 'body is not JSON',
+      });
+    }
+    return value;
+  }
+
+  /** Parses a 2xx `text/event-stream` body into events as they arrive. */
+  async *readEvents(response: UpstreamResponse, signal: AbortSignal): AsyncIterable<EventSourceMessage> {
+    const queue: EventSourceMessage[] = [];
+    const parser = createParser({ onEvent: (event) => queue.push(event) });
+    try {
+      for await (const chunk of response.body) {
+        parser.feed(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+        while (queue.length > 0) yield queue.shift() as EventSourceMessage;
+      }
+    } catch (error) {
+      throw this.transportError(error, signal);
+    } finally {
+      // Leaving early (client gone, adapter done) must release the connection.
+      if (!response.body.destroyed) response.body.destroy();
+    }
+    while (queue.length > 0) yield queue.shift() as EventSourceMessage;
+  }
+
+  /** Maps a transport failure to a ProviderError; the caller's own abort is `aborted`, never the upstream's fault. */
+  transportError(error: unknown, callerSignal: AbortSignal): ProviderError {
+    if (error instanceof ProviderError) return error;
+    const slot = this.#slot;
+    if (callerSignal.aborted) return new ProviderError({ slot, failure: 'aborted', cause: error });
+    if (
+      error instanceof errors.ConnectTimeoutError ||
+      error instanceof errors.HeadersTimeoutError ||
+      error instanceof errors.BodyTimeoutError ||
+      (error instanceof DOMException && error.name === 'TimeoutError') ||
+      (error as { name?: string }).name === 'TimeoutError'
+    ) {
+      return new ProviderError({ slot, failure: 'timeout', detail: timeoutDetail(error), cause: error });
+    }
+    if ((error as { name?: string }).name === 'AbortError') {
+      return new ProviderError({
+        slot,
+        failure: 'timeout',
+        detail: 'total time limit reached',
+        cause: error,
+      });
+    }
+    const code = (error as { code?: string }).code;
+    return new ProviderError({
+      slot,
+      failure: 'connection',
+      detail: code ?? 'connection failed',
+      cause: error,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#dispatcher.close();
+  }
+}
+
+function timeoutDetail(error: unknown): string {
+  if (error instanceof errors.ConnectTimeoutError) return 'connect timeout';
+  if (error instanceof errors.HeadersTimeoutError) return 'no response headers in time';
+  if (error instanceof errors.BodyTimeoutError) return 'the body stalled';
+  return 'total time limit reached';
+}
