@@ -5,6 +5,7 @@ import { type Config, PROVIDER_SLOTS } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { loadTokenizer } from './gateway/domain/token-count.ts';
+import { InProcessProviderHealth } from './gateway/health/circuit-breaker.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
@@ -71,6 +72,7 @@ export async function buildApplication(
     registry,
     retry: config.retry,
     clock,
+    health: new InProcessProviderHealth(config.circuit),
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
   const deps = {

@@ -61,6 +61,17 @@ const Price = Type.Object(
   strict,
 );
 
+const Limits = Type.Object(
+  {
+    requestsPerMinute: Type.Optional(PositiveInt),
+    tokensPerMinute: Type.Optional(PositiveInt),
+    concurrentRequests: Type.Optional(PositiveInt),
+    dailyBudgetUsd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    monthlyBudgetUsd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  },
+  strict,
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     environment: Type.Optional(Type.String({ minLength: 1 })),
@@ -114,6 +125,22 @@ export const ConfigFileSchema = Type.Object(
         strict,
       ),
     ),
+    circuit: Type.Optional(
+      Type.Object(
+        { failureThreshold: Type.Optional(PositiveInt), cooldownMs: Type.Optional(PositiveInt) },
+        strict,
+      ),
+    ),
+    limits: Type.Optional(
+      Type.Object(
+        {
+          default: Type.Optional(Limits),
+          apps: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Limits)),
+        },
+        strict,
+      ),
+    ),
+    usage: Type.Optional(Type.Object({ retentionDays: Type.Optional(NonNegativeInt) }, strict)),
     json: Type.Optional(
       Type.Object(
         {

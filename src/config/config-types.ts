@@ -81,6 +81,35 @@ export interface JsonOutputSettings {
   schemaCacheSize: number;
 }
 
+export interface CircuitSettings {
+  /** Consecutive retryable failures that open a slot's circuit. */
+  failureThreshold: number;
+  /** How long an open circuit refuses calls before one probe goes through. */
+  cooldownMs: number;
+}
+
+/** Per-app limits; an absent field means no limit of that kind. */
+export interface AppLimits {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+  concurrentRequests?: number;
+  /** US dollars per UTC day. */
+  dailyBudgetUsd?: number;
+  /** US dollars per UTC calendar month. */
+  monthlyBudgetUsd?: number;
+}
+
+export interface LimitSettings {
+  /** Applies to every app without an entry of its own. */
+  default: AppLimits;
+  apps: Record<string, AppLimits>;
+}
+
+export interface UsageSettings {
+  /** Ledger rows older than this are deleted; 0 keeps them forever. */
+  retentionDays: number;
+}
+
 export interface AppSeed {
   name: string;
   secret: string;
@@ -110,6 +139,9 @@ export interface Config {
   routing: RoutingSettings;
   prices: Record<string, ModelPrice>;
   retry: RetrySettings;
+  circuit: CircuitSettings;
+  limits: LimitSettings;
+  usage: UsageSettings;
   json: JsonOutputSettings;
   /** Largest number of strings in one /v1/embed request. */
   maxEmbedInputs: number;

@@ -45,6 +45,8 @@ export const DEFAULTS = {
   maxBodyBytes: 4 * 1024 * 1024,
   newsletterRateLimitPerMinute: 10,
   retry: { maxRetries: 2, baseDelayMs: 250, maxDelayMs: 4_000, budgetMs: 25_000 },
+  circuit: { failureThreshold: 5, cooldownMs: 30_000 },
+  usage: { retentionDays: 400 },
   json: { maxAttempts: 3, maxSchemaBytes: 64 * 1024, maxSchemaDepth: 48, schemaCacheSize: 500 },
   maxEmbedInputs: 2048,
   streamKeepAliveMs: 15_000,

@@ -2,8 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RetrySettings } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { roundMs } from '../../platform/clock.ts';
+import { ApiError } from '../../platform/errors.ts';
 import { decideRetry } from '../domain/retry-policy.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
+import type { ProviderHealth } from '../health/circuit-breaker.ts';
 import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
@@ -29,6 +31,7 @@ export interface UpstreamCallerDeps {
   registry: ProviderRegistry;
   retry: RetrySettings;
   clock: Clock;
+  health: ProviderHealth;
   random?: () => number;
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
@@ -58,12 +61,23 @@ export class UpstreamCaller {
   ): Promise<CallSuccess<T>> {
     const { registry, retry, clock } = this.#deps;
     const deadline = scope.startedAt + retry.budgetMs;
+    const { health } = this.#deps;
     const failures: FailedCall[] = [];
     let last: unknown;
     for (const candidate of candidates) {
       const adapter = registry.adapter(candidate.provider);
       for (let retries = 0; ; retries++) {
         if (scope.signal.aborted) throw new ClientClosedError();
+        if (!health.tryAcquire(candidate.provider, clock.now())) {
+          // The circuit is open: skip this candidate without calling it.
+          failures.push({
+            provider: candidate.provider,
+            model: candidate.model,
+            status: null,
+            failure: 'circuit_open',
+          });
+          break;
+        }
         const attempt = takeAttemptNumber(scope, candidate.provider);
         const startedAt = clock.monotonic();
         try {
@@ -73,12 +87,17 @@ export class UpstreamCaller {
             attempt,
             metadata: scope.metadata,
           });
+          health.recordSuccess(candidate.provider);
           return { value, candidate, adapter, startedAt };
         } catch (error) {
           last = error;
           if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
+            health.release(candidate.provider);
             throw toGatewayError(scope.signal.aborted ? new ClientClosedError() : error, failures);
           }
+          // A rejection proves the upstream is up; only retryable failures count against its health.
+          if (error.retryable) health.recordFailure(candidate.provider, clock.now());
+          else health.recordSuccess(candidate.provider);
           failures.push({
             provider: candidate.provider,
             model: candidate.model,
@@ -119,6 +138,15 @@ export class UpstreamCaller {
         }
       }
       if (clock.monotonic() >= deadline) break;
+    }
+    if (last === undefined) {
+      throw new ApiError(
+        'provider_unavailable',
+        'every candidate provider is temporarily unavailable (circuit open)',
+        {
+          details: { attempts: failures },
+        },
+      );
     }
     throw toGatewayError(last, failures);
   }
