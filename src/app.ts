@@ -8,6 +8,7 @@ import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { InProcessProviderHealth } from './gateway/health/circuit-breaker.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
+import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
   type ADAPTER_FACTORIES,
@@ -19,6 +20,7 @@ import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import { buildSiteApp } from './site/site-app.ts';
+import { InProcessLimitStore } from './storage/limit-store.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/ports.ts';
 
@@ -75,7 +77,9 @@ export async function buildApplication(
     health: new InProcessProviderHealth(config.circuit),
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
+  const limiter = new AppLimiter(config.limits, new InProcessLimitStore(), () => clock.now());
   const deps = {
+    limiter,
     config,
     registry,
     priceBook,

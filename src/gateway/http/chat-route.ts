@@ -30,14 +30,13 @@ export function registerChatRoute(app: FastifyInstance, deps: GatewayDeps): void
     },
     async (request, reply) => {
       const body = request.body as ChatBody;
-      if (body.stream !== true)
-        return runChat(deps, body, scopeFor(request, reply, deps.clock, 'chat', body));
-      const stream = await openChatStream(
-        deps,
-        body,
-        scopeFor(request, reply, deps.clock, 'chat_stream', body),
-      );
-      await writeChatStream(reply, stream, deps.config.streamKeepAliveMs);
+      const scope = scopeFor(request, reply, deps.clock, body.stream === true ? 'chat_stream' : 'chat', body);
+      if (body.stream !== true) {
+        const answer = await runChat(deps, body, scope);
+        return reply.headers(scope.responseHeaders).send(answer);
+      }
+      const stream = await openChatStream(deps, body, scope);
+      await writeChatStream(reply, stream, deps.config.streamKeepAliveMs, scope.responseHeaders);
       return reply;
     },
   );

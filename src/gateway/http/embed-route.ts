@@ -16,9 +16,11 @@ export function registerEmbedRoute(app: FastifyInstance, deps: GatewayDeps): voi
         response: { 200: EmbedResponse, ...errorResponses },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const body = request.body as EmbedBody;
-      return runEmbed(deps, body, scopeFor(request, reply, deps.clock, 'embed', body));
+      const scope = scopeFor(request, reply, deps.clock, 'embed', body);
+      const answer = await runEmbed(deps, body, scope);
+      return reply.headers(scope.responseHeaders).send(answer);
     },
   );
 }

@@ -16,9 +16,11 @@ export function registerJsonRoute(app: FastifyInstance, deps: GatewayDeps): void
         response: { 200: JsonResponse, ...errorResponses },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const body = request.body as JsonBody;
-      return runJson(deps, body, scopeFor(request, reply, deps.clock, 'json', body));
+      const scope = scopeFor(request, reply, deps.clock, 'json', body);
+      const answer = await runJson(deps, body, scope);
+      return reply.headers(scope.responseHeaders).send(answer);
     },
   );
 }

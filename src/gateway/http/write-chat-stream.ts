@@ -12,10 +12,11 @@ export async function writeChatStream(
   reply: FastifyReply,
   stream: ChatStream,
   keepAliveMs: number,
+  headers: Record<string, string> = {},
 ): Promise<void> {
   const raw = reply.raw;
   reply.hijack();
-  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': String(reply.request.id) });
+  raw.writeHead(200, { ...headers, ...SSE_HEADERS, 'x-request-id': String(reply.request.id) });
   raw.write(encodeEvent('start', stream.start));
   let lastWrite = Date.now();
   const keepAlive = setInterval(

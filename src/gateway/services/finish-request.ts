@@ -62,6 +62,7 @@ export function recordRequest(
     attempts: scope.attempts,
   };
   deps.recorder.record(record);
+  void scope.admission?.settle({ tokens: usage.tokensIn + usage.tokensOut, costUsd: usage.estimatedCost });
 }
 
 function statusOf(error: unknown): { status: number; code: string | null } {

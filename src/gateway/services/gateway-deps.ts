@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { SchemaCompiler } from '../json/schema-compiler.ts';
+import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import type { UpstreamCaller } from './upstream-caller.ts';
@@ -14,5 +15,6 @@ export interface GatewayDeps {
   caller: UpstreamCaller;
   recorder: UsageRecorder;
   schemas: SchemaCompiler;
+  limiter: AppLimiter;
   clock: Clock;
 }

@@ -1,5 +1,6 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
 import type { Operation, UsageAttempt } from '../../storage/ports.ts';
+import type { Admission } from '../limits/app-limiter.ts';
 
 /** Everything one gateway request carries through the services. */
 export interface RequestScope {
@@ -24,6 +25,10 @@ export interface RequestScope {
   upstreamFirstByteAt: number | undefined;
   /** Monotonic ms when the upstream answer that was used finished. */
   upstreamDoneAt: number | undefined;
+  /** The app's limit reservation, settled when the request is recorded. */
+  admission: Admission | undefined;
+  /** Headers the answer must carry (RateLimit fields). */
+  responseHeaders: Record<string, string>;
 }
 
 export interface ScopeInit {
@@ -45,6 +50,8 @@ export function createScope(init: ScopeInit): RequestScope {
     callsBySlot: new Map(),
     upstreamFirstByteAt: undefined,
     upstreamDoneAt: undefined,
+    admission: undefined,
+    responseHeaders: {},
   };
 }
 

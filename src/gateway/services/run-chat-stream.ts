@@ -2,6 +2,7 @@ import { ApiError, type ErrorEnvelope } from '../../platform/errors.ts';
 import type { ChatBody } from '../http/schemas.ts';
 import type { ChatStreamEvent, ReportedUsage } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
+import { admitRequest, messageTexts } from './admit-request.ts';
 import { estimateChatUsage, toChatCall } from './chat-call.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import { elapsedMs, type Outcome, recordRequest, scopeUsage } from './finish-request.ts';
@@ -38,6 +39,10 @@ export async function openChatStream(
     provider: body.provider,
     model: body.model,
     task: body.task,
+  });
+  await admitRequest(deps, scope, candidates, {
+    texts: messageTexts(body.messages),
+    maxOutputTokens: body.maxTokens,
   });
   const outcome: Outcome = { provider: null, model: null, priceSource: null };
   let success: Awaited<ReturnType<typeof callFirstEvent>>;

@@ -1,4 +1,5 @@
 import type { ChatBody } from '../http/schemas.ts';
+import { admitRequest, messageTexts } from './admit-request.ts';
 import { estimateChatUsage, toChatCall } from './chat-call.ts';
 import { elapsedMs, scopeUsage, withRecording } from './finish-request.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
@@ -16,12 +17,16 @@ export interface ChatAnswer {
 }
 
 /** POST /v1/chat without streaming: route, call with retries and fallback, account, record. */
-export function runChat(deps: GatewayDeps, body: ChatBody, scope: RequestScope): Promise<ChatAnswer> {
+export async function runChat(deps: GatewayDeps, body: ChatBody, scope: RequestScope): Promise<ChatAnswer> {
   const candidates = planOrFail(deps, {
     operation: 'chat',
     provider: body.provider,
     model: body.model,
     task: body.task,
+  });
+  await admitRequest(deps, scope, candidates, {
+    texts: messageTexts(body.messages),
+    maxOutputTokens: body.maxTokens,
   });
   return withRecording(deps, scope, async (outcome) => {
     const success = await deps.caller.call(candidates, scope, (adapter, candidate, context) =>

@@ -1,6 +1,7 @@
 import { ApiError } from '../../platform/errors.ts';
 import { loadTokenizer } from '../domain/token-count.ts';
 import type { EmbedBody } from '../http/schemas.ts';
+import { admitRequest } from './admit-request.ts';
 import { elapsedMs, scopeUsage, withRecording } from './finish-request.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
@@ -17,13 +18,18 @@ export interface EmbedAnswer {
 }
 
 /** POST /v1/embed: one vector per input string, in input order. */
-export function runEmbed(deps: GatewayDeps, body: EmbedBody, scope: RequestScope): Promise<EmbedAnswer> {
+export async function runEmbed(
+  deps: GatewayDeps,
+  body: EmbedBody,
+  scope: RequestScope,
+): Promise<EmbedAnswer> {
   const inputs = typeof body.input === 'string' ? [body.input] : body.input;
   if (inputs.length > deps.config.maxEmbedInputs) {
     const message = `must have at most ${deps.config.maxEmbedInputs} items`;
     throw new ApiError('invalid_request', `input ${message}`, { details: [{ path: '/input', message }] });
   }
   const candidates = planOrFail(deps, { operation: 'embed', provider: body.provider, model: body.model });
+  await admitRequest(deps, scope, candidates, { texts: inputs, maxOutputTokens: 0 });
   return withRecording(deps, scope, async (outcome) => {
     const success = await deps.caller.call(candidates, scope, (adapter, candidate, context) =>
       adapter.embed({ model: candidate.model, inputs }, context),

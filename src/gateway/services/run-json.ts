@@ -3,6 +3,7 @@ import { buildReaskPrompt, buildSchemaInstruction, parseModelOutput } from '../d
 import type { PlannedCandidate } from '../domain/routing.ts';
 import type { JsonBody } from '../http/schemas.ts';
 import type { ChatMessage } from '../providers/provider.ts';
+import { admitRequest, messageTexts } from './admit-request.ts';
 import { estimateChatUsage, toChatCall } from './chat-call.ts';
 import { elapsedMs, scopeUsage, withRecording } from './finish-request.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
@@ -25,7 +26,7 @@ export interface JsonAnswer {
  * can), parses and validates it, and re-asks with the validation errors a bounded number of
  * times. Usage and cost add up over every call. `data` is returned only when it validates.
  */
-export function runJson(deps: GatewayDeps, body: JsonBody, scope: RequestScope): Promise<JsonAnswer> {
+export async function runJson(deps: GatewayDeps, body: JsonBody, scope: RequestScope): Promise<JsonAnswer> {
   const compiled = deps.schemas.compile(body.schema);
   const format = { name: body.schemaName ?? 'output', schema: body.schema };
   let candidates: PlannedCandidate[] = planOrFail(deps, {
@@ -35,6 +36,10 @@ export function runJson(deps: GatewayDeps, body: JsonBody, scope: RequestScope):
     task: body.task,
   });
   const maxAttempts = deps.config.json.maxAttempts;
+  await admitRequest(deps, scope, candidates, {
+    texts: [...messageTexts(body.messages), JSON.stringify(body.schema)],
+    maxOutputTokens: undefined,
+  });
   return withRecording(deps, scope, async (outcome) => {
     let conversation: ChatMessage[] = body.messages;
     let issues: FieldIssue[] = [];
