@@ -18,12 +18,42 @@ export interface LimitStore {
   reserve(key: string, amount: number, limit: number, resetAt: number): Promise<ReserveResult>;
   /** Adds `delta` (possibly negative) to `key`, unconditionally: settles a reservation against actual use. */
   adjust(key: string, delta: number, resetAt: number): Promise<void>;
+  /**
+   * Takes one of `limit` concurrent leases on `key`, expiring at `expiresAt` so a crashed holder
+   * cannot keep it forever. Resolves the lease id, or undefined when all leases are taken.
+   */
+  acquireLease(key: string, limit: number, now: number, expiresAt: number): Promise<string | undefined>;
+  releaseLease(key: string, leaseId: string): Promise<void>;
   close?(): Promise<void>;
 }
 
 export class InProcessLimitStore implements LimitStore {
   readonly #counters = new Map<string, { value: number; resetAt: number }>();
+  readonly #leases = new Map<string, Map<string, number>>();
   #sweeps = 0;
+  #nextLease = 0;
+
+  async acquireLease(
+    key: string,
+    limit: number,
+    now: number,
+    expiresAt: number,
+  ): Promise<string | undefined> {
+    let leases = this.#leases.get(key);
+    if (leases === undefined) {
+      leases = new Map();
+      this.#leases.set(key, leases);
+    }
+    for (const [id, until] of leases) if (until <= now) leases.delete(id);
+    if (leases.size >= limit) return undefined;
+    const id = String(++this.#nextLease);
+    leases.set(id, expiresAt);
+    return id;
+  }
+
+  async releaseLease(key: string, leaseId: string): Promise<void> {
+    this.#leases.get(key)?.delete(leaseId);
+  }
 
   async reserve(key: string, amount: number, limit: number, resetAt: number): Promise<ReserveResult> {
     const counter = this.#live(key, resetAt);

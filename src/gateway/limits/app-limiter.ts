@@ -12,24 +12,29 @@ export interface UsageEstimate {
 export interface Admission {
   /** RateLimit header fields to send with the answer. */
   headers: Record<string, string>;
-  /** Replaces the reservation with what was used; frees the concurrency slot. Safe to call once. */
+  /** Replaces the reservation with what was used and frees the concurrency lease. Runs once. */
   settle(actual: UsageEstimate): Promise<void>;
 }
 
-interface Reservation {
+type Measure = 'requests' | 'tokens' | 'cost';
+
+interface Counter {
+  name: string;
+  limit: number;
   key: string;
-  amount: number;
+  measure: Measure;
   window: LimitWindow;
 }
 
 const NO_LIMITS: Admission = { headers: {}, settle: async () => {} };
-// A concurrency slot lives at most this long, so a crashed instance cannot hold one forever.
+// A concurrency lease lives at most this long, so a crashed instance cannot hold one forever.
 const CONCURRENCY_LEASE_MS = 10 * 60_000;
 
 /**
- * Per-app limits, enforced as reserve-then-settle: requests and concurrency are reserved on
- * admission, tokens and cost as estimated, then corrected to the actual figures when the request
- * ends. A refused reservation rolls back the ones already made and answers 429 with Retry-After.
+ * Per-app limits, enforced as reserve-then-settle: a concurrency lease and one request are taken
+ * on admission, tokens and cost reserved as estimated, then corrected to the actual figures when
+ * the request ends. A refusal rolls back what was already reserved and answers 429 with
+ * Retry-After. Counters live in a LimitStore: in-process, or Redis shared by every instance.
  */
 export class AppLimiter {
   readonly #settings: LimitSettings;
@@ -50,61 +55,46 @@ export class AppLimiter {
     const limits = this.limitsFor(app);
     if (Object.keys(limits).length === 0) return NO_LIMITS;
     const now = this.#now();
-    const minute = minuteWindow(now);
-    const checks: {
-      name: string;
-      limit: number | undefined;
-      key: string;
-      amount: number;
-      window: LimitWindow;
-    }[] = [
-      {
-        name: 'concurrent requests',
-        limit: limits.concurrentRequests,
-        key: `${app}:conc`,
-        amount: 1,
-        window: { id: '', resetAt: now + CONCURRENCY_LEASE_MS },
-      },
-      {
-        name: 'requests per minute',
-        limit: limits.requestsPerMinute,
-        key: `${app}:rpm:${minute.id}`,
-        amount: 1,
-        window: minute,
-      },
-      {
-        name: 'tokens per minute',
-        limit: limits.tokensPerMinute,
-        key: `${app}:tpm:${minute.id}`,
-        amount: estimate.tokens,
-        window: minute,
-      },
-      budgetCheck('daily budget', limits.dailyBudgetUsd, app, 'day', dayWindow(now), estimate.costUsd),
-      budgetCheck(
-        'monthly budget',
-        limits.monthlyBudgetUsd,
-        app,
-        'month',
-        monthWindow(now),
-        estimate.costUsd,
-      ),
-    ];
-    const made: Reservation[] = [];
+    let lease: string | undefined;
+    const leaseKey = `${app}:concurrent`;
+    if (limits.concurrentRequests !== undefined) {
+      lease = await this.#store.acquireLease(
+        leaseKey,
+        limits.concurrentRequests,
+        now,
+        now + CONCURRENCY_LEASE_MS,
+      );
+      if (lease === undefined) throw refusal(app, 'concurrent requests', 1, limits, undefined, now);
+    }
+    const amounts: Record<Measure, number> = {
+      requests: 1,
+      tokens: estimate.tokens,
+      cost: toNanoDollars(estimate.costUsd),
+    };
+    const made: Counter[] = [];
     let rpm: { used: number; resetAt: number } | undefined;
-    for (const check of checks) {
-      if (check.limit === undefined) continue;
-      const result = await this.#store.reserve(check.key, check.amount, check.limit, check.window.resetAt);
+    for (const counter of countersFor(app, limits, now)) {
+      const result = await this.#store.reserve(
+        counter.key,
+        amounts[counter.measure],
+        counter.limit,
+        counter.window.resetAt,
+      );
       if (!result.ok) {
-        await this.#rollBack(made);
-        const retryAfter =
-          check.name === 'concurrent requests' ? 1 : Math.max(1, Math.ceil((result.resetAt - now) / 1000));
-        throw new ApiError('rate_limited', `app '${app}' reached its ${check.name} limit`, {
-          headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(limits, rpm, now) },
-          details: { limit: check.name, retryAfterSeconds: retryAfter },
-        });
+        await Promise.all(made.map((c) => this.#store.adjust(c.key, -amounts[c.measure], c.window.resetAt)));
+        if (lease !== undefined) await this.#store.releaseLease(leaseKey, lease);
+        const retryAfter = Math.max(1, Math.ceil((result.resetAt - now) / 1000));
+        throw refusal(
+          app,
+          counter.name,
+          retryAfter,
+          limits,
+          counter.measure === 'requests' ? result : rpm,
+          now,
+        );
       }
-      made.push({ key: check.key, amount: check.amount, window: check.window });
-      if (check.name === 'requests per minute') rpm = result;
+      made.push(counter);
+      if (counter.name === 'requests per minute') rpm = result;
     }
     let settled = false;
     return {
@@ -112,48 +102,74 @@ export class AppLimiter {
       settle: async (actual) => {
         if (settled) return;
         settled = true;
-        await Promise.all(
-          made.map((reservation) => {
-            const delta = settleDelta(reservation, estimate, actual);
-            return delta === 0
-              ? undefined
-              : this.#store.adjust(reservation.key, delta, reservation.window.resetAt);
-          }),
-        );
+        const used: Record<Measure, number> = {
+          requests: 1,
+          tokens: actual.tokens,
+          cost: toNanoDollars(actual.costUsd),
+        };
+        const corrections = made
+          .filter((c) => used[c.measure] !== amounts[c.measure])
+          .map((c) => this.#store.adjust(c.key, used[c.measure] - amounts[c.measure], c.window.resetAt));
+        if (lease !== undefined) corrections.push(this.#store.releaseLease(leaseKey, lease));
+        await Promise.all(corrections);
       },
     };
   }
-
-  async #rollBack(made: Reservation[]): Promise<void> {
-    await Promise.all(made.map((r) => this.#store.adjust(r.key, -r.amount, r.window.resetAt)));
-  }
 }
 
-function budgetCheck(
-  name: string,
-  limitUsd: number | undefined,
+function countersFor(app: string, limits: AppLimits, now: number): Counter[] {
+  const minute = minuteWindow(now);
+  const day = dayWindow(now);
+  const month = monthWindow(now);
+  const counters: (Omit<Counter, 'limit'> & { limit: number | undefined })[] = [
+    {
+      name: 'requests per minute',
+      limit: limits.requestsPerMinute,
+      key: `${app}:rpm:${minute.id}`,
+      measure: 'requests',
+      window: minute,
+    },
+    {
+      name: 'tokens per minute',
+      limit: limits.tokensPerMinute,
+      key: `${app}:tpm:${minute.id}`,
+      measure: 'tokens',
+      window: minute,
+    },
+    {
+      name: 'daily budget',
+      limit: nanoLimit(limits.dailyBudgetUsd),
+      key: `${app}:usd:${day.id}`,
+      measure: 'cost',
+      window: day,
+    },
+    {
+      name: 'monthly budget',
+      limit: nanoLimit(limits.monthlyBudgetUsd),
+      key: `${app}:usd:${month.id}`,
+      measure: 'cost',
+      window: month,
+    },
+  ];
+  return counters.filter((c): c is Counter => c.limit !== undefined);
+}
+
+function nanoLimit(usd: number | undefined): number | undefined {
+  return usd === undefined ? undefined : toNanoDollars(usd);
+}
+
+function refusal(
   app: string,
-  period: string,
-  window: LimitWindow,
-  costUsd: number,
-) {
-  return {
-    name,
-    limit: limitUsd === undefined ? undefined : toNanoDollars(limitUsd),
-    key: `${app}:${period}:${window.id}`,
-    amount: toNanoDollars(costUsd),
-    window,
-  };
-}
-
-/** What to add to a reservation so it reflects actual use: the concurrency slot is freed, tokens and cost trued up. */
-function settleDelta(reservation: Reservation, estimate: UsageEstimate, actual: UsageEstimate): number {
-  if (reservation.key.endsWith(':conc')) return -1;
-  if (reservation.key.includes(':tpm:')) return actual.tokens - estimate.tokens;
-  if (reservation.key.includes(':day:') || reservation.key.includes(':month:')) {
-    return toNanoDollars(actual.costUsd) - toNanoDollars(estimate.costUsd);
-  }
-  return 0;
+  limit: string,
+  retryAfter: number,
+  limits: AppLimits,
+  rpm: { used: number; resetAt: number } | undefined,
+  now: number,
+): ApiError {
+  return new ApiError('rate_limited', `app '${app}' reached its ${limit} limit`, {
+    headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(limits, rpm, now) },
+    details: { limit, retryAfterSeconds: retryAfter },
+  });
 }
 
 /** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers) for the requests-per-minute policy. */
