@@ -80,11 +80,39 @@ export interface UsageQuery {
   limit: number;
 }
 
+export type UsageGroup = 'day' | 'provider' | 'model' | 'operation';
+
+export interface UsageTotalsQuery {
+  app: string;
+  /** Epoch ms, inclusive. */
+  from: number;
+  /** Epoch ms, exclusive. */
+  to: number;
+  groupBy: readonly UsageGroup[];
+}
+
+/** Totals of one group; the grouping fields present are those asked for (`day` is a UTC date). */
+export interface UsageTotalsRow {
+  day?: string;
+  provider?: string | null;
+  model?: string | null;
+  operation?: string;
+  requests: number;
+  errors: number;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
 export interface UsageLedger {
   /** Writes a batch atomically: all records and their attempts, or none. A record id already present is skipped. */
   appendBatch(records: readonly UsageRecord[]): Promise<void>;
   /** Records in creation order, with their attempts. */
   readRecords(query: UsageQuery): Promise<UsageRecord[]>;
+  /** Sums per group, ordered by the grouping fields. */
+  totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]>;
+  /** Deletes records (and their attempts) created before `cutoff`; returns how many records went. */
+  deleteBefore(cutoff: number): Promise<number>;
 }
 
 export interface Storage {

@@ -125,3 +125,93 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
     });
   });
 }
+
+/** Totals and retention, on records written at known times. */
+export function describeUsageTotalsContract(name: string, open: () => Promise<Storage>): void {
+  describe(`usage totals contract: ${name}`, () => {
+    let storage: Storage;
+    const day1 = Date.UTC(2026, 0, 1, 10);
+    const day2 = Date.UTC(2026, 0, 2, 23, 59);
+    before(async () => {
+      storage = await open();
+      await storage.usage.appendBatch([
+        sampleRecord('t1', { app: 'tot', createdAt: day1, tokensIn: 10, tokensOut: 5, costUsd: 0.1 }),
+        sampleRecord('t2', {
+          app: 'tot',
+          createdAt: day1 + 1000,
+          provider: 'provider-b',
+          tokensIn: 1,
+          tokensOut: 1,
+          costUsd: 0.2,
+        }),
+        sampleRecord('t3', {
+          app: 'tot',
+          createdAt: day2,
+          tokensIn: 100,
+          tokensOut: 50,
+          costUsd: 0.3,
+          status: 502,
+          errorCode: 'upstream_error',
+        }),
+        sampleRecord('t4', { app: 'someone-else', createdAt: day1, tokensIn: 1000 }),
+      ]);
+    });
+    after(() => storage.close());
+
+    it('sums an app’s records over a period, with errors counted', async () => {
+      const [all] = await storage.usage.totals({ app: 'tot', from: day1, to: day2 + 1, groupBy: [] });
+      assert.deepEqual(all, { requests: 3, errors: 1, tokensIn: 111, tokensOut: 56, costUsd: 0.6 });
+    });
+
+    it('groups by UTC day and provider', async () => {
+      const rows = await storage.usage.totals({
+        app: 'tot',
+        from: 0,
+        to: day2 + 1,
+        groupBy: ['day', 'provider'],
+      });
+      assert.deepEqual(rows, [
+        {
+          day: '2026-01-01',
+          provider: 'provider-a',
+          requests: 1,
+          errors: 0,
+          tokensIn: 10,
+          tokensOut: 5,
+          costUsd: 0.1,
+        },
+        {
+          day: '2026-01-01',
+          provider: 'provider-b',
+          requests: 1,
+          errors: 0,
+          tokensIn: 1,
+          tokensOut: 1,
+          costUsd: 0.2,
+        },
+        {
+          day: '2026-01-02',
+          provider: 'provider-a',
+          requests: 1,
+          errors: 1,
+          tokensIn: 100,
+          tokensOut: 50,
+          costUsd: 0.3,
+        },
+      ]);
+    });
+
+    it('an empty period sums to zero', async () => {
+      const [none] = await storage.usage.totals({ app: 'tot', from: 0, to: 1, groupBy: [] });
+      assert.deepEqual(none, { requests: 0, errors: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+    });
+
+    it('retention deletes records before the cutoff, with their attempts', async () => {
+      const deleted = await storage.usage.deleteBefore(day1 + 500);
+      assert.equal(deleted, 2);
+      const left = await storage.usage.readRecords({ limit: 100 });
+      assert.deepEqual(left.map((r) => r.id).sort(), ['t2', 't3']);
+      assert.equal(left[0]?.attempts.length, 2);
+    });
+  });
+}

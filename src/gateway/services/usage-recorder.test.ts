@@ -18,6 +18,12 @@ class MemoryLedger implements UsageLedger {
   async readRecords() {
     return this.batches.flat();
   }
+  async totals(): Promise<never> {
+    throw new Error('not used by the recorder');
+  }
+  async deleteBefore(): Promise<never> {
+    throw new Error('not used by the recorder');
+  }
 }
 
 const silent = createLogger({ level: 'silent' });

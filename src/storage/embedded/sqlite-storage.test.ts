@@ -3,10 +3,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { describeStorageContract, sampleRecord } from '../../../test/contracts/storage-contract.ts';
+import {
+  describeStorageContract,
+  describeUsageTotalsContract,
+  sampleRecord,
+} from '../../../test/contracts/storage-contract.ts';
 import { openSqliteStorage } from './sqlite-storage.ts';
 
 describeStorageContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
+describeUsageTotalsContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 
 describe('embedded SQLite on disk', () => {
   it('keeps records across reopening, and migrations run once', async () => {

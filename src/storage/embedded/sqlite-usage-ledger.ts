@@ -1,5 +1,20 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Operation, UsageAttempt, UsageLedger, UsageQuery, UsageRecord } from '../ports.ts';
+import type { UsageLedger, UsageQuery, UsageRecord, UsageTotalsQuery, UsageTotalsRow } from '../ports.ts';
+import {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
+  attemptValues,
+  REQUEST_COLUMNS,
+  type RequestRow,
+  requestValues,
+  type TotalsRowRaw,
+  toRecord,
+  toTotalsRow,
+  totalsSql,
+} from '../usage-rows.ts';
+
+const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+const DAY_EXPRESSION = "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')";
 
 export class SqliteUsageLedger implements UsageLedger {
   readonly #db: DatabaseSync;
@@ -10,16 +25,30 @@ export class SqliteUsageLedger implements UsageLedger {
   constructor(db: DatabaseSync) {
     this.#db = db;
     this.#insertRequest = db.prepare(
-      `INSERT INTO usage_requests (id, request_id, app, operation, task, provider, model, tokens_in, tokens_out,
-         usage_estimated, cost_usd, price_source, latency_ms, upstream_first_byte_ms, upstream_ms, status, error_code, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+      `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${placeholders(REQUEST_COLUMNS.length)})
+       ON CONFLICT (id) DO NOTHING`,
     );
     this.#insertAttempt = db.prepare(
-      `INSERT INTO usage_attempts (usage_id, attempt, provider, model, tokens_in, tokens_out, usage_estimated,
-         cost_usd, latency_ms, outcome, upstream_status)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (usage_id, attempt) DO NOTHING`,
+      `INSERT INTO usage_attempts (${ATTEMPT_COLUMNS.join(', ')}) VALUES (${placeholders(ATTEMPT_COLUMNS.length)})
+       ON CONFLICT (usage_id, attempt) DO NOTHING`,
     );
     this.#selectAttempts = db.prepare('SELECT * FROM usage_attempts WHERE usage_id = ? ORDER BY attempt');
+  }
+
+  async appendBatch(records: readonly UsageRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    this.#db.exec('BEGIN');
+    try {
+      for (const record of records) {
+        // A record already present (a retried batch) keeps its attempts as they were.
+        if (this.#insertRequest.run(...requestValues(record)).changes === 0) continue;
+        for (const attempt of record.attempts) this.#insertAttempt.run(...attemptValues(record.id, attempt));
+      }
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
   async readRecords(query: UsageQuery): Promise<UsageRecord[]> {
@@ -43,124 +72,27 @@ export class SqliteUsageLedger implements UsageLedger {
     return rows.map((row) => toRecord(row, this.#selectAttempts.all(row.id) as unknown as AttemptRow[]));
   }
 
-  async appendBatch(records: readonly UsageRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
+    const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
+    const sql = `SELECT ${select} FROM usage_requests WHERE app = ? AND created_at >= ? AND created_at < ? ${group}`;
+    const rows = this.#db.prepare(sql).all(query.app, query.from, query.to) as unknown as TotalsRowRaw[];
+    return rows.map((row) => toTotalsRow(row, query.groupBy));
+  }
+
+  async deleteBefore(cutoff: number): Promise<number> {
     this.#db.exec('BEGIN');
     try {
-      for (const r of records) {
-        this.#insertRequest.run(
-          r.id,
-          r.requestId,
-          r.app,
-          r.operation,
-          r.task,
-          r.provider,
-          r.model,
-          r.tokensIn,
-          r.tokensOut,
-          r.usageEstimated ? 1 : 0,
-          r.costUsd,
-          r.priceSource,
-          r.latencyMs,
-          r.upstreamFirstByteMs,
-          r.upstreamMs,
-          r.status,
-          r.errorCode,
-          r.createdAt,
-        );
-        for (const a of r.attempts) {
-          this.#insertAttempt.run(
-            r.id,
-            a.attempt,
-            a.provider,
-            a.model,
-            a.tokensIn,
-            a.tokensOut,
-            a.usageEstimated ? 1 : 0,
-            a.costUsd,
-            a.latencyMs,
-            a.outcome,
-            a.upstreamStatus,
-          );
-        }
-      }
+      this.#db
+        .prepare(
+          'DELETE FROM usage_attempts WHERE usage_id IN (SELECT id FROM usage_requests WHERE created_at < ?)',
+        )
+        .run(cutoff);
+      const { changes } = this.#db.prepare('DELETE FROM usage_requests WHERE created_at < ?').run(cutoff);
       this.#db.exec('COMMIT');
+      return Number(changes);
     } catch (error) {
       this.#db.exec('ROLLBACK');
       throw error;
     }
   }
-}
-
-interface RequestRow {
-  id: string;
-  request_id: string;
-  app: string;
-  operation: string;
-  task: string | null;
-  provider: string | null;
-  model: string | null;
-  tokens_in: number;
-  tokens_out: number;
-  usage_estimated: number;
-  cost_usd: number;
-  price_source: string | null;
-  latency_ms: number;
-  upstream_first_byte_ms: number | null;
-  upstream_ms: number | null;
-  status: number;
-  error_code: string | null;
-  created_at: number;
-}
-
-interface AttemptRow {
-  attempt: number;
-  provider: string;
-  model: string;
-  tokens_in: number;
-  tokens_out: number;
-  usage_estimated: number;
-  cost_usd: number;
-  latency_ms: number;
-  outcome: string;
-  upstream_status: number | null;
-}
-
-function toAttempt(row: AttemptRow): UsageAttempt {
-  return {
-    attempt: row.attempt,
-    provider: row.provider,
-    model: row.model,
-    tokensIn: Number(row.tokens_in),
-    tokensOut: Number(row.tokens_out),
-    usageEstimated: Boolean(row.usage_estimated),
-    costUsd: row.cost_usd,
-    latencyMs: row.latency_ms,
-    outcome: row.outcome,
-    upstreamStatus: row.upstream_status,
-  };
-}
-
-function toRecord(row: RequestRow, attempts: AttemptRow[]): UsageRecord {
-  return {
-    id: row.id,
-    requestId: row.request_id,
-    app: row.app,
-    operation: row.operation as Operation,
-    task: row.task,
-    provider: row.provider,
-    model: row.model,
-    tokensIn: Number(row.tokens_in),
-    tokensOut: Number(row.tokens_out),
-    usageEstimated: Boolean(row.usage_estimated),
-    costUsd: row.cost_usd,
-    priceSource: row.price_source,
-    latencyMs: row.latency_ms,
-    upstreamFirstByteMs: row.upstream_first_byte_ms,
-    upstreamMs: row.upstream_ms,
-    status: row.status,
-    errorCode: row.error_code,
-    createdAt: Number(row.created_at),
-    attempts: attempts.map(toAttempt),
-  };
 }

@@ -1,0 +1,41 @@
+import type pg from 'pg';
+import { MIGRATIONS_TABLE_SQL, readMigrations } from '../migrations.ts';
+
+// Any constant works; it only has to be the same for every instance of this service.
+const MIGRATION_LOCK_KEY = 7_262_911;
+
+/**
+ * Applies pending migrations, each in its own transaction. A session advisory lock makes
+ * instances that start together take turns, so each migration runs exactly once.
+ */
+export async function migratePostgres(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query(MIGRATIONS_TABLE_SQL);
+    const applied = new Set(
+      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) =>
+        Number(r.version),
+      ),
+    );
+    for (const migration of readMigrations()) {
+      if (applied.has(migration.version)) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+          migration.version,
+          migration.name,
+          Date.now(),
+        ]);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    client.release();
+  }
+}

@@ -1,0 +1,31 @@
+import pg from 'pg';
+import type { Storage } from '../ports.ts';
+import { PgAppStore } from './pg-app-store.ts';
+import { migratePostgres } from './pg-migrate.ts';
+import { PgUsageLedger } from './pg-usage-ledger.ts';
+
+/** PostgreSQL storage (DATABASE_URL), shared by every gateway instance; migrations apply at start-up. */
+export async function openPostgresStorage(url: string): Promise<Storage> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 5_000,
+  });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  try {
+    await migratePostgres(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return {
+    apps: new PgAppStore(pool),
+    usage: new PgUsageLedger(pool),
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: () => pool.end(),
+  };
+}

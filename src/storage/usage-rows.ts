@@ -1,0 +1,198 @@
+import type { Operation, UsageAttempt, UsageGroup, UsageRecord, UsageTotalsRow } from './ports.ts';
+
+/** Rows of usage_requests and usage_attempts as SQL engines return them (BIGINT may come back as a string). */
+export interface RequestRow {
+  id: string;
+  request_id: string;
+  app: string;
+  operation: string;
+  task: string | null;
+  provider: string | null;
+  model: string | null;
+  tokens_in: number | string;
+  tokens_out: number | string;
+  usage_estimated: number;
+  cost_usd: number;
+  price_source: string | null;
+  latency_ms: number;
+  upstream_first_byte_ms: number | null;
+  upstream_ms: number | null;
+  status: number;
+  error_code: string | null;
+  created_at: number | string;
+}
+
+export interface AttemptRow {
+  usage_id?: string;
+  attempt: number;
+  provider: string;
+  model: string;
+  tokens_in: number | string;
+  tokens_out: number | string;
+  usage_estimated: number;
+  cost_usd: number;
+  latency_ms: number;
+  outcome: string;
+  upstream_status: number | null;
+}
+
+export const REQUEST_COLUMNS = [
+  'id',
+  'request_id',
+  'app',
+  'operation',
+  'task',
+  'provider',
+  'model',
+  'tokens_in',
+  'tokens_out',
+  'usage_estimated',
+  'cost_usd',
+  'price_source',
+  'latency_ms',
+  'upstream_first_byte_ms',
+  'upstream_ms',
+  'status',
+  'error_code',
+  'created_at',
+] as const;
+
+export const ATTEMPT_COLUMNS = [
+  'usage_id',
+  'attempt',
+  'provider',
+  'model',
+  'tokens_in',
+  'tokens_out',
+  'usage_estimated',
+  'cost_usd',
+  'latency_ms',
+  'outcome',
+  'upstream_status',
+] as const;
+
+export function requestValues(r: UsageRecord): (string | number | null)[] {
+  return [
+    r.id,
+    r.requestId,
+    r.app,
+    r.operation,
+    r.task,
+    r.provider,
+    r.model,
+    r.tokensIn,
+    r.tokensOut,
+    r.usageEstimated ? 1 : 0,
+    r.costUsd,
+    r.priceSource,
+    r.latencyMs,
+    r.upstreamFirstByteMs,
+    r.upstreamMs,
+    r.status,
+    r.errorCode,
+    r.createdAt,
+  ];
+}
+
+export function attemptValues(usageId: string, a: UsageAttempt): (string | number | null)[] {
+  return [
+    usageId,
+    a.attempt,
+    a.provider,
+    a.model,
+    a.tokensIn,
+    a.tokensOut,
+    a.usageEstimated ? 1 : 0,
+    a.costUsd,
+    a.latencyMs,
+    a.outcome,
+    a.upstreamStatus,
+  ];
+}
+
+export function toAttempt(row: AttemptRow): UsageAttempt {
+  return {
+    attempt: Number(row.attempt),
+    provider: row.provider,
+    model: row.model,
+    tokensIn: Number(row.tokens_in),
+    tokensOut: Number(row.tokens_out),
+    usageEstimated: Boolean(Number(row.usage_estimated)),
+    costUsd: Number(row.cost_usd),
+    latencyMs: Number(row.latency_ms),
+    outcome: row.outcome,
+    upstreamStatus: row.upstream_status === null ? null : Number(row.upstream_status),
+  };
+}
+
+const numberOrNull = (value: number | null): number | null => (value === null ? null : Number(value));
+
+export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): UsageRecord {
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    app: row.app,
+    operation: row.operation as Operation,
+    task: row.task,
+    provider: row.provider,
+    model: row.model,
+    tokensIn: Number(row.tokens_in),
+    tokensOut: Number(row.tokens_out),
+    usageEstimated: Boolean(Number(row.usage_estimated)),
+    costUsd: Number(row.cost_usd),
+    priceSource: row.price_source,
+    latencyMs: Number(row.latency_ms),
+    upstreamFirstByteMs: numberOrNull(row.upstream_first_byte_ms),
+    upstreamMs: numberOrNull(row.upstream_ms),
+    status: Number(row.status),
+    errorCode: row.error_code,
+    createdAt: Number(row.created_at),
+    attempts: attempts.map(toAttempt),
+  };
+}
+
+export interface TotalsRowRaw {
+  day?: string;
+  provider?: string | null;
+  model?: string | null;
+  operation?: string;
+  requests: number | string;
+  errors: number | string;
+  tokens_in: number | string | null;
+  tokens_out: number | string | null;
+  cost_usd: number | string | null;
+}
+
+export function toTotalsRow(row: TotalsRowRaw, groupBy: readonly UsageGroup[]): UsageTotalsRow {
+  const result: UsageTotalsRow = {
+    requests: Number(row.requests),
+    errors: Number(row.errors),
+    tokensIn: Number(row.tokens_in ?? 0),
+    tokensOut: Number(row.tokens_out ?? 0),
+    // Sums of binary floats: round to the 1e-10 dollars that pricing itself keeps.
+    costUsd: Math.round(Number(row.cost_usd ?? 0) * 1e10) / 1e10,
+  };
+  for (const group of groupBy) (result as unknown as Record<string, unknown>)[group] = row[group] ?? null;
+  return result;
+}
+
+/** SELECT list and GROUP BY of a totals query, given how the engine turns epoch ms into a UTC date. */
+export function totalsSql(
+  groupBy: readonly UsageGroup[],
+  dayExpression: string,
+): { select: string; group: string } {
+  const columns = groupBy.map((group) => (group === 'day' ? `${dayExpression} AS day` : group));
+  const select = [
+    ...columns,
+    'COUNT(*) AS requests',
+    'SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors',
+    'SUM(tokens_in) AS tokens_in',
+    'SUM(tokens_out) AS tokens_out',
+    'SUM(cost_usd) AS cost_usd',
+  ].join(', ');
+  const group =
+    groupBy.length === 0
+      ? ''
+      : `GROUP BY ${groupBy.map((_, i) => i + 1).join(', ')} ORDER BY ${groupBy.map((_, i) => i + 1).join(', ')}`;
+  return { select, group };
+}
