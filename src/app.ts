@@ -89,7 +89,7 @@ export async function buildApplication(
     clock,
   };
 
-  const gateway = config.surfaces.gateway ? await buildGatewayApp({ ...deps, logger, verifier }) : undefined;
+  const gateway = config.surfaces.gateway ? await buildGatewayApp({ ...deps, storage, logger, verifier }) : undefined;
   const site = config.surfaces.site ? await buildSiteApp({ config, logger, storage }) : undefined;
 
   return {

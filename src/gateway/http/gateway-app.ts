@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { createAuthHook } from './authenticate.ts';
@@ -9,10 +10,12 @@ import { registerChatRoute } from './chat-route.ts';
 import { registerEmbedRoute } from './embed-route.ts';
 import { registerHealthRoute } from './health-route.ts';
 import { registerJsonRoute } from './json-route.ts';
+import { registerUsageRoute } from './usage-route.ts';
 import { openApiOptions } from './openapi-document.ts';
 import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
+  storage: Storage;
   logger: Logger;
   verifier: CredentialVerifier;
 }
@@ -36,6 +39,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     registerChatRoute(v1, deps);
     registerEmbedRoute(v1, deps);
     registerJsonRoute(v1, deps);
+    registerUsageRoute(v1, deps);
   });
   return app;
 }
