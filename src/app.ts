@@ -17,6 +17,7 @@ import {
 } from './gateway/providers/registry.ts';
 import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
+import { startUsageRetention } from './gateway/services/usage-retention.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import { buildSiteApp } from './site/site-app.ts';
@@ -89,7 +90,12 @@ export async function buildApplication(
     clock,
   };
 
-  const gateway = config.surfaces.gateway ? await buildGatewayApp({ ...deps, storage, logger, verifier }) : undefined;
+  const stopRetention = config.surfaces.gateway
+    ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
+    : () => {};
+  const gateway = config.surfaces.gateway
+    ? await buildGatewayApp({ ...deps, storage, logger, verifier })
+    : undefined;
   const site = config.surfaces.site ? await buildSiteApp({ config, logger, storage }) : undefined;
 
   return {
@@ -109,6 +115,7 @@ export async function buildApplication(
       grace.unref();
       await Promise.all(servers.map((app) => app.close()));
       clearTimeout(grace);
+      stopRetention();
       await recorder.flush({ final: true });
       await registry.close();
       await storage.close();

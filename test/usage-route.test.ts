@@ -6,12 +6,14 @@ describe('GET /v1/usage', () => {
   let h: Harness;
   const other = { 'x-gateway-app': 'other-app', 'x-gateway-secret': 'other-secret-123' };
   before(async () => {
-    h = await startHarness({ env: { GATEWAY_APPS: `test-app:test-secret-0123456789,other-app:${other['x-gateway-secret']}` } });
+    h = await startHarness({
+      env: { GATEWAY_APPS: `test-app:test-secret-0123456789,other-app:${other['x-gateway-secret']}` },
+    });
   });
   after(() => h.close());
 
   it("reports the app's own totals, equal to the sum of its answers, grouped as asked", async () => {
-    const answers = [];
+    const answers: any[] = [];
     for (const provider of ['provider-a', 'provider-b', 'provider-b']) {
       const res = await h.gateway.inject({
         method: 'POST',
@@ -21,9 +23,18 @@ describe('GET /v1/usage', () => {
       });
       answers.push(res.json());
     }
-    await h.gateway.inject({ method: 'POST', url: '/v1/embed', headers: other, payload: { input: 'not mine' } });
+    await h.gateway.inject({
+      method: 'POST',
+      url: '/v1/embed',
+      headers: other,
+      payload: { input: 'not mine' },
+    });
 
-    const res = await h.gateway.inject({ method: 'GET', url: '/v1/usage?groupBy=provider,operation', headers: AUTH });
+    const res = await h.gateway.inject({
+      method: 'GET',
+      url: '/v1/usage?groupBy=provider,operation',
+      headers: AUTH,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const report = res.json();
     assert.equal(report.app, 'test-app');

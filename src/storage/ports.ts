@@ -77,6 +77,8 @@ export interface UsageQuery {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
+  /** Keyset paging: only records after this one in (createdAt, id) order. */
+  after?: { createdAt: number; id: string };
   limit: number;
 }
 

@@ -215,3 +215,28 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
     });
   });
 }
+
+/** Keyset paging over the ledger, as the export uses it. */
+export function describeUsagePagingContract(name: string, open: () => Promise<Storage>): void {
+  describe(`usage paging contract: ${name}`, () => {
+    it('pages through records in (createdAt, id) order without gaps or repeats', async () => {
+      const storage = await open();
+      const at = 1_800_000_000_000;
+      const ids = ['p1', 'p2', 'p3', 'p4', 'p5'];
+      await storage.usage.appendBatch(
+        ids.map((id, i) => sampleRecord(id, { createdAt: at + (i < 3 ? 0 : i) })),
+      );
+      const seen: string[] = [];
+      let after: { createdAt: number; id: string } | undefined;
+      for (;;) {
+        const page = await storage.usage.readRecords({ from: at, limit: 2, ...(after ? { after } : {}) });
+        if (page.length === 0) break;
+        seen.push(...page.map((r) => r.id));
+        const last = page.at(-1) as UsageRecord;
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      assert.deepEqual(seen, ids);
+      await storage.close();
+    });
+  });
+}

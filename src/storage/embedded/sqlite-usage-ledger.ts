@@ -66,6 +66,10 @@ export class SqliteUsageLedger implements UsageLedger {
       where.push('created_at < ?');
       params.push(query.to);
     }
+    if (query.after !== undefined) {
+      where.push('(created_at, id) > (?, ?)');
+      params.push(query.after.createdAt, query.after.id);
+    }
     const sql = `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY created_at, id LIMIT ?`;
     const rows = this.#db.prepare(sql).all(...params, query.limit) as unknown as RequestRow[];

@@ -71,6 +71,10 @@ export class PgUsageLedger implements UsageLedger {
     if (query.app !== undefined) add('app = ?', query.app);
     if (query.from !== undefined) add('created_at >= ?', query.from);
     if (query.to !== undefined) add('created_at < ?', query.to);
+    if (query.after !== undefined) {
+      params.push(query.after.createdAt, query.after.id);
+      where.push(`(created_at, id) > ($${params.length - 1}, $${params.length})`);
+    }
     params.push(query.limit);
     const { rows } = await this.#pool.query<RequestRow>(
       `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${params.length}`,
