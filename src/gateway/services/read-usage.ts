@@ -26,14 +26,21 @@ export interface UsageReport {
  * current month to date), grouped as asked. Records still waiting in this instance's recorder
  * are written first, so an app reads its own latest requests.
  */
-export async function readUsage(storage: Storage, recorder: UsageRecorder, app: string, input: UsageQueryInput, now: number): Promise<UsageReport> {
+export async function readUsage(
+  storage: Storage,
+  recorder: UsageRecorder,
+  app: string,
+  input: UsageQueryInput,
+  now: number,
+): Promise<UsageReport> {
   const today = new Date(now).toISOString().slice(0, 10);
   const from = input.from ?? `${today.slice(0, 7)}-01`;
   const to = input.to ?? today;
   const fromMs = parseDay(from, '/from');
   const toMs = parseDay(to, '/to') + 86_400_000;
   if (toMs <= fromMs) throw invalid('/to', 'must not be before from');
-  if (toMs - fromMs > MAX_DAYS * 86_400_000) throw invalid('/to', `the period may span at most ${MAX_DAYS} days`);
+  if (toMs - fromMs > MAX_DAYS * 86_400_000)
+    throw invalid('/to', `the period may span at most ${MAX_DAYS} days`);
   const groupBy = parseGroups(input.groupBy ?? 'day');
   await recorder.flush();
   const [rows, totals] = await Promise.all([
@@ -45,14 +52,16 @@ export async function readUsage(storage: Storage, recorder: UsageRecorder, app: 
 
 function parseDay(value: string, path: string): number {
   const ms = DATE.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value) throw invalid(path, 'must be a date as YYYY-MM-DD');
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== value)
+    throw invalid(path, 'must be a date as YYYY-MM-DD');
   return ms;
 }
 
 function parseGroups(value: string): UsageGroup[] {
   const groups = value === '' ? [] : value.split(',').map((g) => g.trim());
   const unknown = groups.find((g) => !(USAGE_GROUPS as readonly string[]).includes(g));
-  if (unknown !== undefined) throw invalid('/groupBy', `must be a comma-separated list of: ${USAGE_GROUPS.join(', ')}`);
+  if (unknown !== undefined)
+    throw invalid('/groupBy', `must be a comma-separated list of: ${USAGE_GROUPS.join(', ')}`);
   return [...new Set(groups)] as UsageGroup[];
 }
 
