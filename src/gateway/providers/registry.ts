@@ -7,12 +7,18 @@ import {
 } from '../../config/config-types.ts';
 import type { SlotProfile } from '../domain/routing.ts';
 import type { ProviderAdapter } from './provider.ts';
+import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
+import { GeminiProvider } from './gemini/gemini-provider.ts';
+import { OpenAIProvider } from './openai/openai-provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
 
 export type AdapterFactory = (settings: ProviderSettings) => ProviderAdapter;
 
 export const ADAPTER_FACTORIES: Partial<Record<ProviderKind, AdapterFactory>> = {
   simulated: (settings) => new SimulatedProvider(settings),
+  anthropic: (settings) => new AnthropicProvider(settings),
+  gemini: (settings) => new GeminiProvider(settings),
+  openai: (settings) => new OpenAIProvider(settings),
 };
 
 /** The three slots and the adapters bound to them, built once from the configuration. */

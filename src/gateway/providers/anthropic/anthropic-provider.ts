@@ -1,0 +1,114 @@
+import type { Dispatcher } from 'undici';
+import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
+import { readLimitedText, UpstreamHttp, type UpstreamResponse } from '../http/upstream-http.ts';
+import type {
+  CallContext,
+  ChatCall,
+  ChatResult,
+  ChatStreamEvent,
+  EmbedResult,
+  ProviderAdapter,
+  ProviderCapabilities,
+} from '../provider.ts';
+import { ProviderError } from '../provider-error.ts';
+import { mapAnthropicHttpError } from './anthropic-error.ts';
+import { fromAnthropicResponse } from './from-anthropic-response.ts';
+import { fromAnthropicStream } from './from-anthropic-stream.ts';
+import { type AnthropicRequestBody, toAnthropicRequest } from './to-anthropic-request.ts';
+
+/** The vendor's origin, used when the slot names none (the Messages path is appended to it). */
+export const ANTHROPIC_ORIGIN = 'https://api.anthropic.com';
+export const ANTHROPIC_MESSAGES_PATH = '/v1/messages';
+/** The API version every Messages request names; the wire formats here are those of this version. */
+export const ANTHROPIC_VERSION = '2023-06-01';
+
+const CAPABILITIES: ProviderCapabilities = {
+  chat: true,
+  stream: true,
+  // Anthropic has no embeddings API; the router sends embeddings elsewhere.
+  embed: false,
+  // Structured output goes through a forced tool (see to-anthropic-request.ts).
+  nativeJsonSchema: true,
+  maxTemperature: 1,
+};
+
+export interface AnthropicProviderOptions {
+  /** Replaces the slot's connection pool (tests use a mock agent or a local server's pool). */
+  dispatcher?: Dispatcher;
+}
+
+/** The Anthropic Messages API (POST /v1/messages), plain and streamed. */
+export class AnthropicProvider implements ProviderAdapter {
+  readonly slot: ProviderSlot;
+  readonly kind = 'anthropic' as const;
+  readonly capabilities = CAPABILITIES;
+  readonly #http: UpstreamHttp;
+  readonly #apiKey: string | undefined;
+  readonly #defaultMaxTokens: number;
+
+  constructor(settings: ProviderSettings, options: AnthropicProviderOptions = {}) {
+    this.slot = settings.slot;
+    this.#apiKey = settings.apiKey;
+    this.#defaultMaxTokens = settings.defaultMaxTokens;
+    this.#http = new UpstreamHttp(
+      settings.slot,
+      settings.baseUrl ?? ANTHROPIC_ORIGIN,
+      settings.timeouts,
+      options.dispatcher,
+    );
+  }
+
+  async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
+    const { body, jsonTool } = toAnthropicRequest(call, {
+      defaultMaxTokens: this.#defaultMaxTokens,
+      stream: false,
+    });
+    const response = await this.#send(body, context.signal);
+    const json = await this.#http.readJson(response, context.signal);
+    return fromAnthropicResponse(json, { slot: this.slot, requestedModel: call.model, jsonTool });
+  }
+
+  async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
+    const { body, jsonTool } = toAnthropicRequest(call, {
+      defaultMaxTokens: this.#defaultMaxTokens,
+      stream: true,
+    });
+    const response = await this.#send(body, context.signal);
+    yield* fromAnthropicStream(this.#http.readEvents(response, context.signal), {
+      slot: this.slot,
+      requestedModel: call.model,
+      jsonTool,
+    });
+  }
+
+  async embed(): Promise<EmbedResult> {
+    throw new ProviderError({
+      slot: this.slot,
+      failure: 'http',
+      retryable: false,
+      detail: 'Anthropic has no embeddings API',
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#http.close();
+  }
+
+  /** Sends the request; a non-2xx answer becomes a ProviderError built from its error type only. */
+  async #send(body: AnthropicRequestBody, signal: AbortSignal): Promise<UpstreamResponse> {
+    const headers: Record<string, string> = {
+      'anthropic-version': ANTHROPIC_VERSION,
+      accept: body.stream ? 'text/event-stream' : 'application/json',
+    };
+    if (this.#apiKey !== undefined) headers['x-api-key'] = this.#apiKey;
+    const response = await this.#http.request({ path: ANTHROPIC_MESSAGES_PATH, headers, body, signal });
+    if (response.status >= 200 && response.status < 300) return response;
+    let text: string;
+    try {
+      text = await readLimitedText(response.body);
+    } catch (error) {
+      throw this.#http.transportError(error, signal);
+    }
+    throw mapAnthropicHttpError(this.slot, response.status, response.headers, text);
+  }
+}

@@ -1,0 +1,24 @@
+import type { FinishReason } from '../provider.ts';
+
+/**
+ * Anthropic's `stop_reason` as the gateway's finish reason. `tool_use` is a normal stop when the
+ * tool was the forced one carrying structured output; this adapter sends no other tools, so any
+ * other tool use is reported as `tool_calls`. `model_context_window_exceeded` cut the answer short
+ * like `max_tokens`; `pause_turn` (server tools) and unknown values are `other`.
+ */
+export function mapStopReason(reason: unknown, forcedTool: boolean): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return forcedTool ? 'stop' : 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'other';
+  }
+}

@@ -1,0 +1,71 @@
+import type { ProviderSlot } from '../../../config/config-types.ts';
+import type { ChatResult } from '../provider.ts';
+import { ProviderError } from '../provider-error.ts';
+import { mapStopReason } from './anthropic-stop-reason.ts';
+import { readUsageCounts, toReportedUsage } from './anthropic-usage.ts';
+import { asString, isRecord } from './json-guards.ts';
+import { type JsonToolPlan, WRAPPED_VALUE_KEY } from './to-anthropic-request.ts';
+
+export interface ResponseContext {
+  slot: ProviderSlot;
+  /** Used when the answer does not name its model. */
+  requestedModel: string;
+  /** Set when structured output was asked for through a forced tool. */
+  jsonTool: JsonToolPlan | undefined;
+}
+
+/**
+ * A Messages API response (`{type: 'message', model, content: [...], stop_reason, usage}`) as a
+ * ChatResult. The answer is the concatenated `text` blocks, or, for structured output, the forced
+ * tool's `input` as JSON. Thinking and server-tool blocks are not part of the answer; their tokens
+ * are already in `usage.output_tokens`.
+ */
+export function fromAnthropicResponse(body: unknown, context: ResponseContext): ChatResult {
+  if (!isRecord(body) || !Array.isArray(body['content'])) {
+    throw invalidResponse(context.slot, 'response has no content array');
+  }
+  let text = '';
+  let toolInput: { input: unknown } | undefined;
+  for (const block of body['content'] as unknown[]) {
+    if (!isRecord(block)) throw invalidResponse(context.slot, 'content block is not an object');
+    if (block['type'] === 'text') {
+      const part = asString(block['text']);
+      if (part === undefined) throw invalidResponse(context.slot, 'text block without text');
+      text += part;
+    } else if (isForcedToolUse(block, context.jsonTool) && toolInput === undefined) {
+      toolInput = { input: block['input'] };
+    }
+  }
+  // Without the tool call (cut by max_tokens, refused) the text is all there is; the gateway's
+  // validation then fails and it re-asks.
+  const content =
+    context.jsonTool !== undefined && toolInput !== undefined
+      ? forcedToolContent(toolInput.input, context.jsonTool)
+      : text;
+  return {
+    model: asString(body['model']) ?? context.requestedModel,
+    content,
+    finishReason: mapStopReason(body['stop_reason'], context.jsonTool !== undefined),
+    usage: toReportedUsage(readUsageCounts(body['usage'])),
+  };
+}
+
+export function isForcedToolUse(block: Record<string, unknown>, jsonTool: JsonToolPlan | undefined): boolean {
+  return jsonTool !== undefined && block['type'] === 'tool_use' && block['name'] === jsonTool.name;
+}
+
+/**
+ * The structured answer as JSON text: the tool input, or its `value` when the schema was wrapped.
+ * An input that lacks the wrapper is passed on as it is, so schema validation reports it.
+ */
+export function forcedToolContent(input: unknown, jsonTool: JsonToolPlan): string {
+  const value =
+    jsonTool.wrapped && isRecord(input) && Object.hasOwn(input, WRAPPED_VALUE_KEY)
+      ? input[WRAPPED_VALUE_KEY]
+      : input;
+  return JSON.stringify(value) ?? '';
+}
+
+export function invalidResponse(slot: ProviderSlot, detail: string): ProviderError {
+  return new ProviderError({ slot, failure: 'invalid_response', detail });
+}

@@ -1,0 +1,90 @@
+import type { ProviderSlot } from '../../../config/config-types.ts';
+import type { EmbedCall, EmbedResult } from '../provider.ts';
+import { asCount, isRecord } from './json-guards.ts';
+import { invalidResponse } from './openai-error.ts';
+
+export interface OpenAIEmbeddingsRequest {
+  model: string;
+  input: string[];
+  encoding_format: 'base64';
+}
+
+/**
+ * Base64 is about a quarter of the size of the float JSON and is what the official SDKs ask for
+ * by default. A compatible server that ignores the field answers with float arrays, which
+ * `fromOpenAIEmbeddingsResponse` accepts too.
+ */
+export function toOpenAIEmbeddingsRequest(call: EmbedCall): OpenAIEmbeddingsRequest {
+  return { model: call.model, input: [...call.inputs], encoding_format: 'base64' };
+}
+
+/**
+ * An embeddings list to vectors in input order (`data` is sorted by `index`, which must name
+ * each input exactly once). `usage.prompt_tokens` is the input count; embeddings have no output.
+ */
+export function fromOpenAIEmbeddingsResponse(
+  slot: ProviderSlot,
+  body: unknown,
+  call: EmbedCall,
+): EmbedResult {
+  if (!isRecord(body) || !Array.isArray(body['data'])) {
+    throw invalidResponse(slot, 'embeddings response has no data list');
+  }
+  const data: unknown[] = body['data'];
+  if (data.length !== call.inputs.length) {
+    throw invalidResponse(slot, `expected ${call.inputs.length} embeddings, got ${data.length}`);
+  }
+  const vectors: (number[] | undefined)[] = new Array(data.length);
+  for (const item of data) {
+    if (!isRecord(item)) throw invalidResponse(slot, 'embedding is not an object');
+    const index = asCount(item['index']);
+    if (index === undefined || index >= data.length || vectors[index] !== undefined) {
+      throw invalidResponse(slot, 'embedding index is missing, out of range or repeated');
+    }
+    const vector = readVector(item['embedding']);
+    if (vector === undefined) throw invalidResponse(slot, 'embedding is neither base64 float32 nor numbers');
+    vectors[index] = vector;
+  }
+  const model = body['model'];
+  const usage = isRecord(body['usage']) ? asCount(body['usage']['prompt_tokens']) : undefined;
+  return {
+    model: typeof model === 'string' && model !== '' ? model : call.model,
+    // Every slot was filled: the length matched and each index was distinct and in range.
+    vectors: vectors as number[][],
+    usage: usage === undefined ? undefined : { inputTokens: usage },
+  };
+}
+
+function readVector(value: unknown): number[] | undefined {
+  if (typeof value === 'string') return decodeFloat32Base64(value);
+  if (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((n) => typeof n === 'number' && Number.isFinite(n))
+  ) {
+    return value as number[];
+  }
+  return undefined;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Decodes OpenAI's base64 embedding: packed IEEE-754 float32, little-endian. Read through a
+ * DataView with the byte order stated, so the result does not depend on the host's endianness
+ * (a Float32Array view would). Undefined when the text is not base64 of whole, finite float32s.
+ */
+export function decodeFloat32Base64(text: string): number[] | undefined {
+  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length % 4 !== 0) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const vector = new Array<number>(bytes.length / 4);
+  for (let i = 0; i < vector.length; i++) {
+    const value = view.getFloat32(i * 4, true);
+    // NaN or infinity is no embedding, and would serialise as null to the caller.
+    if (!Number.isFinite(value)) return undefined;
+    vector[i] = value;
+  }
+  return vector;
+}

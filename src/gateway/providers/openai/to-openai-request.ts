@@ -1,0 +1,103 @@
+import type { ChatCall, ChatMessage } from '../provider.ts';
+
+/**
+ * Which field carries the output-token cap. OpenAI deprecated `max_tokens` in favour of
+ * `max_completion_tokens`, and its reasoning models (o-series, gpt-5) reject `max_tokens` with
+ * `unsupported_parameter`. Many OpenAI-compatible servers (Ollama, older vLLM, llama.cpp) only
+ * know `max_tokens` and silently ignore the new name, which would leave the cap unenforced. So
+ * OpenAI's own hosts get the new field and every other base URL gets the one all servers know.
+ */
+export type MaxTokensField = 'max_tokens' | 'max_completion_tokens';
+
+/** api.openai.com, and Azure OpenAI's v1-compatible endpoints, which serve the same models. */
+const OPENAI_HOST = /(^|\.)openai\.com$|\.openai\.azure\.com$/i;
+
+export function maxTokensFieldFor(baseUrl: string): MaxTokensField {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname;
+  } catch {
+    return 'max_tokens';
+  }
+  return OPENAI_HOST.test(host) ? 'max_completion_tokens' : 'max_tokens';
+}
+
+export interface OpenAIChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+  name?: string;
+}
+
+export interface OpenAIResponseFormat {
+  type: 'json_schema';
+  json_schema: { name: string; schema: Record<string, unknown>; strict: false };
+}
+
+/** The Chat Completions body this adapter sends: only fields every compatible server accepts. */
+export interface OpenAIChatRequest {
+  model: string;
+  messages: OpenAIChatMessage[];
+  temperature?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  response_format?: OpenAIResponseFormat;
+  stream?: true;
+  stream_options?: { include_usage: true };
+}
+
+export interface ChatRequestOptions {
+  stream: boolean;
+  maxTokensField: MaxTokensField;
+}
+
+export function toOpenAIChatRequest(call: ChatCall, options: ChatRequestOptions): OpenAIChatRequest {
+  const body: OpenAIChatRequest = { model: call.model, messages: call.messages.map(toOpenAIMessage) };
+  if (call.temperature !== undefined) body.temperature = call.temperature;
+  if (call.maxTokens !== undefined) body[options.maxTokensField] = call.maxTokens;
+  if (call.jsonSchema !== undefined) {
+    body.response_format = {
+      type: 'json_schema',
+      // Not strict: strict mode accepts only a subset of JSON Schema (every property required,
+      // additionalProperties false), which arbitrary caller schemas rarely meet and which would
+      // turn into a 400. The gateway validates the output itself and re-asks on failure.
+      json_schema: {
+        name: toOpenAIName(call.jsonSchema.name) ?? 'output',
+        schema: call.jsonSchema.schema,
+        strict: false,
+      },
+    };
+  }
+  if (options.stream) {
+    body.stream = true;
+    // Without it the stream carries no token counts and the gateway would have to estimate.
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+/**
+ * The gateway's `tool` role has no `tool_call_id`, which OpenAI requires on `role: "tool"` (and
+ * there is never a preceding assistant `tool_calls` message for it to answer). It is sent as a
+ * user message labelled as a tool result, so the model still sees the content and its origin,
+ * and the conversation stays valid on every compatible server.
+ */
+function toOpenAIMessage(message: ChatMessage): OpenAIChatMessage {
+  if (message.role === 'tool') {
+    const label = message.name === undefined ? 'Tool result' : `Tool result (${message.name})`;
+    return { role: 'user', content: `${label}: ${message.content}` };
+  }
+  const out: OpenAIChatMessage = { role: message.role, content: message.content };
+  const name = message.name === undefined ? undefined : toOpenAIName(message.name);
+  if (name !== undefined) out.name = name;
+  return out;
+}
+
+/**
+ * OpenAI refuses a message `name` or schema name outside `^[a-zA-Z0-9_-]+$` (max 64) with a
+ * 400, while the gateway accepts any string. Other characters become `_` so that distinct
+ * participants stay distinct; a name with nothing left is dropped.
+ */
+export function toOpenAIName(name: string): string | undefined {
+  const safe = name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  return /[a-zA-Z0-9]/.test(safe) ? safe : undefined;
+}

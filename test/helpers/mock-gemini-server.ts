@@ -1,0 +1,215 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const FIXTURES = new URL('../fixtures/gemini/', import.meta.url);
+
+/** A fixture file of test/fixtures/gemini as text. */
+export function geminiFixture(name: string): string {
+  return readFileSync(new URL(name, FIXTURES), 'utf8');
+}
+
+/** A JSON fixture of test/fixtures/gemini, parsed. */
+export function geminiJsonFixture(name: string): any {
+  return JSON.parse(geminiFixture(name));
+}
+
+/** The SSE events of a stream fixture, as the server writes them (CRLF-separated, like Google's). */
+export function geminiStreamEvents(name = 'stream-generate-content.sse'): string[] {
+  return geminiFixture(name)
+    .split('\r\n\r\n')
+    .filter((event) => event.trim() !== '')
+    .map((event) => `${event}\r\n\r\n`);
+}
+
+/**
+ * The vector the mock returns for a text: deterministic, 8 dimensions, different per text, so a
+ * test can check that vectors come back in input order.
+ */
+export function mockEmbedding(text: string): number[] {
+  let hash = 2166136261;
+  for (const char of text) hash = Math.imul(hash ^ (char.codePointAt(0) as number), 16777619) >>> 0;
+  return Array.from({ length: 8 }, (_, i) => Number((((hash >>> i) % 2000) / 1000 - 1).toFixed(6)));
+}
+
+export interface RecordedGeminiRequest {
+  method: string;
+  /** Path with the query string, exactly as received. */
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body; the raw text when it was not JSON. */
+  body: any;
+}
+
+export interface ScriptedAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  /** Sent as is when a string, as JSON otherwise. */
+  body?: unknown;
+}
+
+export interface MockGeminiOptions {
+  /** The key the mock accepts; any other gets Google's 400 API_KEY_INVALID, none a 403. */
+  apiKey?: string;
+  /** Pause between two SSE events of a stream. */
+  streamEventDelayMs?: number;
+}
+
+const METHOD_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+const BATCH_LIMIT = 100;
+
+/**
+ * A local stand-in for generativelanguage.googleapis.com: serves the recorded fixtures for
+ * generateContent, streamGenerateContent?alt=sse and batchEmbedContents, enforces what the real
+ * API enforces and the adapter relies on (key header, `alt=sse`, at most 100 embed requests per
+ * batch, matching model names), records every request, and answers scripted failures on demand.
+ */
+export class MockGeminiServer {
+  readonly requests: RecordedGeminiRequest[] = [];
+  origin = '';
+  streamEventDelayMs: number;
+  readonly #server: Server;
+  readonly #apiKey: string | undefined;
+  readonly #script: ScriptedAnswer[] = [];
+
+  private constructor(options: MockGeminiOptions) {
+    this.#apiKey = options.apiKey;
+    this.streamEventDelayMs = options.streamEventDelayMs ?? 5;
+    this.#server = createServer((req, res) => {
+      this.#handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    });
+  }
+
+  static async start(options: MockGeminiOptions = {}): Promise<MockGeminiServer> {
+    const mock = new MockGeminiServer(options);
+    mock.#server.listen(0, '127.0.0.1');
+    await once(mock.#server, 'listening');
+    mock.origin = `http://127.0.0.1:${(mock.#server.address() as AddressInfo).port}`;
+    return mock;
+  }
+
+  /** The next `count` requests (of any kind) get this answer instead of the normal one. */
+  failNext(count: number, answer: ScriptedAnswer): void {
+    for (let i = 0; i < count; i++) this.#script.push(answer);
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.#script.length = 0;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    this.#server.close();
+    await once(this.#server, 'close');
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let text = '';
+    for await (const chunk of req) text += chunk.toString();
+    let body: unknown = text;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {}
+    const path = req.url ?? '/';
+    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+
+    const scripted = this.#script.shift();
+    if (scripted !== undefined) return send(res, scripted);
+
+    const url = new URL(path, 'http://mock');
+    const match = METHOD_PATH.exec(url.pathname);
+    if (req.method !== 'POST' || match === null) {
+      return send(res, googleError(404, 'NOT_FOUND', `The requested URL ${url.pathname} was not found.`));
+    }
+    const key = req.headers['x-goog-api-key'] ?? url.searchParams.get('key') ?? undefined;
+    if (this.#apiKey !== undefined && key === undefined) {
+      return send(res, googleError(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers."));
+    }
+    if (this.#apiKey !== undefined && key !== this.#apiKey) {
+      return send(res, { status: 400, body: geminiFixture('error-400-api-key-invalid.json') });
+    }
+    if (typeof body !== 'object' || body === null) {
+      return send(res, googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'));
+    }
+    const model = decodeURIComponent(match[1] as string);
+    switch (match[2]) {
+      case 'generateContent':
+        return send(res, { status: 200, body: geminiFixture('generate-content.json') });
+      case 'streamGenerateContent':
+        if (url.searchParams.get('alt') !== 'sse') {
+          return send(res, googleError(400, 'INVALID_ARGUMENT', 'This mock serves streams as alt=sse only.'));
+        }
+        return this.#stream(res);
+      default:
+        return send(res, embedAnswer(model, body as { requests?: unknown }));
+    }
+  }
+
+  async #stream(res: ServerResponse): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-disposition': 'attachment' });
+    for (const [index, event] of geminiStreamEvents().entries()) {
+      if (index > 0) await sleep(this.streamEventDelayMs);
+      if (res.destroyed) return;
+      res.write(event);
+    }
+    res.end();
+  }
+}
+
+function embedAnswer(model: string, body: { requests?: unknown }): ScriptedAnswer {
+  const requests = body.requests;
+  if (!Array.isArray(requests) || requests.length === 0) {
+    return googleError(400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: must not be empty\n');
+  }
+  if (requests.length > BATCH_LIMIT) {
+    return googleError(
+      400,
+      'INVALID_ARGUMENT',
+      '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n',
+    );
+  }
+  const embeddings = [];
+  for (const [index, request] of requests.entries()) {
+    if (request?.model !== `models/${model}`) {
+      return googleError(
+        400,
+        'INVALID_ARGUMENT',
+        `* BatchEmbedContentsRequest.model: Model name mismatch at requests[${index}].\n`,
+      );
+    }
+    const text = request?.content?.parts?.[0]?.text;
+    if (typeof text !== 'string') {
+      return googleError(400, 'INVALID_ARGUMENT', `* requests[${index}].content: must have a text part\n`);
+    }
+    embeddings.push({ values: mockEmbedding(text) });
+  }
+  return { status: 200, body: { embeddings } };
+}
+
+function googleError(code: number, status: string, message: string): ScriptedAnswer {
+  return { status: code, body: { error: { code, message, status } } };
+}
+
+function send(res: ServerResponse, answer: ScriptedAnswer): void {
+  const text =
+    answer.body === undefined
+      ? ''
+      : typeof answer.body === 'string'
+        ? answer.body
+        : JSON.stringify(answer.body);
+  res
+    .writeHead(answer.status, { 'content-type': 'application/json; charset=UTF-8', ...answer.headers })
+    .end(text);
+}

@@ -1,0 +1,294 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+/**
+ * A local stand-in for the OpenAI API (Chat Completions, streaming, Embeddings) that answers with
+ * recorded responses from test/fixtures/openai. Tests point both the gateway's adapter and the
+ * official SDK at it; benchmarks reuse it, so every answer is built once and only written per
+ * request.
+ */
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openai');
+
+export function readOpenAIFixture(name: string): string {
+  return readFileSync(join(FIXTURES, name), 'utf8');
+}
+
+export function openAIFixtureJson(name: string): unknown {
+  return JSON.parse(readOpenAIFixture(name));
+}
+
+export interface MockResponse {
+  status: number;
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string is sent as it is. */
+  body: unknown;
+}
+
+/** A recorded error response (`error-*.json`: status, headers, body), ready for `failNext`. */
+export function openAIErrorFixture(name: string): MockResponse {
+  return openAIFixtureJson(name) as MockResponse;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body; undefined when there was none or it was not JSON. */
+  body: unknown;
+  /** `finished` when the whole response was written, `closed` when the client left first. */
+  ended: Promise<'finished' | 'closed'>;
+}
+
+export interface MockOpenAIOptions {
+  /** When set, any other bearer token (or none) gets the recorded 401 invalid_api_key. */
+  apiKey?: string | undefined;
+  /** Streams carry this many content chunks instead of the recorded stream. */
+  streamChunks?: number | undefined;
+  /** Pause between streamed events, in ms; 0 writes the whole stream at once. */
+  chunkDelayMs?: number;
+  /** Keep each request in `requests` (benchmarks turn this off). Default true. */
+  record?: boolean;
+  /** Served instead of the recorded chat completion. */
+  completion?: unknown;
+}
+
+export interface MockOpenAIServer {
+  /** Includes `/v1`, as an OpenAI base URL does. */
+  baseUrl: string;
+  requests: RecordedRequest[];
+  /** The next `count` requests (any path) get this response instead of their answer. */
+  failNext(count: number, response: MockResponse): void;
+  configure(options: MockOpenAIOptions): void;
+  /** Forgets recorded requests and pending failures. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'x-request-id': 'req_mock' };
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'req_mock' };
+
+function openAIError(message: string): string {
+  return JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } });
+}
+
+/** The recorded stream, split into events, with and without its usage chunk. */
+function recordedStream(): { withUsage: Buffer[]; withoutUsage: Buffer[] } {
+  const events = readOpenAIFixture('chat-stream.txt')
+    .split('\n\n')
+    .filter((event) => event.startsWith('data: '))
+    .map((event) => event.slice('data: '.length));
+  const withUsage = events.map((data) => Buffer.from(`data: ${data}\n\n`));
+  // Without `include_usage`, OpenAI sends no usage chunk and no `usage` key on the others.
+  const withoutUsage = events.flatMap((data) => {
+    if (data === '[DONE]') return [Buffer.from('data: [DONE]\n\n')];
+    const chunk = JSON.parse(data) as { choices: unknown[]; usage?: unknown };
+    if (chunk.choices.length === 0) return [];
+    delete chunk.usage;
+    return [Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`)];
+  });
+  return { withUsage, withoutUsage };
+}
+
+/** A stream shaped like the recorded one with `count` content chunks ("w0 w1 …"). */
+function syntheticStream(count: number, includeUsage: boolean): Buffer[] {
+  const head = {
+    id: 'chatcmpl-mock',
+    object: 'chat.completion.chunk',
+    created: 1754380980,
+    model: 'gpt-4o-mini-2024-07-18',
+    service_tier: 'default',
+    system_fingerprint: 'fp_560af6e559',
+  };
+  const usageField = includeUsage ? { usage: null } : {};
+  const event = (choices: unknown[], extra: object) =>
+    Buffer.from(`data: ${JSON.stringify({ ...head, choices, ...extra })}\n\n`);
+  const choice = (delta: object, finish: string | null) => [
+    { index: 0, delta, logprobs: null, finish_reason: finish },
+  ];
+  const events = [event(choice({ role: 'assistant', content: '', refusal: null }, null), usageField)];
+  for (let i = 0; i < count; i++) events.push(event(choice({ content: `w${i} ` }, null), usageField));
+  events.push(event(choice({}, 'stop'), usageField));
+  if (includeUsage) {
+    const usage = { prompt_tokens: 12, completion_tokens: count * 2, total_tokens: 12 + count * 2 };
+    events.push(event([], { usage }));
+  }
+  events.push(Buffer.from('data: [DONE]\n\n'));
+  return events;
+}
+
+interface EmbeddingTemplates {
+  base64: string[];
+  float: string[];
+  model: string;
+}
+
+function embeddingTemplates(): EmbeddingTemplates {
+  type List = { model: string; data: { embedding: unknown }[] };
+  const base64 = openAIFixtureJson('embeddings-base64.json') as List;
+  const float = openAIFixtureJson('embeddings-float.json') as List;
+  return {
+    base64: base64.data.map((item) => JSON.stringify(item.embedding)),
+    float: float.data.map((item) => JSON.stringify(item.embedding)),
+    model: base64.model,
+  };
+}
+
+/** The recorded vectors, cycled to as many inputs as were sent; ~4 characters a token. */
+function embeddingsBody(templates: EmbeddingTemplates, request: Record<string, unknown>): string {
+  const input = request['input'];
+  const inputs = Array.isArray(input) ? input : [input];
+  const vectors = request['encoding_format'] === 'base64' ? templates.base64 : templates.float;
+  const data = inputs.map(
+    (_, index) => `{"object":"embedding","index":${index},"embedding":${vectors[index % vectors.length]}}`,
+  );
+  const tokens = inputs.reduce<number>(
+    (sum, text) => sum + (typeof text === 'string' ? Math.max(1, Math.ceil(text.length / 4)) : 1),
+    0,
+  );
+  const model = typeof request['model'] === 'string' ? request['model'] : templates.model;
+  return `{"object":"list","data":[${data.join(',')}],"model":${JSON.stringify(model)},"usage":{"prompt_tokens":${tokens},"total_tokens":${tokens}}}`;
+}
+
+function send(res: ServerResponse, response: MockResponse): void {
+  const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+  res.writeHead(response.status, { 'content-type': 'application/json', ...response.headers }).end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<MockOpenAIServer> {
+  let options: MockOpenAIOptions = { chunkDelayMs: 0, record: true, ...initial };
+  const requests: RecordedRequest[] = [];
+  const failures: { remaining: number; response: MockResponse }[] = [];
+  const recorded = recordedStream();
+  const synthetic = new Map<string, Buffer[]>();
+  // Each stream's events as one buffer, for the common no-delay case.
+  const joined = new WeakMap<Buffer[], Buffer>();
+  const embeddings = embeddingTemplates();
+  const unauthorized = openAIErrorFixture('error-401-invalid-api-key.json');
+  let completion = Buffer.from(readOpenAIFixture('chat-completion.json'));
+
+  function streamEvents(includeUsage: boolean): Buffer[] {
+    const count = options.streamChunks;
+    if (count === undefined) return includeUsage ? recorded.withUsage : recorded.withoutUsage;
+    const key = `${count}:${includeUsage}`;
+    let events = synthetic.get(key);
+    if (events === undefined) {
+      events = syntheticStream(count, includeUsage);
+      synthetic.set(key, events);
+    }
+    return events;
+  }
+
+  function writeStream(res: ServerResponse, events: Buffer[]): void {
+    res.writeHead(200, SSE_HEADERS);
+    const delay = options.chunkDelayMs ?? 0;
+    if (delay <= 0) {
+      let whole = joined.get(events);
+      if (whole === undefined) {
+        whole = Buffer.concat(events);
+        joined.set(events, whole);
+      }
+      res.end(whole);
+      return;
+    }
+    let next = 0;
+    const writeNext = () => {
+      if (res.destroyed) return;
+      const event = events[next++];
+      if (event === undefined) {
+        res.end();
+        return;
+      }
+      res.write(event);
+      setTimeout(writeNext, delay);
+    };
+    writeNext();
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const text = await readBody(req);
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (options.record !== false) {
+      const ended = new Promise<'finished' | 'closed'>((resolve) => {
+        res.once('close', () => resolve(res.writableFinished ? 'finished' : 'closed'));
+      });
+      requests.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body, ended });
+    }
+    const failure = failures[0];
+    if (failure !== undefined) {
+      if (--failure.remaining <= 0) failures.shift();
+      send(res, failure.response);
+      return;
+    }
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      send(res, unauthorized);
+      return;
+    }
+    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) {
+      send(res, { status: 404, body: openAIError(`Invalid URL (${req.method} ${path})`) });
+      return;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      send(res, { status: 400, body: openAIError('We could not parse the JSON body of your request.') });
+      return;
+    }
+    const request = body as Record<string, unknown>;
+    if (path === '/v1/embeddings') {
+      res.writeHead(200, JSON_HEADERS).end(embeddingsBody(embeddings, request));
+      return;
+    }
+    if (request['stream'] === true) {
+      const streamOptions = request['stream_options'] as { include_usage?: unknown } | undefined;
+      writeStream(res, streamEvents(streamOptions?.include_usage === true));
+      return;
+    }
+    res.writeHead(200, JSON_HEADERS).end(completion);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+
+  const apply = (next: MockOpenAIOptions) => {
+    options = { ...options, ...next };
+    if (next.completion !== undefined) completion = Buffer.from(JSON.stringify(next.completion));
+  };
+  apply(initial);
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    failNext(count, response) {
+      failures.push({ remaining: count, response });
+    },
+    configure: apply,
+    reset() {
+      requests.length = 0;
+      failures.length = 0;
+    },
+    async close() {
+      const closed = once(server, 'close');
+      server.close();
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
