@@ -5,11 +5,11 @@ import { type Config, PROVIDER_SLOTS } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { loadTokenizer } from './gateway/domain/token-count.ts';
-import { InProcessProviderHealth } from './gateway/health/circuit-breaker.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
+import { openSharedState } from './gateway/shared-state.ts';
 import {
   type ADAPTER_FACTORIES,
   buildRegistry,
@@ -21,7 +21,6 @@ import { startUsageRetention } from './gateway/services/usage-retention.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import { buildSiteApp } from './site/site-app.ts';
-import { InProcessLimitStore } from './storage/limit-store.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/ports.ts';
 
@@ -60,6 +59,7 @@ export async function buildApplication(
   await admin.applySeeds(config.apps);
   await createDemoAppIfEmpty(admin, config, logger);
 
+  const shared = await openSharedState(config);
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
   const registry = buildRegistry(config, options.adapterFactories);
@@ -75,10 +75,10 @@ export async function buildApplication(
     registry,
     retry: config.retry,
     clock,
-    health: new InProcessProviderHealth(config.circuit),
+    health: shared.health,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
-  const limiter = new AppLimiter(config.limits, new InProcessLimitStore(), () => clock.now());
+  const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now());
   const deps = {
     limiter,
     config,
@@ -118,6 +118,7 @@ export async function buildApplication(
       stopRetention();
       await recorder.flush({ final: true });
       await registry.close();
+      await shared.close();
       await storage.close();
     },
   };

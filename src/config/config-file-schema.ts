@@ -82,6 +82,7 @@ export const ConfigFileSchema = Type.Object(
     dataDir: Type.Optional(Type.String({ minLength: 1 })),
     databaseUrl: Type.Optional(Type.String({ minLength: 1 })),
     redisUrl: Type.Optional(Type.String({ minLength: 1 })),
+    redisKeyPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     logLevel: Type.Optional(
       StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     ),

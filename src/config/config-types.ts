@@ -130,6 +130,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
+  /** Namespace of every Redis key, so deployments (and test runs) can share one Redis. */
+  redisKeyPrefix: string;
   logLevel: string;
   maxBodyBytes: number;
   publicGatewayUrl: string;

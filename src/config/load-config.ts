@@ -58,6 +58,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
       'postgresql:',
     ]),
     redisUrl: checkUrl('REDIS_URL', read.string('REDIS_URL') ?? file.redisUrl, ['redis:', 'rediss:']),
+    redisKeyPrefix: read.string('REDIS_KEY_PREFIX') ?? file.redisKeyPrefix ?? 'gateway:',
     logLevel:
       read.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) ??
       file.logLevel ??

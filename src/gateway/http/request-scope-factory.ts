@@ -36,7 +36,8 @@ export function scopeFor(
     task: body.task,
     metadata: body.metadata,
     startedAt: clock.monotonic() - elapsed,
-    receivedAt: clock.now() - elapsed,
+    // Epoch ms are whole (a BIGINT column in the ledger).
+    receivedAt: Math.round(clock.now() - elapsed),
     signal: controller.signal,
   });
 }
