@@ -9,7 +9,6 @@ import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
-import { openSharedState } from './gateway/shared-state.ts';
 import {
   type ADAPTER_FACTORIES,
   buildRegistry,
@@ -18,6 +17,7 @@ import {
 import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { startUsageRetention } from './gateway/services/usage-retention.ts';
+import { openSharedState } from './gateway/shared-state.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import { buildSiteApp } from './site/site-app.ts';
