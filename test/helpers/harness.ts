@@ -7,6 +7,7 @@ import { type Application, buildApplication } from '../../src/app.ts';
 import type { ProviderSlot } from '../../src/config/config-types.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import type { ProviderAdapter } from '../../src/gateway/providers/provider.ts';
+import { ADAPTER_FACTORIES } from '../../src/gateway/providers/registry.ts';
 import { SimulatedProvider } from '../../src/gateway/providers/simulated/simulated-provider.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 
@@ -72,7 +73,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const calls: CallLog = [];
   const app = await buildApplication(config, createLogger({ level: config.logLevel }), {
     retryWait: async () => {},
-    adapterFactories: { simulated: (settings) => counting(new SimulatedProvider(settings), calls) },
+    adapterFactories: {
+      ...ADAPTER_FACTORIES,
+      simulated: (settings) => counting(new SimulatedProvider(settings), calls),
+    },
   });
   const gateway = app.gateway;
   if (gateway === undefined) throw new Error('gateway surface not built');
