@@ -96,7 +96,9 @@ export async function buildApplication(
   const gateway = config.surfaces.gateway
     ? await buildGatewayApp({ ...deps, storage, logger, verifier })
     : undefined;
-  const site = config.surfaces.site ? await buildSiteApp({ config, logger, storage }) : undefined;
+  const site = config.surfaces.site
+    ? await buildSiteApp({ config, logger, storage, clock, limits: shared.limits })
+    : undefined;
 
   return {
     config,

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
-import { PROVIDER_KINDS, PROVIDER_SLOTS } from './config-types.ts';
+import { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_KINDS, PROVIDER_SLOTS } from './config-types.ts';
 
 /** The YAML config file. Every key is optional; unknown keys are rejected so typos surface at start-up. */
 const strict = { additionalProperties: false } as const;
@@ -162,6 +162,27 @@ export const ConfigFileSchema = Type.Object(
           contentDir: Type.Optional(Type.String({ minLength: 1 })),
           identityDiscoveryFile: Type.Optional(Type.String({ minLength: 1 })),
           newsletterRateLimitPerMinute: Type.Optional(PositiveInt),
+          mail: Type.Optional(
+            Type.Object(
+              {
+                transport: Type.Optional(StringEnum(MAIL_TRANSPORTS)),
+                smtpUrl: Type.Optional(Type.String({ minLength: 1 })),
+                from: Type.Optional(Type.String({ minLength: 1 })),
+              },
+              strict,
+            ),
+          ),
+          newsletterWebhook: Type.Optional(
+            Type.Object(
+              {
+                url: Type.String({ minLength: 1 }),
+                mode: Type.Optional(StringEnum(NEWSLETTER_WEBHOOK_MODES)),
+                secret: Type.Optional(Type.String({ minLength: 1 })),
+              },
+              strict,
+            ),
+          ),
+          newsletterIpHashKey: Type.Optional(Type.String({ minLength: 1 })),
         },
         strict,
       ),

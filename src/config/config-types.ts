@@ -115,10 +115,37 @@ export interface AppSeed {
   secret: string;
 }
 
+export const MAIL_TRANSPORTS = ['none', 'log', 'smtp'] as const;
+export type MailTransportKind = (typeof MAIL_TRANSPORTS)[number];
+
+export interface MailSettings {
+  /** `none`: no mail, so newsletter signups are single opt-in; `log`: mails go to the log (local use). */
+  transport: MailTransportKind;
+  /** `smtp://user:pass@host:587` or `smtps://…`; holds a password, so it is never logged. */
+  smtpUrl: string | undefined;
+  /** Sender of newsletter mails: `addr@example.com` or `Name <addr@example.com>`. */
+  from: string;
+}
+
+export const NEWSLETTER_WEBHOOK_MODES = ['async', 'sync'] as const;
+
+/** The optional mailing-list upstream told of every subscription change. */
+export interface NewsletterWebhookSettings {
+  url: string;
+  /** `async`: through the outbox, retried in the background; `sync`: in the request, failure is a 500. */
+  mode: (typeof NEWSLETTER_WEBHOOK_MODES)[number];
+  /** Key of the HMAC-SHA256 body signature; never logged. */
+  secret: string | undefined;
+}
+
 export interface SiteSettings {
   contentDir: string | undefined;
   identityDiscoveryFile: string | undefined;
   newsletterRateLimitPerMinute: number;
+  mail: MailSettings;
+  newsletterWebhook: NewsletterWebhookSettings | undefined;
+  /** Key of the HMAC that pseudonymises client addresses in consent records; random per process when unset. */
+  newsletterIpHashKey: string | undefined;
 }
 
 export interface Config {

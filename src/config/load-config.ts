@@ -22,6 +22,7 @@ import {
 import { parseAppSeeds } from './parse-apps.ts';
 import { readConfigFile } from './read-config-file.ts';
 import { type Env, EnvReader } from './read-env.ts';
+import { readNewsletterSettings } from './read-newsletter-settings.ts';
 
 /**
  * Builds the whole configuration once, at start-up: defaults, then the YAML file (CONFIG_FILE),
@@ -97,6 +98,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
         read.integer('NEWSLETTER_RATE_LIMIT_PER_MINUTE', 1, 1_000_000) ??
         file.site?.newsletterRateLimitPerMinute ??
         DEFAULTS.newsletterRateLimitPerMinute,
+      ...readNewsletterSettings(read, file.site ?? {}),
     },
   };
   if (config.retry.maxDelayMs < config.retry.baseDelayMs) {

@@ -45,7 +45,7 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     request.log.info(
       {
         method: request.method,
-        url: request.url,
+        url: redactUrlTokens(request.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 1000) / 1000,
       },
@@ -54,4 +54,9 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+/** Link tokens (newsletter confirm and unsubscribe) are credentials: the request log keeps them out. */
+export function redactUrlTokens(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
 }

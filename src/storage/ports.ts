@@ -120,7 +120,141 @@ export interface UsageLedger {
 export interface Storage {
   apps: AppStore;
   usage: UsageLedger;
+  subscribers: SubscriberStore;
   /** Cheap liveness check for health reports. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Newsletter subscribers (surface B) and the outbox of changes for the mailing-list upstream.
+
+export type SubscriberStatus = 'pending' | 'subscribed' | 'unsubscribed';
+
+/** Evidence of the consent behind a subscription: when, through what, and from whom (pseudonymised). */
+export interface ConsentEvidence {
+  at: number;
+  /** Where the signup came from: `api`, or the form's `source`. */
+  source: string;
+  /** Keyed hash of the client address, never the address itself. */
+  ipHash: string | null;
+  /** The client's User-Agent, truncated. */
+  userAgent: string | null;
+}
+
+export interface SubscriberRecord {
+  id: string;
+  /** The normalised address (trimmed, domain lower-cased); unique. */
+  email: string;
+  status: SubscriberStatus;
+  createdAt: number;
+  updatedAt: number;
+  /** The consent of the latest signup that changed the subscription. */
+  consent: ConsentEvidence;
+  confirmedAt: number | null;
+  unsubscribedAt: number | null;
+  /** SHA-256 of the current confirm token (the token itself only ever travels in the mail). */
+  confirmTokenHash: string | null;
+  confirmExpiresAt: number | null;
+  /** When the last confirmation mail was asked for; re-sends to one address are throttled by it. */
+  confirmSentAt: number | null;
+}
+
+export interface SignupRequest {
+  /** Already normalised. */
+  email: string;
+  /** `consent.at` is the time of the signup. */
+  consent: ConsentEvidence;
+  /** True: the address stays pending until its confirm link is used. False: subscribed at once. */
+  doubleOptIn: boolean;
+  /** With double opt-in: the new confirm token, stored when a confirmation mail is due. */
+  confirmTokenHash: string;
+  confirmExpiresAt: number;
+  /** A pending address gets another confirmation mail only once the last one is this old. */
+  resendAfterMs: number;
+  /** A fresh unsubscribe token for the mail about to be sent; stored when a confirmation mail is due. */
+  unsubscribeTokenHash: string;
+  /** Write an outbox entry, in the same transaction, when the status changes. */
+  enqueue: boolean;
+}
+
+/**
+ * `created`: a new address; `resubscribed`: an unsubscribed one signed up again; `resent`: a
+ * pending one gets a new confirm token; `subscribed`: a pending one is subscribed because double
+ * opt-in is off now; `unchanged`: already subscribed, or a re-send was throttled.
+ */
+export type SignupOutcome = 'created' | 'resubscribed' | 'resent' | 'subscribed' | 'unchanged';
+
+export interface SignupResult {
+  outcome: SignupOutcome;
+  subscriber: SubscriberRecord;
+  /** A confirmation mail carrying the request's confirm and unsubscribe tokens must be sent. */
+  confirmationDue: boolean;
+  /** An outbox entry was written. */
+  enqueued: boolean;
+}
+
+export type ConfirmOutcome = 'confirmed' | 'already_confirmed' | 'expired' | 'invalid';
+export type UnsubscribeOutcome = 'unsubscribed' | 'already_unsubscribed' | 'invalid';
+
+export interface TokenResult<Outcome> {
+  outcome: Outcome;
+  /** The subscriber the token belongs to; undefined for an unknown token. */
+  subscriber: SubscriberRecord | undefined;
+  enqueued: boolean;
+}
+
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+/** One subscription change waiting for (or done with) delivery to the mailing-list upstream. */
+export interface OutboxEntry {
+  id: string;
+  subscriberId: string;
+  /** Per subscriber, increasing: a subscriber's changes are delivered in this order. */
+  sequence: number;
+  email: string;
+  /** The subscriber's status after the change. */
+  subscriberStatus: SubscriberStatus;
+  subscribedAt: number;
+  state: OutboxStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  createdAt: number;
+  updatedAt: number;
+  deliveredAt: number | null;
+}
+
+export interface OutboxStats {
+  pending: number;
+  failed: number;
+  /** `createdAt` of the oldest pending entry. */
+  oldestPendingAt: number | null;
+}
+
+export interface SubscriberStore {
+  /** Creates or updates the subscriber of `request.email` atomically, with its outbox entry. */
+  signUp(request: SignupRequest): Promise<SignupResult>;
+  /** Uses a confirm token: pending becomes subscribed; a repeat answers `already_confirmed`. */
+  confirm(tokenHash: string, at: number, enqueue: boolean): Promise<TokenResult<ConfirmOutcome>>;
+  /** Uses an unsubscribe token (long-lived, any the subscriber was mailed); clears the confirm token. */
+  unsubscribe(tokenHash: string, at: number, enqueue: boolean): Promise<TokenResult<UnsubscribeOutcome>>;
+  findSubscriber(email: string): Promise<SubscriberRecord | undefined>;
+  findByUnsubscribeToken(tokenHash: string): Promise<SubscriberRecord | undefined>;
+  /**
+   * Leases up to `limit` due pending entries (`nextAttemptAt <= now`) until `now + leaseMs`, so no
+   * other worker takes them meanwhile. An entry is never handed out while an earlier entry of the
+   * same subscriber is still pending.
+   */
+  claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]>;
+  markOutboxDelivered(id: string, at: number): Promise<void>;
+  /** Records a failed attempt: retried at `nextAttemptAt`, or, when it is null, marked failed for good. */
+  markOutboxAttemptFailed(
+    id: string,
+    failure: { attempts: number; nextAttemptAt: number | null; error: string },
+    at: number,
+  ): Promise<void>;
+  outboxStats(): Promise<OutboxStats>;
+  /** Entries in creation order, for inspection. */
+  listOutbox(query: { state?: OutboxStatus; limit: number }): Promise<OutboxEntry[]>;
 }

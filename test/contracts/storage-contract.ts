@@ -240,3 +240,5 @@ export function describeUsagePagingContract(name: string, open: () => Promise<St
     });
   });
 }
+
+export { describeSubscriberContract } from './subscriber-contract.ts';

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   describeStorageContract,
+  describeSubscriberContract,
   describeUsagePagingContract,
   describeUsageTotalsContract,
   sampleRecord,
@@ -14,6 +15,7 @@ import { openSqliteStorage } from './sqlite-storage.ts';
 describeStorageContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeUsageTotalsContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeUsagePagingContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
+describeSubscriberContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 
 describe('embedded SQLite on disk', () => {
   it('keeps records across reopening, and migrations run once', async () => {

@@ -1,6 +1,7 @@
 import type { Storage } from '../ports.ts';
 import { openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
+import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
 import { SqliteUsageLedger } from './sqlite-usage-ledger.ts';
 
 /** The embedded storage: one SQLite file in DATA_DIR (or ':memory:' for tests). */
@@ -10,6 +11,7 @@ export function openSqliteStorage(dataDir: string): Storage {
   return {
     apps: new SqliteAppStore(db),
     usage: new SqliteUsageLedger(db),
+    subscribers: new SqliteSubscriberStore(db),
     ping: async () => {
       ping.get();
     },

@@ -1,0 +1,82 @@
+import { extname } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../../platform/errors.ts';
+import type { AgentSkillSource } from '../content/site-content.ts';
+import { AGENT_SKILLS_PATH, buildAgentSkillsIndex } from './agent-skills-index.ts';
+import {
+  type CachedDocument,
+  prepareDocument,
+  prepareJsonDocument,
+  serveDocument,
+} from './cached-document.ts';
+import { AgentSkillsIndexSchema, ErrorEnvelopeSchema } from './discovery-schemas.ts';
+import { DISCOVERY_TAG, registerDocumentRoute } from './register-document-route.ts';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.json': 'application/json',
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
+};
+
+/**
+ * The Agent Skills Discovery index and every file it lists. Files are served from memory, looked
+ * up by name and path in a map built at start-up, so no request ever touches the file system.
+ */
+export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly AgentSkillSource[]): void {
+  const index = prepareJsonDocument(buildAgentSkillsIndex(skills));
+  const files = new Map<string, CachedDocument>();
+  for (const skill of skills) {
+    for (const file of skill.files) {
+      const type = CONTENT_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream';
+      files.set(`${skill.name}/${file.path}`, prepareDocument(file.bytes, type));
+    }
+  }
+
+  registerDocumentRoute(
+    app,
+    {
+      path: `${AGENT_SKILLS_PATH}/index.json`,
+      operationId: 'agentSkillsIndex',
+      summary: 'Agent Skills Discovery index (0.2.0), with SHA-256 digests of every file',
+      mediaType: 'application/json',
+      bodySchema: AgentSkillsIndexSchema,
+    },
+    () => index,
+  );
+
+  const serveFile = (name: string, path: string) => {
+    const file = files.get(`${name}/${path}`);
+    if (file === undefined) throw new ApiError('not_found', `no skill file ${name}/${path}`);
+    return file;
+  };
+  app.get(
+    `${AGENT_SKILLS_PATH}/:name/SKILL.md`,
+    {
+      schema: {
+        tags: [DISCOVERY_TAG],
+        summary: 'The instructions of one agent skill (Markdown with YAML front matter)',
+        operationId: 'agentSkill',
+        params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        response: {
+          200: { description: 'SKILL.md', content: { 'text/markdown': { schema: { type: 'string' } } } },
+          304: { description: 'Not modified', type: 'null' },
+          404: {
+            description: 'No such skill',
+            content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+          },
+        },
+      },
+    },
+    (request, reply) => {
+      const { name } = request.params as { name: string };
+      return serveDocument(request, reply, serveFile(name, 'SKILL.md'), { cors: true });
+    },
+  );
+  // Supporting files (references/, assets/...) named in the index's `files`.
+  app.get(`${AGENT_SKILLS_PATH}/:name/*`, { schema: { hide: true } }, (request, reply) => {
+    const params = request.params as { name: string; '*': string };
+    return serveDocument(request, reply, serveFile(params.name, params['*']), { cors: true });
+  });
+}

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  API_CATALOG_CONTENT_TYPE,
+  API_CATALOG_PATH,
+  apiCatalogLink,
+  type CatalogApi,
+  toLinkset,
+} from './api-catalog.ts';
+import { prepareJsonDocument } from './cached-document.ts';
+import { LinksetSchema } from './discovery-schemas.ts';
+import { registerDocumentRoute } from './register-document-route.ts';
+
+export interface ApiCatalogDeps {
+  publicSiteUrl: string;
+  catalog: readonly CatalogApi[];
+}
+
+/** GET/HEAD /.well-known/api-catalog (RFC 9727), with the `api-catalog` Link header it requires. */
+export function registerApiCatalogRoute(app: FastifyInstance, deps: ApiCatalogDeps): void {
+  const catalogUrl = `${deps.publicSiteUrl}${API_CATALOG_PATH}`;
+  const document = prepareJsonDocument(toLinkset(deps.catalog, catalogUrl), API_CATALOG_CONTENT_TYPE);
+  registerDocumentRoute(
+    app,
+    {
+      path: API_CATALOG_PATH,
+      operationId: 'apiCatalog',
+      summary: 'API catalog (RFC 9727): both APIs with their OpenAPI, documentation and status links',
+      mediaType: 'application/linkset+json',
+      bodySchema: LinksetSchema,
+      serve: { headers: { link: apiCatalogLink(deps.publicSiteUrl) } },
+    },
+    () => document,
+  );
+}
