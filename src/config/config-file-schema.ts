@@ -87,6 +87,9 @@ export const ConfigFileSchema = Type.Object(
       StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     ),
     maxBodyBytes: Type.Optional(PositiveInt),
+    trustProxy: Type.Optional(
+      Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.Array(Type.String({ minLength: 1 }))]),
+    ),
     publicGatewayUrl: Type.Optional(Type.String({ minLength: 1 })),
     publicSiteUrl: Type.Optional(Type.String({ minLength: 1 })),
     apps: Type.Optional(
@@ -162,6 +165,7 @@ export const ConfigFileSchema = Type.Object(
           contentDir: Type.Optional(Type.String({ minLength: 1 })),
           identityDiscoveryFile: Type.Optional(Type.String({ minLength: 1 })),
           newsletterRateLimitPerMinute: Type.Optional(PositiveInt),
+          mcpAllowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
           mail: Type.Optional(
             Type.Object(
               {

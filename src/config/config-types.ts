@@ -146,6 +146,8 @@ export interface SiteSettings {
   newsletterWebhook: NewsletterWebhookSettings | undefined;
   /** Key of the HMAC that pseudonymises client addresses in consent records; random per process when unset. */
   newsletterIpHashKey: string | undefined;
+  /** Extra browser origins allowed to call POST /mcp. */
+  mcpAllowedOrigins: string[];
 }
 
 export interface Config {
@@ -161,6 +163,8 @@ export interface Config {
   redisKeyPrefix: string;
   logLevel: string;
   maxBodyBytes: number;
+  /** Which proxies' X-Forwarded-For to believe (Fastify's trustProxy). */
+  trustProxy: boolean | number | string[];
   publicGatewayUrl: string;
   publicSiteUrl: string;
   apps: AppSeed[];

@@ -115,3 +115,29 @@ describe('loadConfig', () => {
     assert.doesNotMatch(keyed, /sk-live-123/);
   });
 });
+
+describe('network settings', () => {
+  it('reads TRUST_PROXY as a flag, a hop count or addresses', () => {
+    assert.equal(loadConfig({}, []).trustProxy, false);
+    assert.equal(loadConfig({ TRUST_PROXY: 'true' }, []).trustProxy, true);
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }, []).trustProxy, 2);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }, []).trustProxy, [
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'the proxy' }, []), /TRUST_PROXY/);
+  });
+
+  it('reads MCP_ALLOWED_ORIGINS as origins and names it when one is not', () => {
+    assert.deepEqual(
+      loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:3000' }, []).site
+        .mcpAllowedOrigins,
+      ['https://app.example.com', 'http://localhost:3000'],
+    );
+    assert.throws(
+      () => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' }, []),
+      /MCP_ALLOWED_ORIGINS/,
+    );
+    assert.throws(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'app.example.com' }, []), /MCP_ALLOWED_ORIGINS/);
+  });
+});

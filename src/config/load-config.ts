@@ -22,6 +22,7 @@ import {
 import { parseAppSeeds } from './parse-apps.ts';
 import { readConfigFile } from './read-config-file.ts';
 import { type Env, EnvReader } from './read-env.ts';
+import { readAllowedOrigins, readTrustProxy } from './read-network-settings.ts';
 import { readNewsletterSettings } from './read-newsletter-settings.ts';
 
 /**
@@ -66,6 +67,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
       DEFAULTS.logLevel,
     maxBodyBytes:
       read.integer('MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024) ?? file.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    trustProxy: readTrustProxy(read, file.trustProxy),
     publicGatewayUrl: publicUrl(
       'PUBLIC_GATEWAY_URL',
       read.string('PUBLIC_GATEWAY_URL') ?? file.publicGatewayUrl,
@@ -99,6 +101,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
         file.site?.newsletterRateLimitPerMinute ??
         DEFAULTS.newsletterRateLimitPerMinute,
       ...readNewsletterSettings(read, file.site ?? {}),
+      mcpAllowedOrigins: readAllowedOrigins(read, file.site?.mcpAllowedOrigins),
     },
   };
   if (config.retry.maxDelayMs < config.retry.baseDelayMs) {

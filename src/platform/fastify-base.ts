@@ -6,6 +6,7 @@ import type { Logger } from './logger.ts';
 export interface BaseAppOptions {
   logger: Logger;
   maxBodyBytes: number;
+  trustProxy?: boolean | number | string[];
 }
 
 /**
@@ -21,6 +22,7 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     genReqId: (req) => pickRequestId(req.headers['x-request-id']),
     requestIdHeader: false,
     bodyLimit: options.maxBodyBytes,
+    trustProxy: toTrustProxy(options.trustProxy ?? false),
     // Behind a load balancer, idle keep-alive connections must outlive the balancer's timeout.
     keepAliveTimeout: 72_000,
     ajv: {
@@ -59,4 +61,11 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
 /** Link tokens (newsletter confirm and unsubscribe) are credentials: the request log keeps them out. */
 export function redactUrlTokens(url: string): string {
   return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+}
+
+/** A hop count becomes the function form Fastify's types accept: trust the nearest `hops` proxies. */
+function toTrustProxy(
+  value: boolean | number | string[],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof value === 'number' ? (_address, hop) => hop < value : value;
 }

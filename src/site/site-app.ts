@@ -23,11 +23,15 @@ export interface SiteAppDeps {
 
 /** Surface B: the public site API. */
 export async function buildSiteApp(deps: SiteAppDeps): Promise<FastifyInstance> {
-  const app = createBaseApp({ logger: deps.logger, maxBodyBytes: deps.config.maxBodyBytes });
+  const app = createBaseApp({
+    logger: deps.logger,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    trustProxy: deps.config.trustProxy,
+  });
   const clock = deps.clock ?? systemClock;
 
   // --- site content, OpenAPI, MCP and discovery: first, as @fastify/swagger records only later routes ---
-  await registerSiteDiscovery(app, deps.config);
+  await registerSiteDiscovery(app, deps.config, { mcpAllowedOrigins: deps.config.site.mcpAllowedOrigins });
   // --- end site content, OpenAPI, MCP and discovery ---
 
   // --- newsletter and health: /api/newsletter…, /api/health, /up ---

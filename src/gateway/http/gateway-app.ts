@@ -10,9 +10,9 @@ import { registerChatRoute } from './chat-route.ts';
 import { registerEmbedRoute } from './embed-route.ts';
 import { registerHealthRoute } from './health-route.ts';
 import { registerJsonRoute } from './json-route.ts';
-import { registerUsageRoute } from './usage-route.ts';
 import { openApiOptions } from './openapi-document.ts';
 import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
+import { registerUsageRoute } from './usage-route.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
@@ -22,7 +22,11 @@ export interface GatewayAppDeps extends GatewayDeps {
 
 /** Surface A: GET /health, GET /openapi.json, and the authenticated /v1 inference routes. */
 export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
-  const app = createBaseApp({ logger: deps.logger, maxBodyBytes: deps.config.maxBodyBytes });
+  const app = createBaseApp({
+    logger: deps.logger,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    trustProxy: deps.config.trustProxy,
+  });
   for (const schema of [...SHARED_SCHEMAS, ChatResponse, EmbedResponse, JsonResponse, GatewayHealth])
     app.addSchema(schema);
   await app.register(swagger, openApiOptions(deps.config.publicGatewayUrl));
