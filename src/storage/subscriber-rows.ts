@@ -151,12 +151,17 @@ export function toOutboxEntry(row: OutboxRow): OutboxEntry {
 }
 
 /**
- * Due pending entries whose subscriber has no earlier pending entry, oldest first. Written with
- * `?` placeholders in the order (now, limit); PostgreSQL replaces them with $1, $2.
+ * Due pending entries whose subscriber has no earlier pending entry, oldest first. The parameters
+ * are (now, limit); `placeholder` spells the n-th one in the engine's syntax (`?`, `$n`).
  */
-export const DUE_OUTBOX_SQL = `SELECT * FROM newsletter_outbox o
-  WHERE o.state = 'pending' AND o.next_attempt_at <= ?
+export function dueOutboxSql(placeholder: (position: number) => string): string {
+  return `SELECT * FROM newsletter_outbox o
+  WHERE o.state = 'pending' AND o.next_attempt_at <= ${placeholder(1)}
     AND NOT EXISTS (SELECT 1 FROM newsletter_outbox p
       WHERE p.subscriber_id = o.subscriber_id AND p.state = 'pending' AND p.seq < o.seq)
   ORDER BY o.created_at, o.subscriber_id, o.seq
-  LIMIT ?`;
+  LIMIT ${placeholder(2)}`;
+}
+
+/** The due-entries query with `?` placeholders, as SQLite takes it. */
+export const DUE_OUTBOX_SQL = dueOutboxSql(() => '?');

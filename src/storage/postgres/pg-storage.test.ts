@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   describeStorageContract,
+  describeSubscriberContract,
   describeUsagePagingContract,
   describeUsageTotalsContract,
 } from '../../../test/contracts/storage-contract.ts';
@@ -23,6 +24,7 @@ async function openFresh() {
 describeStorageContract('PostgreSQL', openFresh);
 describeUsageTotalsContract('PostgreSQL', openFresh);
 describeUsagePagingContract('PostgreSQL', openFresh);
+describeSubscriberContract('PostgreSQL', openFresh);
 
 describe('PostgreSQL migrations', () => {
   it('run once even when several instances start together', async () => {

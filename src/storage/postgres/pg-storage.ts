@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Storage } from '../ports.ts';
 import { PgAppStore } from './pg-app-store.ts';
 import { migratePostgres } from './pg-migrate.ts';
+import { PgSubscriberStore } from './pg-subscriber-store.ts';
 import { PgUsageLedger } from './pg-usage-ledger.ts';
 
 /** PostgreSQL storage (DATABASE_URL), shared by every gateway instance; migrations apply at start-up. */
@@ -23,6 +24,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
   return {
     apps: new PgAppStore(pool),
     usage: new PgUsageLedger(pool),
+    subscribers: new PgSubscriberStore(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },
