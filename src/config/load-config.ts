@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { checkUrl } from './check-url.ts';
 import { ConfigError } from './config-error.ts';
 import type { ConfigFile, ProviderFileSettings } from './config-file-schema.ts';
 import {
@@ -181,20 +182,6 @@ function readRouting(file: ConfigFile, providers: Record<ProviderSlot, ProviderS
     }
   }
   return { chat, embed, tasks: file.routing?.tasks ?? {} };
-}
-
-function checkUrl(setting: string, value: string | undefined, protocols: string[]): string | undefined {
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(setting, 'is not a valid URL');
-  }
-  if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(setting, `must use ${protocols.map((p) => p.slice(0, -1)).join(' or ')}`);
-  }
-  return value;
 }
 
 function publicUrl(setting: string, value: string | undefined, port: number): string {

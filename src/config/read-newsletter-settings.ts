@@ -1,3 +1,4 @@
+import { checkUrl } from './check-url.ts';
 import { ConfigError } from './config-error.ts';
 import type { ConfigFile } from './config-file-schema.ts';
 import {
@@ -33,10 +34,11 @@ export function readNewsletterSettings(read: EnvReader, file: SiteFileSettings):
 }
 
 function readMail(read: EnvReader, file: SiteFileSettings): MailSettings {
-  const smtpUrl = checkSecretUrl(
+  const smtpUrl = checkUrl(
     'SMTP_URL (site.mail.smtpUrl)',
     read.string('SMTP_URL') ?? file.mail?.smtpUrl,
     ['smtp:', 'smtps:'],
+    { requireHost: true },
   );
   // Setting SMTP_URL alone means "send mail": silently staying single opt-in would surprise.
   const transport =
@@ -53,10 +55,11 @@ function readMail(read: EnvReader, file: SiteFileSettings): MailSettings {
 }
 
 function readWebhook(read: EnvReader, file: SiteFileSettings): NewsletterWebhookSettings | undefined {
-  const url = checkSecretUrl(
+  const url = checkUrl(
     'NEWSLETTER_WEBHOOK_URL (site.newsletterWebhook.url)',
     read.string('NEWSLETTER_WEBHOOK_URL') ?? file.newsletterWebhook?.url,
     ['http:', 'https:'],
+    { requireHost: true },
   );
   const mode =
     read.oneOf('NEWSLETTER_WEBHOOK_MODE', NEWSLETTER_WEBHOOK_MODES) ??
@@ -67,22 +70,6 @@ function readWebhook(read: EnvReader, file: SiteFileSettings): NewsletterWebhook
     read.string('NEWSLETTER_WEBHOOK_SECRET') ?? file.newsletterWebhook?.secret,
   );
   return url === undefined ? undefined : { url, mode, secret };
-}
-
-/** Checks a URL that may carry credentials: the message names the setting, never the value. */
-function checkSecretUrl(setting: string, value: string | undefined, protocols: string[]): string | undefined {
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(setting, 'is not a valid URL');
-  }
-  if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(setting, `must use ${protocols.map((p) => p.slice(0, -1)).join(' or ')}`);
-  }
-  if (url.hostname === '') throw new ConfigError(setting, 'must name a host');
-  return value;
 }
 
 function checkKey(setting: string, value: string | undefined): string | undefined {

@@ -1,8 +1,8 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
+import { isRecord } from '../json-guards.ts';
 import { ProviderError } from '../provider-error.ts';
-import { isRecord } from './json-guards.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 

@@ -1,5 +1,5 @@
+import { asCount, isRecord } from '../json-guards.ts';
 import type { ReportedUsage } from '../provider.ts';
-import { asCount, isRecord } from './json-guards.ts';
 
 /** The counts of an Anthropic `usage` object that the gateway keeps; absent ones are undefined. */
 export interface AnthropicUsageCounts {

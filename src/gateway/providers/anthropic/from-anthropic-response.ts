@@ -1,9 +1,9 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
+import { asString, isRecord } from '../json-guards.ts';
 import type { ChatResult } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { mapStopReason } from './anthropic-stop-reason.ts';
 import { readUsageCounts, toReportedUsage } from './anthropic-usage.ts';
-import { asString, isRecord } from './json-guards.ts';
 import { type JsonToolPlan, WRAPPED_VALUE_KEY } from './to-anthropic-request.ts';
 
 export interface ResponseContext {

@@ -1,4 +1,5 @@
 import { safeJson } from '../http/upstream-http.ts';
+import { asCount, asString, isRecord } from '../json-guards.ts';
 import type { ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { mapAnthropicStreamError } from './anthropic-error.ts';
@@ -15,7 +16,6 @@ import {
   isForcedToolUse,
   type ResponseContext,
 } from './from-anthropic-response.ts';
-import { asCount, asString, isRecord } from './json-guards.ts';
 
 /** One server-sent event as the SSE parser gives it. */
 export interface SseMessage {

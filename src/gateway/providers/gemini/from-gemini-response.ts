@@ -1,4 +1,5 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
+import { isRecord } from '../json-guards.ts';
 import type { ChatResult, FinishReason, ReportedUsage } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { geminiModelId } from './gemini-model.ts';
@@ -142,10 +143,6 @@ function blockReason(feedback: unknown): string | undefined {
 
 function hasCandidate(body: unknown): boolean {
   return isRecord(body) && Array.isArray(body['candidates']) && body['candidates'].length > 0;
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function invalid(slot: ProviderSlot, detail: string): ProviderError {

@@ -1,8 +1,9 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { safeJson } from '../http/upstream-http.ts';
+import { isRecord } from '../json-guards.ts';
 import type { ChatStreamEvent, ReportedUsage } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
-import { invalid, isRecord, readGeminiAnswer } from './from-gemini-response.ts';
+import { invalid, readGeminiAnswer } from './from-gemini-response.ts';
 import { geminiErrorFrom } from './gemini-error.ts';
 import { geminiModelId } from './gemini-model.ts';
 

@@ -1,5 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
-import { invalid, isRecord } from './from-gemini-response.ts';
+import { isRecord } from '../json-guards.ts';
+import { invalid } from './from-gemini-response.ts';
 import { geminiModelResource } from './gemini-model.ts';
 
 /** batchEmbedContents refuses more ("at most 100 requests can be in one batch"). */

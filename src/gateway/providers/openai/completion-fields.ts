@@ -1,6 +1,7 @@
 // Fields a chat completion and its stream chunks share, read the same way for both.
+
+import { asCount, isRecord } from '../json-guards.ts';
 import type { FinishReason, ReportedUsage } from '../provider.ts';
-import { asCount, isRecord } from './json-guards.ts';
 
 /**
  * Chat Completions `usage` to the gateway's counts. OpenAI's `prompt_tokens` already includes

@@ -1,7 +1,7 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
+import { isRecord } from '../json-guards.ts';
 import type { ChatResult } from '../provider.ts';
 import { readFinishReason, readOpenAIUsage } from './completion-fields.ts';
-import { isRecord } from './json-guards.ts';
 import { invalidResponse } from './openai-error.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { safeJson } from '../http/upstream-http.ts';
+import { isRecord } from '../json-guards.ts';
 import type { ChatResult, ChatStreamEvent, FinishReason, ReportedUsage } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { readFinishReason, readOpenAIUsage } from './completion-fields.ts';
-import { isRecord } from './json-guards.ts';
 import { errorFromStreamChunk, invalidResponse } from './openai-error.ts';
 
 /** One server-sent event as the SSE parser gives it. */

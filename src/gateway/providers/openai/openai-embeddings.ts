@@ -1,6 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
+import { asCount, isRecord } from '../json-guards.ts';
 import type { EmbedCall, EmbedResult } from '../provider.ts';
-import { asCount, isRecord } from './json-guards.ts';
 import { invalidResponse } from './openai-error.ts';
 
 export interface OpenAIEmbeddingsRequest {

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
 import { readLimitedText, UpstreamHttp, type UpstreamResponse } from '../http/upstream-http.ts';
+import { isRecord } from '../json-guards.ts';
 import type {
   CallContext,
   ChatCall,
@@ -14,7 +15,6 @@ import type {
 import type { ProviderError } from '../provider-error.ts';
 import { fromOpenAIChatResponse } from './from-openai-response.ts';
 import { eventsFromCompletion, fromOpenAIStream } from './from-openai-stream.ts';
-import { isRecord } from './json-guards.ts';
 import { fromOpenAIEmbeddingsResponse, toOpenAIEmbeddingsRequest } from './openai-embeddings.ts';
 import { errorFromResponse, errorFromStreamChunk } from './openai-error.ts';
 import { type MaxTokensField, maxTokensFieldFor, toOpenAIChatRequest } from './to-openai-request.ts';

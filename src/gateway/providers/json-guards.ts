@@ -1,6 +1,7 @@
 /**
- * Small checks for upstream JSON, which is `unknown` until proven otherwise. They never throw:
- * the caller decides whether a missing field is fatal (`invalid_response`) or merely absent.
+ * Small checks for upstream JSON, shared by every adapter: data from an upstream is `unknown`
+ * until proven otherwise. They never throw: the caller decides whether a missing field is fatal
+ * (`invalid_response`) or merely absent.
  */
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
