@@ -20,7 +20,13 @@ describe('GET /openapi.json (surface A)', () => {
   });
 
   it('describes every surface A operation, the public base URL and both credential headers', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), ['/health', '/v1/chat', '/v1/embed', '/v1/json', '/v1/usage']);
+    assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/health',
+      '/v1/chat',
+      '/v1/embed',
+      '/v1/json',
+      '/v1/usage',
+    ]);
     assert.equal(doc.info.version, '1.0.0');
     assert.equal(doc.servers[0].url, 'https://gateway.example.com');
     assert.deepEqual(doc.security, [{ gatewayApp: [], gatewaySecret: [] }]);

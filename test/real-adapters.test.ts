@@ -44,7 +44,8 @@ describe('the gateway with real adapters bound to mock upstreams', () => {
     const sent = mock.requests.at(-1);
     assert.equal(sent?.path, '/v1/chat/completions');
     assert.equal(sent?.headers.authorization, 'Bearer mock-key');
-    assert.equal((sent?.body as { model: string }).model, 'gpt-4o-mini');
+    const sentBody: any = sent?.body;
+    assert.equal(sentBody.model, 'gpt-4o-mini');
   });
 
   it('streams upstream chunks through as deltas and ends with the upstream usage', async () => {
@@ -60,7 +61,8 @@ describe('the gateway with real adapters bound to mock upstreams', () => {
     const done = events.at(-1)?.data as any;
     assert.equal(events.at(-1)?.event, 'done');
     assert.equal(done.usage.estimated, false);
-    assert.equal((mock.requests.at(-1)?.body as any).stream_options.include_usage, true);
+    const streamed: any = mock.requests.at(-1)?.body;
+    assert.equal(streamed.stream_options.include_usage, true);
   });
 
   it('refuses embeddings on the Anthropic slot with 400 unsupported_capability, and routes them elsewhere by default', async () => {

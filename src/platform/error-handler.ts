@@ -49,16 +49,19 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.toEnvelope());
 }
 
+/** The envelope for any error; a 5xx is logged with its cause, which the client never sees. */
+export function respondWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+  return sendError(reply, apiError);
+}
+
 /**
  * Installs the envelope on a Fastify instance: every error, 404 and 405 answers
  * `{error: {code, message, details?}}` with the status its code owns.
  */
 export function installErrorEnvelope(app: FastifyInstance): void {
-  app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return sendError(reply, apiError);
-  });
+  app.setErrorHandler(respondWithError);
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../platform/clock.ts';
 import { verifySecret } from '../../platform/secret-hash.ts';
 import type { AppStore } from '../../storage/ports.ts';
@@ -24,7 +24,8 @@ export interface CredentialVerifierOptions {
 const DECOY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$3q2-7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+  // The one-shot form: no Hash object per request.
+  return hash('sha256', value, 'buffer');
 }
 
 /**
@@ -50,6 +51,14 @@ export class CredentialVerifier {
 
   /** Resolves true only for an active app whose secret matches. */
   async verify(appName: string, secret: string): Promise<boolean> {
+    return this.check(appName, secret);
+  }
+
+  /**
+   * `verify`, answered synchronously when the cache decides (almost every request), so the
+   * request path awaits nothing; a promise when the store or scrypt must be consulted.
+   */
+  check(appName: string, secret: string): boolean | Promise<boolean> {
     const secretDigest = digest(secret);
     const cached = this.#apps.get(appName);
     if (cached !== undefined && this.#clock.now() - cached.checkedAt < this.#recheckMs) {

@@ -19,18 +19,32 @@ function headerValue(value: string | string[] | undefined): string | undefined {
 /**
  * onRequest hook for /v1: both x-gateway-app and x-gateway-secret must be present and match.
  * It runs before the body is read, so unauthenticated callers cannot make the gateway parse
- * large bodies. The same 401 answers every failure, so it reveals nothing.
+ * large bodies. The same 401 answers every failure, so it reveals nothing. Written with a
+ * callback rather than `async` so that a credential the cache already knows (nearly every
+ * request) costs no promise and no extra turn of the microtask queue.
  */
 export function createAuthHook(verifier: CredentialVerifier) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return function authenticate(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
     const app = headerValue(request.headers['x-gateway-app']);
     const secret = headerValue(request.headers['x-gateway-secret']);
     if (app === undefined || secret === undefined) {
-      throw new ApiError('unauthorized', 'x-gateway-app and x-gateway-secret headers are required');
+      done(new ApiError('unauthorized', 'x-gateway-app and x-gateway-secret headers are required'));
+      return;
     }
-    if (!(await verifier.verify(app, secret))) {
-      throw new ApiError('unauthorized', 'invalid app credentials');
-    }
-    request.appName = app;
+    const settle = (ok: boolean) => {
+      if (!ok) {
+        done(new ApiError('unauthorized', 'invalid app credentials'));
+        return;
+      }
+      request.appName = app;
+      done();
+    };
+    const checked = verifier.check(app, secret);
+    if (typeof checked === 'boolean') settle(checked);
+    else checked.then(settle, done);
   };
 }

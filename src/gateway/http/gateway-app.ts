@@ -1,9 +1,11 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { respondWithError } from '../../platform/error-handler.ts';
 import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { createAuthHook } from './authenticate.ts';
 import { registerChatRoute } from './chat-route.ts';
@@ -35,10 +37,20 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(async (v1) => {
+    v1.setErrorHandler((error, request, reply) => {
+      // The client left: nobody reads the answer, and it is no server fault (the ledger says 499).
+      if (error instanceof ClientClosedError) {
+        request.log.info('client closed the request before the answer');
+        return reply.code(CLIENT_CLOSED_STATUS).send();
+      }
+      return respondWithError(error, request, reply);
+    });
     v1.addHook('onRequest', createAuthHook(deps.verifier));
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being dropped.
-    v1.addHook('preHandler', async () => {
-      await deps.recorder.whenWritable();
+    v1.addHook('preHandler', (_request, _reply, done) => {
+      const backlog = deps.recorder.whenWritable();
+      if (backlog === undefined) done();
+      else void backlog.then(() => done());
     });
     registerChatRoute(v1, deps);
     registerEmbedRoute(v1, deps);

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../../platform/clock.ts';
-import { newId } from '../../platform/ids.ts';
+import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
 import { createScope, type RequestScope } from '../services/request-scope.ts';
 
@@ -26,10 +26,13 @@ export function scopeFor(
   const onClose = () => {
     if (!reply.raw.writableFinished) controller.abort();
   };
-  reply.raw.once('close', onClose);
+  // `close` comes once per response, and the response lives as long as the request: a plain
+  // listener does, without the wrapper `once` allocates.
+  reply.raw.on('close', onClose);
   const elapsed = reply.elapsedTime;
   return createScope({
-    id: newId(ID_PREFIX[operation]),
+    // The response id is the ledger's primary key: time-ordered, so rows are appended in order.
+    id: newTimeOrderedId(ID_PREFIX[operation]),
     requestId: request.id,
     app: request.appName,
     operation,

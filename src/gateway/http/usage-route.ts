@@ -26,9 +26,13 @@ export function registerUsageRoute(app: FastifyInstance, deps: GatewayDeps & { s
         operationId: 'usage',
         querystring: Type.Object(
           {
-            from: Type.Optional(Type.String({ description: 'First UTC day, YYYY-MM-DD (default: first day of this month)' })),
+            from: Type.Optional(
+              Type.String({ description: 'First UTC day, YYYY-MM-DD (default: first day of this month)' }),
+            ),
             to: Type.Optional(Type.String({ description: 'Last UTC day, inclusive (default: today)' })),
-            groupBy: Type.Optional(Type.String({ description: 'Comma-separated: day, provider, model, operation (default: day)' })),
+            groupBy: Type.Optional(
+              Type.String({ description: 'Comma-separated: day, provider, model, operation (default: day)' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -45,6 +49,13 @@ export function registerUsageRoute(app: FastifyInstance, deps: GatewayDeps & { s
         },
       },
     },
-    (request) => readUsage(deps.storage, deps.recorder, request.appName, request.query as UsageQueryInput, deps.clock.now()),
+    (request) =>
+      readUsage(
+        deps.storage,
+        deps.recorder,
+        request.appName,
+        request.query as UsageQueryInput,
+        deps.clock.now(),
+      ),
   );
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -47,7 +47,7 @@ export class SchemaCompiler {
     if (Buffer.byteLength(text) > this.#settings.maxSchemaBytes) {
       throw schemaError(`schema is larger than ${this.#settings.maxSchemaBytes} bytes`);
     }
-    const key = createHash('sha256').update(text).digest('base64');
+    const key = hash('sha256', text, 'base64');
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
       // Refresh its place: the cache evicts the least recently used entry.

@@ -6,10 +6,10 @@ import {
   type ProviderSlot,
 } from '../../config/config-types.ts';
 import type { SlotProfile } from '../domain/routing.ts';
-import type { ProviderAdapter } from './provider.ts';
 import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
 import { GeminiProvider } from './gemini/gemini-provider.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
+import type { ProviderAdapter } from './provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
 
 export type AdapterFactory = (settings: ProviderSettings) => ProviderAdapter;

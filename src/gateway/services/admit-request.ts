@@ -5,7 +5,8 @@ import type { GatewayDeps } from './gateway-deps.ts';
 import type { RequestScope } from './request-scope.ts';
 
 export interface AdmissionInput {
-  texts: readonly string[];
+  /** The request's texts, or a function giving them: only read when the app has limits. */
+  texts: readonly string[] | (() => readonly string[]);
   /** Output tokens to reserve: the request's maxTokens, 0 for embeddings, or the default reservation. */
   maxOutputTokens: number | undefined;
 }
@@ -24,8 +25,9 @@ export async function admitRequest(
   if (Object.keys(limits).length === 0) return;
   const first = candidates[0] as PlannedCandidate;
   const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
+  const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
   const estimate = estimateUsage(
-    countChars(input.texts),
+    countChars(texts),
     input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
     price,
   );

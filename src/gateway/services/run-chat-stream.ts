@@ -41,7 +41,7 @@ export async function openChatStream(
     task: body.task,
   });
   await admitRequest(deps, scope, candidates, {
-    texts: messageTexts(body.messages),
+    texts: () => messageTexts(body.messages),
     maxOutputTokens: body.maxTokens,
   });
   const outcome: Outcome = { provider: null, model: null, priceSource: null };

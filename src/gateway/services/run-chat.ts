@@ -25,7 +25,7 @@ export async function runChat(deps: GatewayDeps, body: ChatBody, scope: RequestS
     task: body.task,
   });
   await admitRequest(deps, scope, candidates, {
-    texts: messageTexts(body.messages),
+    texts: () => messageTexts(body.messages),
     maxOutputTokens: body.maxTokens,
   });
   return withRecording(deps, scope, async (outcome) => {

@@ -37,7 +37,7 @@ export async function runJson(deps: GatewayDeps, body: JsonBody, scope: RequestS
   });
   const maxAttempts = deps.config.json.maxAttempts;
   await admitRequest(deps, scope, candidates, {
-    texts: [...messageTexts(body.messages), JSON.stringify(body.schema)],
+    texts: () => [...messageTexts(body.messages), JSON.stringify(body.schema)],
     maxOutputTokens: undefined,
   });
   return withRecording(deps, scope, async (outcome) => {

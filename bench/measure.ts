@@ -1,0 +1,96 @@
+import type { LatencySummary } from './latency-stats.ts';
+import { runAutocannon } from './load-autocannon.ts';
+import { cpuMs, sampleRss } from './proc-stats.ts';
+import type { Server } from './processes.ts';
+import { requestFor, STREAM_WORKLOADS, type Target, type Workload } from './scenarios.ts';
+import { runStreams } from './stream-client.ts';
+
+export interface CaseResult {
+  workload: Workload;
+  concurrency: number;
+  target: Target;
+  /** Which gateway configuration, when it is not the default one. */
+  variant: string;
+  requests: number;
+  rps: number;
+  failures: number;
+  /** Whole response (for streams: to the end of the stream). */
+  latency: LatencySummary;
+  /** Streams only: to the first byte of the body. */
+  firstByte?: LatencySummary;
+  readsPerStream?: number;
+  /** Streams only: first to last body chunk. */
+  spread?: LatencySummary;
+  /** CPU time per request of the server under test (the mock itself for `direct`), µs. */
+  cpuUsPerRequest: number;
+  /** CPU time per request of the mock upstream, µs. */
+  mockCpuUsPerRequest: number;
+  /** Highest RSS of the server under test during the run, MiB. */
+  rssMaxMb: number;
+}
+
+export interface CaseSpec {
+  target: Target;
+  variant?: string;
+  /** The server the requests go to. */
+  server: Server;
+  mock: Server;
+  workload: Workload;
+  concurrency: number;
+  seconds: number;
+  warmupSeconds: number;
+}
+
+interface Driven {
+  requests: number;
+  rps: number;
+  failures: number;
+  latency: LatencySummary;
+  stream?: { firstByte: LatencySummary; readsPerStream: number; spread: LatencySummary };
+}
+
+async function drive(spec: CaseSpec, seconds: number): Promise<Driven> {
+  const request = requestFor(spec.target, spec.workload);
+  const common = { port: spec.server.port, spec: request, connections: spec.concurrency, seconds };
+  if (STREAM_WORKLOADS.includes(spec.workload)) {
+    const endMarker = spec.target === 'gateway' ? 'event: done' : '[DONE]';
+    const result = await runStreams({ ...common, endMarker });
+    return {
+      ...result,
+      latency: result.total,
+      stream: { firstByte: result.firstByte, readsPerStream: result.readsPerStream, spread: result.spread },
+    };
+  }
+  return runAutocannon(common);
+}
+
+/** One row of the table: a short unmeasured warm-up, then a timed run with CPU and memory counted. */
+export async function measureCase(spec: CaseSpec): Promise<CaseResult> {
+  if (spec.warmupSeconds > 0) await drive(spec, spec.warmupSeconds);
+  const serverCpu = cpuMs(spec.server.pid);
+  const mockCpu = cpuMs(spec.mock.pid);
+  const rss = sampleRss(spec.server.pid);
+  const result = await drive(spec, spec.seconds);
+  const rssMaxMb = rss.stop();
+  const perRequest = (before: number, pid: number) =>
+    result.requests === 0 ? Number.NaN : ((cpuMs(pid) - before) * 1000) / result.requests;
+  const row: CaseResult = {
+    workload: spec.workload,
+    concurrency: spec.concurrency,
+    target: spec.target,
+    variant: spec.variant ?? 'default',
+    requests: result.requests,
+    rps: result.rps,
+    failures: result.failures,
+    latency: result.latency,
+    cpuUsPerRequest: perRequest(serverCpu, spec.server.pid),
+    mockCpuUsPerRequest: perRequest(mockCpu, spec.mock.pid),
+    rssMaxMb,
+  };
+  if (result.stream !== undefined) {
+    row.firstByte = result.stream.firstByte;
+    row.readsPerStream = result.stream.readsPerStream;
+    row.spread = result.stream.spread;
+  }
+  return row;
+}

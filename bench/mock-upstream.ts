@@ -1,0 +1,125 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { readOpenAIFixture } from '../test/helpers/mock-openai-server.ts';
+import { BURST_MARKER } from './scenarios.ts';
+
+/**
+ * The benchmark's upstream: an OpenAI-compatible server in its own process that serves
+ * precomputed answers, so it costs as little as a Node.js HTTP server can and is never what is
+ * being measured. Adapted from test/helpers/mock-openai-server.ts (same recorded completion and
+ * stream shape), with what the benchmark needs on top: a JSON-mode answer for `/v1/json`,
+ * embeddings of a realistic width, and streams whose chunks are spaced out in time so that a
+ * gateway that buffered them would show it.
+ *
+ * Bodies are recognised by substring rather than parsed: every client of this server (the load
+ * generator, the forwarder passing its requests on, the gateway) writes compact JSON.
+ */
+const { values } = parseArgs({
+  options: {
+    'stream-chunks': { type: 'string', default: '10' },
+    'chunk-delay-ms': { type: 'string', default: '2' },
+    'embed-dims': { type: 'string', default: '1536' },
+  },
+});
+const streamChunks = Number(values['stream-chunks']);
+const chunkDelayMs = Number(values['chunk-delay-ms']);
+const embedDims = Number(values['embed-dims']);
+
+const JSON_HEADERS = { 'content-type': 'application/json', 'x-request-id': 'req_mock' };
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'req_mock' };
+
+const completionText = readOpenAIFixture('chat-completion.json');
+const completion = Buffer.from(JSON.stringify(JSON.parse(completionText)));
+const jsonCompletion = (() => {
+  const body = JSON.parse(completionText) as { choices: { message: { content: string } }[] };
+  const choice = body.choices[0];
+  if (choice !== undefined) choice.message.content = JSON.stringify({ name: 'Ada Lovelace', age: 36 });
+  return Buffer.from(JSON.stringify(body));
+})();
+
+/** The recorded stream's shape with `count` content chunks, then finish, usage and [DONE]. */
+function streamEvents(count: number): Buffer[] {
+  const head = {
+    id: 'chatcmpl-mock',
+    object: 'chat.completion.chunk',
+    created: 1754380980,
+    model: 'gpt-4o-mini-2024-07-18',
+    service_tier: 'default',
+    system_fingerprint: 'fp_560af6e559',
+  };
+  const event = (choices: unknown[], extra: object) =>
+    Buffer.from(`data: ${JSON.stringify({ ...head, choices, ...extra })}\n\n`);
+  const choice = (delta: object, finish: string | null) => [
+    { index: 0, delta, logprobs: null, finish_reason: finish },
+  ];
+  const events = [event(choice({ role: 'assistant', content: '', refusal: null }, null), { usage: null })];
+  for (let i = 0; i < count; i++) events.push(event(choice({ content: ` word${i}` }, null), { usage: null }));
+  events.push(event(choice({}, 'stop'), { usage: null }));
+  const usage = { prompt_tokens: 12, completion_tokens: count * 2, total_tokens: 12 + count * 2 };
+  events.push(event([], { usage }));
+  events.push(Buffer.from('data: [DONE]\n\n'));
+  return events;
+}
+const stream = streamEvents(streamChunks);
+const wholeStream = Buffer.concat(stream);
+
+/** One `text-embedding-3-small`-sized vector (base64 float32, as the adapter asks for). */
+function embeddingsBody(dims: number): Buffer {
+  const floats = new Float32Array(dims);
+  // Deterministic, varied values with the magnitudes real embeddings have.
+  for (let i = 0; i < dims; i++) floats[i] = Math.sin(i * 12.9898) * 0.08;
+  const base64 = Buffer.from(floats.buffer).toString('base64');
+  return Buffer.from(
+    `{"object":"list","data":[{"object":"embedding","index":0,"embedding":"${base64}"}],` +
+      '"model":"text-embedding-3-small","usage":{"prompt_tokens":5,"total_tokens":5}}',
+  );
+}
+const embeddings = embeddingsBody(embedDims);
+
+function writeStream(res: ServerResponse, burst: boolean): void {
+  res.writeHead(200, SSE_HEADERS);
+  if (chunkDelayMs <= 0 || burst) {
+    res.end(wholeStream);
+    return;
+  }
+  let next = 0;
+  const writeNext = () => {
+    if (res.destroyed) return;
+    const event = stream[next++];
+    if (event === undefined) {
+      res.end();
+      return;
+    }
+    res.write(event);
+    setTimeout(writeNext, chunkDelayMs);
+  };
+  writeNext();
+}
+
+function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
+  if (req.url === '/v1/embeddings') {
+    res.writeHead(200, JSON_HEADERS).end(embeddings);
+  } else if (body.includes('"stream":true')) {
+    writeStream(res, body.includes(BURST_MARKER));
+  } else if (body.includes('"response_format"')) {
+    res.writeHead(200, JSON_HEADERS).end(jsonCompletion);
+  } else {
+    res.writeHead(200, JSON_HEADERS).end(completion);
+  }
+}
+
+const server = createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk: string) => {
+    body += chunk;
+  });
+  req.on('end', () => answer(req, res, body));
+});
+server.keepAliveTimeout = 72_000;
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
+process.on('SIGTERM', () => process.exit(0));

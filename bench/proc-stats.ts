@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+/**
+ * Per-process CPU time and memory from /proc (Linux). On a 2-core machine shared by the load
+ * generator, the upstream and the server under test, CPU time per request of the server's own
+ * process is the fairest figure: it does not depend on who won the cores.
+ */
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User plus system CPU time of a process so far, in milliseconds. */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+export interface Memory {
+  /** Resident set size now, MiB. */
+  rssMb: number;
+  /** Peak resident set size since the process started (VmHWM), MiB. */
+  peakRssMb: number;
+}
+
+export function memory(pid: number): Memory {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+/** Samples a process's RSS while a run goes on; `stop()` gives the highest reading. */
+export function sampleRss(pid: number, everyMs = 100): { stop(): number } {
+  let highest = 0;
+  const read = () => {
+    try {
+      highest = Math.max(highest, memory(pid).rssMb);
+    } catch {
+      // The process is gone; the last reading stands.
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      return highest;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
+
+/** The benchmark's servers, each in its own process so CPU and memory are counted per server. */
+
+export const ROOT = new URL('../', import.meta.url);
+const NODE = process.execPath;
+
+export interface Server {
+  name: string;
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
+/** Starts a bench helper (`bench/<script>`) that prints `{"port": n}` once it listens. */
+export async function startHelper(name: string, script: string, args: string[]): Promise<Server> {
+  const child = spawn(NODE, [script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const [line] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(() => {
+      throw new Error(`${name} exited before listening`);
+    }),
+  ])) as [string];
+  lines.close();
+  // Whatever it prints later must not fill the pipe and stall it.
+  child.stdout?.resume();
+  const { port } = JSON.parse(line) as { port: number };
+  return { name, child, pid: child.pid as number, port, stop: stopper(child) };
+}
+
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  probe.listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const address = probe.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  probe.close();
+  await once(probe, 'close');
+  return port;
+}
+
+export interface GatewayOptions {
+  env: Record<string, string>;
+  /** The gateway's log lines (stdout and stderr) go to this file, as in production. */
+  logFile: string;
+  /** Extra node flags, e.g. --cpu-prof or --import of a bench-only preload. */
+  nodeArgs?: string[];
+}
+
+/** `node src/main.ts` as production runs it, waiting until GET /health answers. */
+export async function startGateway(options: GatewayOptions): Promise<Server> {
+  const port = Number(options.env['GATEWAY_PORT']);
+  const log = openSync(options.logFile, 'a');
+  const child = spawn(NODE, [...(options.nodeArgs ?? []), 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env['PATH'] ?? '', ...options.env },
+    stdio: ['ignore', log, log],
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`gateway exited with ${child.exitCode}; see ${options.logFile}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      await response.arrayBuffer();
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`gateway did not start; see ${options.logFile}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { name: 'gateway', child, pid: child.pid as number, port, stop: stopper(child) };
+}

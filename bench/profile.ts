@@ -1,0 +1,81 @@
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gatewayEnv } from './gateway-env.ts';
+import { measureCase } from './measure.ts';
+import { memory } from './proc-stats.ts';
+import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
+import { type ProfileLine, summariseProfile } from './profile-summary.ts';
+import type { Workload } from './scenarios.ts';
+
+/**
+ * `node bench/profile.ts --workload=chat`: the gateway under load with V8's CPU profiler on,
+ * then where its time went (self time by function and by file or package, and time including
+ * callees). The .cpuprofile is kept under bench/results/tmp/ for Chrome DevTools.
+ */
+const { values } = parseArgs({
+  options: {
+    workload: { type: 'string', default: 'chat' },
+    concurrency: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '8' },
+    top: { type: 'string', default: '30' },
+    interval: { type: 'string', default: '200' },
+    'log-level': { type: 'string', default: 'info' },
+    /** Profile without the ledger's writes (see preload-no-ledger.ts), to see the rest better. */
+    'no-ledger': { type: 'boolean', default: false },
+  },
+});
+
+const dir = join(fileURLToPath(new URL('bench/results/tmp/', ROOT)), `profile-${process.pid}`);
+mkdirSync(dir, { recursive: true });
+const running: Server[] = [];
+
+function print(title: string, lines: ProfileLine[]): void {
+  process.stdout.write(`\n${title}\n`);
+  for (const line of lines)
+    process.stdout.write(
+      `${line.selfPct.toFixed(1).padStart(6)}% ${line.totalPct.toFixed(1).padStart(6)}%  ${line.name}\n`,
+    );
+}
+
+try {
+  const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
+  running.push(mock);
+  const gateway = await startGateway({
+    env: { ...gatewayEnv(await freePort(), mock.port, join(dir, 'data')), LOG_LEVEL: values['log-level'] },
+    logFile: join(dir, 'gateway.log'),
+    nodeArgs: [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      `--cpu-prof-interval=${values.interval}`,
+      ...(values['no-ledger'] ? ['--import', './bench/preload-no-ledger.ts'] : []),
+    ],
+  });
+  running.push(gateway);
+  const row = await measureCase({
+    target: 'gateway',
+    server: gateway,
+    mock,
+    workload: values.workload as Workload,
+    concurrency: Number(values.concurrency),
+    seconds: Number(values.seconds),
+    warmupSeconds: 1,
+  });
+  const rss = memory(gateway.pid);
+  await gateway.stop();
+  process.stdout.write(
+    `${values.workload} c=${values.concurrency}: ${row.rps.toFixed(0)} req/s, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req ` +
+      `(profiler on), RSS ${rss.rssMb.toFixed(0)} MiB, peak ${rss.peakRssMb.toFixed(0)} MiB\n`,
+  );
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`no profile written in ${dir}`);
+  const summary = summariseProfile(join(dir, file), Number(values.top));
+  print('self%  total%  by file or package (self time)', summary.places);
+  print('self%  total%  by function (self time)', summary.functions);
+  print('self%  total%  by function (including callees)', summary.inclusive);
+  process.stdout.write(`\nprofile: ${join(dir, file)}\n`);
+  rmSync(join(dir, 'data'), { recursive: true, force: true });
+} finally {
+  await Promise.all(running.map((server) => server.stop()));
+}

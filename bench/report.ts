@@ -1,0 +1,152 @@
+import type { Machine } from './machine.ts';
+import type { CaseResult } from './measure.ts';
+import { STREAM_WORKLOADS } from './scenarios.ts';
+import { findRow, type TargetCheck } from './targets.ts';
+
+export interface RunMeta {
+  command: string;
+  date: string;
+  seconds: number;
+  warmupSeconds: number;
+  mock: { streamChunks: number; chunkDelayMs: number; embedDims: number };
+  gatewayPeakRssMb: number;
+}
+
+const LABEL = { direct: '(a) mock direct', forwarder: '(b) thin forwarder', gateway: '(c) gateway' };
+const f3 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(3));
+const f0 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
+const ratio = (n: number | undefined) =>
+  n === undefined || Number.isNaN(n) ? '–' : `${(n * 100).toFixed(0)}%`;
+
+function table(head: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** Requests per second, latency, added latency against (a) and throughput against (b). */
+export function requestTable(rows: readonly CaseResult[]): string {
+  const body = rows
+    .filter((r) => !STREAM_WORKLOADS.includes(r.workload) && r.variant === 'default')
+    .map((r) => {
+      const direct = findRow(rows, r.workload, r.concurrency, 'direct');
+      const forwarder = findRow(rows, r.workload, r.concurrency, 'forwarder');
+      const added = r.target === 'direct' ? undefined : direct;
+      return [
+        r.workload,
+        String(r.concurrency),
+        LABEL[r.target],
+        f0(r.rps),
+        f3(r.latency.p50),
+        f3(r.latency.p99),
+        added === undefined ? '–' : f3(r.latency.p50 - added.latency.p50),
+        added === undefined ? '–' : f3(r.latency.p99 - added.latency.p99),
+        forwarder === undefined ? '–' : ratio(r.rps / forwarder.rps),
+        f0(r.cpuUsPerRequest),
+        f0(r.mockCpuUsPerRequest),
+        String(r.failures),
+      ];
+    });
+  return table(
+    [
+      'workload',
+      'conc',
+      'target',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'added p50 ms',
+      'added p99 ms',
+      'req/s vs (b)',
+      'server CPU µs/req',
+      'mock CPU µs/req',
+      'errors',
+    ],
+    body,
+  );
+}
+
+/** Streams: time to first byte and to the end, added against (a). */
+export function streamTable(rows: readonly CaseResult[]): string {
+  const body = rows
+    .filter((r) => STREAM_WORKLOADS.includes(r.workload) && r.variant === 'default')
+    .map((r) => {
+      const direct = r.target === 'direct' ? undefined : findRow(rows, r.workload, r.concurrency, 'direct');
+      const forwarder = findRow(rows, r.workload, r.concurrency, 'forwarder');
+      return [
+        r.workload === 'stream' ? 'spaced' : 'burst',
+        String(r.concurrency),
+        LABEL[r.target],
+        f0(r.rps),
+        f3(r.firstByte?.p50),
+        f3(r.firstByte?.p99),
+        direct?.firstByte === undefined ? '–' : f3((r.firstByte?.p50 ?? 0) - direct.firstByte.p50),
+        f3(r.latency.p50),
+        f3(r.latency.p99),
+        direct === undefined ? '–' : f3(r.latency.p50 - direct.latency.p50),
+        (r.readsPerStream ?? 0).toFixed(1),
+        f3(r.spread?.p50),
+        forwarder === undefined ? '–' : ratio(r.rps / forwarder.rps),
+        f0(r.cpuUsPerRequest),
+        String(r.failures),
+      ];
+    });
+  return table(
+    [
+      'upstream chunks',
+      'conc',
+      'target',
+      'streams/s',
+      'TTFB p50 ms',
+      'TTFB p99 ms',
+      'added TTFB p50 ms',
+      'total p50 ms',
+      'total p99 ms',
+      'added total p50 ms',
+      'chunks/stream',
+      'first→last chunk p50 ms',
+      'vs (b)',
+      'server CPU µs/req',
+      'errors',
+    ],
+    body,
+  );
+}
+
+/** The same chat workload on gateways that differ in one setting, measured side by side. */
+export function variantTable(variants: readonly CaseResult[]): string {
+  const body = variants.map((r) => {
+    const base = findRow(variants, r.workload, r.concurrency, 'gateway', 'default');
+    return [
+      r.variant,
+      String(r.concurrency),
+      f0(r.rps),
+      f3(r.latency.p50),
+      f3(r.latency.p99),
+      f0(r.cpuUsPerRequest),
+      base === undefined ? '–' : ratio(r.rps / base.rps),
+    ];
+  });
+  return table(
+    ['gateway variant', 'conc', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'req/s vs default'],
+    body,
+  );
+}
+
+export function targetTable(checks: readonly TargetCheck[]): string {
+  return table(
+    ['target', 'goal', 'measured', 'met'],
+    checks.map((c) => [c.name, c.goal, c.measured, c.met ? 'yes' : '**no**']),
+  );
+}
+
+export function machineLines(machine: Machine, meta: RunMeta): string {
+  return [
+    `- date: ${meta.date}`,
+    `- command: \`${meta.command}\``,
+    `- machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGb} GiB RAM, Linux ${machine.kernel}`,
+    `- node ${machine.node}; commit ${machine.commit}${machine.dirty ? ' plus uncommitted changes' : ''}`,
+    `- each run: ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
+    `- mock upstream: streams of ${meta.mock.streamChunks} content chunks (plus role, finish, usage and [DONE] events) ${meta.mock.chunkDelayMs} ms apart (\`spaced\`), or all in one write (\`burst\`); embeddings of ${meta.mock.embedDims} dimensions (base64 upstream, number arrays from the gateway)`,
+    '- the load generator (autocannon; a small node:http client for streams), the mock upstream and the server under test share the same cores: req/s is what this box does with all three on it; CPU µs per request is counted for the server process alone (/proc/<pid>/stat)',
+  ].join('\n');
+}

@@ -1,0 +1,219 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { gatewayEnv } from './gateway-env.ts';
+import { describeMachine } from './machine.ts';
+import { type CaseResult, measureCase } from './measure.ts';
+import { memory } from './proc-stats.ts';
+import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
+import {
+  machineLines,
+  type RunMeta,
+  requestTable,
+  streamTable,
+  targetTable,
+  variantTable,
+} from './report.ts';
+import type { Target, Workload } from './scenarios.ts';
+import { checkTargets } from './targets.ts';
+
+/**
+ * `npm run bench`: the mock upstream (a), the thin forwarder (b) and the gateway (c), each in its
+ * own process on 127.0.0.1, driven by a load generator in this one. Every run is bounded in time.
+ * Prints the tables and writes them, with the machine, to bench/results/.
+ */
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '0.5' },
+    workloads: { type: 'string', default: 'chat,stream,stream-burst,embed,json' },
+    concurrency: { type: 'string', default: '1,50' },
+    variants: { type: 'boolean', default: true },
+    write: { type: 'boolean', default: true },
+    label: { type: 'string', default: 'mock-upstream' },
+    'stream-chunks': { type: 'string', default: '10' },
+    'chunk-delay-ms': { type: 'string', default: '2' },
+    'embed-dims': { type: 'string', default: '1536' },
+    'keep-temp': { type: 'boolean', default: false },
+  },
+  allowNegative: true,
+});
+
+const seconds = Number(values.seconds);
+const warmupSeconds = Number(values.warmup);
+const workloads = values.workloads.split(',') as Workload[];
+const concurrencies = values.concurrency.split(',').map(Number);
+const mockArgs = {
+  streamChunks: Number(values['stream-chunks']),
+  chunkDelayMs: Number(values['chunk-delay-ms']),
+  embedDims: Number(values['embed-dims']),
+};
+const resultsDir = fileURLToPath(new URL('bench/results/', ROOT));
+const tempDir = join(resultsDir, 'tmp', `run-${process.pid}`);
+mkdirSync(tempDir, { recursive: true });
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const VARIANT_ROUNDS = 3;
+
+function medianByRps(rows: CaseResult[]): CaseResult {
+  return [...rows].sort((a, b) => a.rps - b.rps)[Math.floor(rows.length / 2)] as CaseResult;
+}
+const running: Server[] = [];
+
+async function gateway(
+  name: string,
+  extra: { env?: Record<string, string>; nodeArgs?: string[] },
+  mockPort: number,
+) {
+  const server = await startGateway({
+    env: { ...gatewayEnv(await freePort(), mockPort, join(tempDir, `data-${name}`)), ...extra.env },
+    logFile: join(tempDir, `gateway-${name}.log`),
+    nodeArgs: extra.nodeArgs ?? [],
+  });
+  running.push(server);
+  return server;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const mock = await startHelper('mock', 'bench/mock-upstream.ts', [
+    `--stream-chunks=${mockArgs.streamChunks}`,
+    `--chunk-delay-ms=${mockArgs.chunkDelayMs}`,
+    `--embed-dims=${mockArgs.embedDims}`,
+  ]);
+  running.push(mock);
+  const forwarder = await startHelper('forwarder', 'bench/forwarder.ts', [
+    `--upstream=http://127.0.0.1:${mock.port}`,
+  ]);
+  running.push(forwarder);
+  const main = await gateway('default', {}, mock.port);
+  const servers: Record<Target, Server> = { direct: mock, forwarder, gateway: main };
+
+  const measure = (
+    target: Target,
+    server: Server,
+    workload: Workload,
+    concurrency: number,
+    secs: number,
+    warm: number,
+    variant?: string,
+  ) =>
+    measureCase({
+      target,
+      server,
+      mock,
+      workload,
+      concurrency,
+      seconds: secs,
+      warmupSeconds: warm,
+      ...(variant === undefined ? {} : { variant }),
+    });
+
+  log('warming up every server on every workload…');
+  for (const workload of workloads)
+    for (const target of ['direct', 'forwarder', 'gateway'] as const)
+      await measure(target, servers[target], workload, 10, 1, 0);
+
+  const rows: CaseResult[] = [];
+  for (const workload of workloads) {
+    for (const concurrency of concurrencies) {
+      for (const target of ['direct', 'forwarder', 'gateway'] as const) {
+        const row = await measure(target, servers[target], workload, concurrency, seconds, warmupSeconds);
+        rows.push(row);
+        log(
+          `${workload} c=${concurrency} ${target}: ${row.rps.toFixed(0)} req/s, p50 ${row.latency.p50.toFixed(3)} ms, ` +
+            `p99 ${row.latency.p99.toFixed(3)} ms, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req, ${row.failures} errors`,
+        );
+      }
+    }
+  }
+  const gatewayPeakRssMb = memory(main.pid).peakRssMb;
+  await main.stop();
+
+  const variants: CaseResult[] = [];
+  if (values.variants) {
+    // Side by side, in the same minutes: the default gateway, one logging at warn, one whose
+    // ledger accepts batches without writing them (see preload-no-ledger.ts).
+    log('gateway variants…');
+    const kinds: [string, Server][] = [
+      ['default', await gateway('variant-default', {}, mock.port)],
+      ['LOG_LEVEL=warn', await gateway('variant-warn', { env: { LOG_LEVEL: 'warn' } }, mock.port)],
+      [
+        'ledger writes stubbed',
+        await gateway(
+          'variant-no-ledger',
+          { nodeArgs: ['--import', './bench/preload-no-ledger.ts'] },
+          mock.port,
+        ),
+      ],
+    ];
+    for (const [, server] of kinds) await measure('gateway', server, 'chat', 10, 1, 0);
+    for (const concurrency of concurrencies) {
+      // The three differ by 10-20%, about the noise of one run on a shared 2-core box: at
+      // concurrency 50 each is measured three times, interleaved, and the median run is kept.
+      const rounds = concurrency > 1 ? VARIANT_ROUNDS : 1;
+      const runs = new Map<string, CaseResult[]>();
+      for (let round = 0; round < rounds; round++) {
+        for (const [variant, server] of kinds) {
+          const row = await measure('gateway', server, 'chat', concurrency, seconds, warmupSeconds, variant);
+          runs.set(variant, [...(runs.get(variant) ?? []), row]);
+          log(
+            `variant ${variant} c=${concurrency}: ${row.rps.toFixed(0)} req/s, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req`,
+          );
+        }
+      }
+      for (const rows of runs.values()) variants.push(medianByRps(rows));
+    }
+  }
+
+  const checks = checkTargets(rows, variants, gatewayPeakRssMb);
+  const machine = describeMachine();
+  const date = new Date().toISOString();
+  const meta: RunMeta = {
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    date,
+    seconds,
+    warmupSeconds,
+    mock: mockArgs,
+    gatewayPeakRssMb,
+  };
+  const report = [
+    `# Gateway benchmark, ${date.slice(0, 10)}`,
+    '',
+    machineLines(machine, meta),
+    `- gateway: \`node src/main.ts\`, NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${gatewayPeakRssMb.toFixed(0)} MiB (VmHWM)`,
+    `- whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    '',
+    '## Targets',
+    '',
+    targetTable(checks),
+    '',
+    '## Requests (non-streaming)',
+    '',
+    requestTable(rows),
+    '',
+    '## Streaming chat',
+    '',
+    streamTable(rows),
+    ...(variants.length === 0 ? [] : ['', '## Gateway variants (chat)', '', variantTable(variants)]),
+    '',
+  ].join('\n');
+  process.stdout.write(`\n${report}`);
+  if (values.write) {
+    const file = join(resultsDir, `${date.slice(0, 10)}-${values.label}.md`);
+    writeFileSync(file, report);
+    writeFileSync(
+      join(resultsDir, 'latest.json'),
+      `${JSON.stringify({ meta, machine, targets: checks, rows, variants }, null, 2)}\n`,
+    );
+    log(`written: ${file} and ${join(resultsDir, 'latest.json')}`);
+  }
+}
+
+try {
+  await main();
+} finally {
+  await Promise.all(running.map((server) => server.stop()));
+  if (!values['keep-temp']) rmSync(tempDir, { recursive: true, force: true });
+}

@@ -1,0 +1,88 @@
+/**
+ * The requests of each workload, as each target is asked: the gateway in its own API, the mock
+ * and the forwarder in the OpenAI request the gateway itself sends upstream for it, so (a), (b)
+ * and (c) move the same answer.
+ */
+
+export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'json';
+
+export const STREAM_WORKLOADS: readonly Workload[] = ['stream', 'stream-burst'];
+
+/**
+ * A prompt holding this asks the mock for the whole stream in one write (`stream-burst`): the
+ * time to first byte then shows the proxies' own work, where spaced chunks let the machine idle
+ * between them and every process hop pays a wake-up (tenths of a millisecond on this VM).
+ */
+export const BURST_MARKER = '[burst]';
+export type Target = 'direct' | 'forwarder' | 'gateway';
+
+export interface HttpRequestSpec {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export const BENCH_APP = 'bench';
+export const BENCH_SECRET = 'gws_bench-secret-not-for-production-0123456789';
+export const MOCK_API_KEY = 'sk-bench-mock';
+
+const PROMPT = [{ role: 'user', content: 'What is the capital of France? Answer in one sentence.' }];
+const BURST_PROMPT = [{ role: 'user', content: `What is the capital of France? ${BURST_MARKER}` }];
+const PERSON_SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 } },
+  required: ['name', 'age'],
+  additionalProperties: false,
+};
+const EMBED_TEXT = 'The quick brown fox jumps over the lazy dog';
+
+const GATEWAY_BODIES: Record<Workload, { path: string; body: unknown }> = {
+  chat: { path: '/v1/chat', body: { messages: PROMPT } },
+  stream: { path: '/v1/chat', body: { messages: PROMPT, stream: true } },
+  'stream-burst': { path: '/v1/chat', body: { messages: BURST_PROMPT, stream: true } },
+  embed: { path: '/v1/embed', body: { input: EMBED_TEXT } },
+  json: { path: '/v1/json', body: { messages: PROMPT, schemaName: 'person', schema: PERSON_SCHEMA } },
+};
+
+/** What the gateway's OpenAI adapter sends for each of the bodies above. */
+const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
+  chat: { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } },
+  stream: {
+    path: '/v1/chat/completions',
+    body: { model: 'gpt-4o-mini', messages: PROMPT, stream: true, stream_options: { include_usage: true } },
+  },
+  'stream-burst': {
+    path: '/v1/chat/completions',
+    body: {
+      model: 'gpt-4o-mini',
+      messages: BURST_PROMPT,
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+  },
+  embed: {
+    path: '/v1/embeddings',
+    body: { model: 'text-embedding-3-small', input: [EMBED_TEXT], encoding_format: 'base64' },
+  },
+  json: {
+    path: '/v1/chat/completions',
+    body: {
+      model: 'gpt-4o-mini',
+      messages: PROMPT,
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'person', schema: PERSON_SCHEMA, strict: false },
+      },
+    },
+  },
+};
+
+export function requestFor(target: Target, workload: Workload): HttpRequestSpec {
+  const gateway = target === 'gateway';
+  const { path, body } = (gateway ? GATEWAY_BODIES : UPSTREAM_BODIES)[workload];
+  const headers: Record<string, string> = gateway
+    ? { 'content-type': 'application/json', 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET }
+    : { 'content-type': 'application/json', authorization: `Bearer ${MOCK_API_KEY}` };
+  if (STREAM_WORKLOADS.includes(workload)) headers['accept'] = 'text/event-stream';
+  return { path, headers, body: JSON.stringify(body) };
+}

@@ -1,0 +1,108 @@
+import type { CaseResult } from './measure.ts';
+import type { Target, Workload } from './scenarios.ts';
+
+/** The issue's targets, each checked against one run's figures. */
+export interface TargetCheck {
+  name: string;
+  goal: string;
+  measured: string;
+  met: boolean;
+}
+
+export function findRow(
+  rows: readonly CaseResult[],
+  workload: Workload,
+  concurrency: number,
+  target: Target,
+  variant = 'default',
+): CaseResult | undefined {
+  return rows.find(
+    (r) =>
+      r.workload === workload &&
+      r.concurrency === concurrency &&
+      r.target === target &&
+      r.variant === variant,
+  );
+}
+
+const ms = (value: number) => `${value.toFixed(3)} ms`;
+const pct = (value: number) => `${(value * 100).toFixed(0)}%`;
+
+export function checkTargets(
+  rows: readonly CaseResult[],
+  variants: readonly CaseResult[],
+  peakRssMb: number,
+): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const directChat = findRow(rows, 'chat', 1, 'direct');
+  const gatewayChat = findRow(rows, 'chat', 1, 'gateway');
+  if (directChat !== undefined && gatewayChat !== undefined) {
+    const p50 = gatewayChat.latency.p50 - directChat.latency.p50;
+    const p99 = gatewayChat.latency.p99 - directChat.latency.p99;
+    checks.push({ name: 'chat, c=1: added p50', goal: '< 0.3 ms', measured: ms(p50), met: p50 < 0.3 });
+    checks.push({ name: 'chat, c=1: added p99', goal: '< 1 ms', measured: ms(p99), met: p99 < 1 });
+  }
+  for (const workload of ['chat', 'stream', 'stream-burst', 'embed', 'json'] as const) {
+    const forwarder = findRow(rows, workload, 50, 'forwarder');
+    const gateway = findRow(rows, workload, 50, 'gateway');
+    if (forwarder === undefined || gateway === undefined) continue;
+    const ratio = gateway.rps / forwarder.rps;
+    const cpu = gateway.cpuUsPerRequest / forwarder.cpuUsPerRequest;
+    checks.push({
+      name: `${workload}, c=50: req/s vs forwarder`,
+      goal: '≥ 60%',
+      measured: pct(ratio),
+      met: ratio >= 0.6,
+    });
+    checks.push({
+      name: `${workload}, c=50: CPU per request vs forwarder`,
+      goal: '≤ ~2×',
+      measured: `${cpu.toFixed(2)}× (${gateway.cpuUsPerRequest.toFixed(0)} vs ${forwarder.cpuUsPerRequest.toFixed(0)} µs)`,
+      met: cpu <= 2,
+    });
+  }
+  for (const workload of ['stream-burst', 'stream'] as const) {
+    for (const concurrency of [1, 50]) {
+      const direct = findRow(rows, workload, concurrency, 'direct');
+      const gateway = findRow(rows, workload, concurrency, 'gateway');
+      if (direct?.firstByte === undefined || gateway?.firstByte === undefined) continue;
+      const added = gateway.firstByte.p50 - direct.firstByte.p50;
+      const chunks = workload === 'stream' ? 'spaced chunks' : 'burst';
+      checks.push({
+        name: `stream (${chunks}), c=${concurrency}: added time to first byte (p50)`,
+        goal: '< 0.5 ms',
+        measured: ms(added),
+        met: added < 0.5,
+      });
+    }
+  }
+  const spaced = findRow(rows, 'stream', 1, 'gateway');
+  const spacedDirect = findRow(rows, 'stream', 1, 'direct');
+  if (spaced?.spread !== undefined && spacedDirect?.spread !== undefined) {
+    // Chunks spaced out upstream arrive spaced out at the client only if nothing holds them.
+    checks.push({
+      name: 'stream (spaced chunks), c=1: chunks leave as they arrive (first-to-last chunk time vs direct)',
+      goal: '≈ the same',
+      measured: `${spaced.spread.p50.toFixed(1)} vs ${spacedDirect.spread.p50.toFixed(1)} ms, ${spaced.readsPerStream?.toFixed(0)} chunks`,
+      met: spaced.spread.p50 >= spacedDirect.spread.p50 * 0.9,
+    });
+  }
+  checks.push({
+    name: 'gateway peak RSS under load',
+    goal: '< 150 MB',
+    measured: `${peakRssMb.toFixed(0)} MiB`,
+    met: peakRssMb < 150,
+  });
+  const withLedger = findRow(variants, 'chat', 50, 'gateway', 'default');
+  const withoutLedger = findRow(variants, 'chat', 50, 'gateway', 'ledger writes stubbed');
+  if (withLedger !== undefined && withoutLedger !== undefined) {
+    const cost = 1 - withLedger.rps / withoutLedger.rps;
+    checks.push({
+      name: 'chat, c=50: throughput cost of ledger writes',
+      goal: '< 10%',
+      measured: `${pct(cost)} (CPU ${withLedger.cpuUsPerRequest.toFixed(0)} vs ${withoutLedger.cpuUsPerRequest.toFixed(0)} µs/req)`,
+      met: cost < 0.1,
+    });
+  }
+  return checks;
+}
