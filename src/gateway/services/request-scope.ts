@@ -31,17 +31,11 @@ export interface RequestScope {
   responseHeaders: Record<string, string>;
 }
 
-export interface ScopeInit {
-  id: string;
-  requestId: string;
-  app: string;
-  operation: Operation;
-  task: string | undefined;
-  metadata: Readonly<Record<string, unknown>> | undefined;
-  startedAt: number;
-  receivedAt: number;
-  signal: AbortSignal;
-}
+/** What the route knows when it creates a scope; the rest starts empty. */
+export type ScopeInit = Pick<
+  RequestScope,
+  'id' | 'requestId' | 'app' | 'operation' | 'task' | 'metadata' | 'startedAt' | 'receivedAt' | 'signal'
+>;
 
 export function createScope(init: ScopeInit): RequestScope {
   return {

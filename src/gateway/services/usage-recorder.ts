@@ -51,10 +51,10 @@ export class UsageRecorder {
       // A full batch is written on the next turn of the event loop, never inside the request.
       this.#immediate = setImmediate(() => {
         this.#immediate = undefined;
-        void this.#flushSoon(0);
+        void this.#flushSoon();
       });
     } else {
-      this.#timer ??= setTimeout(() => void this.#flushSoon(0), this.#flushIntervalMs);
+      this.#timer ??= setTimeout(() => void this.#flushSoon(), this.#flushIntervalMs);
     }
   }
 
@@ -82,11 +82,10 @@ export class UsageRecorder {
     if (options.final === true && this.#buffer.length > 0) this.#spill();
   }
 
-  async #flushSoon(delayMs: number): Promise<void> {
+  async #flushSoon(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#flushing !== undefined) return;
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     this.#flushing = (async () => {
       while (this.#buffer.length > 0) {
         if (!(await this.#writeBatch())) break;
@@ -100,7 +99,7 @@ export class UsageRecorder {
     if (this.#buffer.length > 0) {
       // The ledger failed: try again later, backing off up to 5 s.
       const backoff = Math.min(5_000, 100 * 2 ** Math.min(this.#failures, 6));
-      this.#timer = setTimeout(() => void this.#flushSoon(0), backoff);
+      this.#timer = setTimeout(() => void this.#flushSoon(), backoff);
     }
   }
 
