@@ -63,8 +63,15 @@ export class AnthropicProvider implements ProviderAdapter {
       defaultMaxTokens: this.#defaultMaxTokens,
       stream: false,
     });
-    const response = await this.#send(body, context.signal);
-    const json = await this.#http.readJson(response, context.signal);
+    const response = await this.#http.send({
+      path: ANTHROPIC_MESSAGES_PATH,
+      headers: this.#headers(false),
+      body,
+      signal: context.signal,
+    });
+    if (response.status < 200 || response.status >= 300)
+      throw mapAnthropicHttpError(this.slot, response.status, response.headers, response.text);
+    const json = this.#http.parseJson(response);
     return fromAnthropicResponse(json, { slot: this.slot, requestedModel: call.model, jsonTool });
   }
 
@@ -73,7 +80,7 @@ export class AnthropicProvider implements ProviderAdapter {
       defaultMaxTokens: this.#defaultMaxTokens,
       stream: true,
     });
-    const response = await this.#send(body, context.signal);
+    const response = await this.#openStream(body, context.signal);
     yield* fromAnthropicStream(this.#http.readEvents(response, context.signal), {
       slot: this.slot,
       requestedModel: call.model,
@@ -94,13 +101,18 @@ export class AnthropicProvider implements ProviderAdapter {
     await this.#http.close();
   }
 
-  /** Sends the request; a non-2xx answer becomes a ProviderError built from its error type only. */
-  async #send(body: AnthropicRequestBody, signal: AbortSignal): Promise<UpstreamResponse> {
+  #headers(stream: boolean): Record<string, string> {
     const headers: Record<string, string> = {
       'anthropic-version': ANTHROPIC_VERSION,
-      accept: body.stream ? 'text/event-stream' : 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
     };
     if (this.#apiKey !== undefined) headers['x-api-key'] = this.#apiKey;
+    return headers;
+  }
+
+  /** Opens a stream; a non-2xx answer becomes a ProviderError built from its error type only. */
+  async #openStream(body: AnthropicRequestBody, signal: AbortSignal): Promise<UpstreamResponse> {
+    const headers = this.#headers(true);
     const response = await this.#http.request({ path: ANTHROPIC_MESSAGES_PATH, headers, body, signal });
     if (response.status >= 200 && response.status < 300) return response;
     let text: string;

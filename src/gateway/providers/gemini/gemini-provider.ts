@@ -1,6 +1,11 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
-import { readLimitedText, UpstreamHttp, type UpstreamResponse } from '../http/upstream-http.ts';
+import {
+  type BufferedResponse,
+  readLimitedText,
+  UpstreamHttp,
+  type UpstreamResponse,
+} from '../http/upstream-http.ts';
 import type {
   CallContext,
   ChatCall,
@@ -45,18 +50,17 @@ export class GeminiProvider implements ProviderAdapter {
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
-    const response = await this.#post(
+    const response = await this.#send(
       geminiMethodPath(call.model, 'generateContent'),
       toGeminiRequest(call),
       context,
     );
-    const body = await this.#http.readJson(response, context.signal);
-    return fromGeminiResponse(body, call.model, this.slot);
+    return fromGeminiResponse(this.#http.parseJson(response), call.model, this.slot);
   }
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
     const path = `${geminiMethodPath(call.model, 'streamGenerateContent')}?alt=sse`;
-    const response = await this.#post(path, toGeminiRequest(call), context);
+    const response = await this.#openStream(path, toGeminiRequest(call), context);
     yield* fromGeminiStream(this.#http.readEvents(response, context.signal), call.model, this.slot);
   }
 
@@ -68,9 +72,8 @@ export class GeminiProvider implements ProviderAdapter {
     const path = geminiMethodPath(call.model, 'batchEmbedContents');
     const vectors: number[][] = [];
     for (const batch of embedBatches(call.inputs)) {
-      const response = await this.#post(path, toBatchEmbedRequest(call.model, batch), context);
-      const body = await this.#http.readJson(response, context.signal);
-      vectors.push(...fromBatchEmbedResponse(body, batch.length, this.slot));
+      const response = await this.#send(path, toBatchEmbedRequest(call.model, batch), context);
+      vectors.push(...fromBatchEmbedResponse(this.#http.parseJson(response), batch.length, this.slot));
     }
     return { model: geminiModelId(call.model), vectors, usage: undefined };
   }
@@ -79,11 +82,22 @@ export class GeminiProvider implements ProviderAdapter {
     await this.#http.close();
   }
 
-  /** Sends a request; a non-2xx answer becomes a ProviderError read from Google's error body. */
-  async #post(path: string, body: unknown, context: CallContext): Promise<UpstreamResponse> {
+  /** Sends a request and reads the whole answer; a non-2xx one becomes a ProviderError. */
+  async #send(path: string, body: unknown, context: CallContext): Promise<BufferedResponse> {
+    const response = await this.#http.send({ path, headers: this.#headers(), body, signal: context.signal });
+    if (response.status >= 200 && response.status < 300) return response;
+    throw geminiHttpError(this.slot, response.status, response.headers, response.text);
+  }
+
+  #headers(): Record<string, string> {
+    return this.#apiKey === undefined ? {} : { 'x-goog-api-key': this.#apiKey };
+  }
+
+  /** Opens a stream; a non-2xx answer becomes a ProviderError read from Google's error body. */
+  async #openStream(path: string, body: unknown, context: CallContext): Promise<UpstreamResponse> {
     const response = await this.#http.request({
       path,
-      headers: this.#apiKey === undefined ? {} : { 'x-goog-api-key': this.#apiKey },
+      headers: this.#headers(),
       body,
       signal: context.signal,
     });

@@ -22,6 +22,16 @@ describe('UpstreamHttp', () => {
         setTimeout(() => res.writeHead(200).end('{}'), 2_000);
       } else if (req.url === '/v1/not-json') {
         res.writeHead(200).end('<html>');
+      } else if (req.url === '/v1/chunked') {
+        // A multi-byte character split across two writes must come out whole.
+        const bytes = Buffer.from('{"text":"café ✓"}');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(bytes.subarray(0, 12));
+        setTimeout(() => res.end(bytes.subarray(12)), 10);
+      } else if (req.url === '/v1/huge-error') {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.write('x'.repeat(48 * 1024));
+        res.end('y'.repeat(48 * 1024));
       } else {
         res.writeHead(429, { 'retry-after': '2' }).end('{"error":"slow down"}');
       }
@@ -65,6 +75,70 @@ describe('UpstreamHttp', () => {
       ],
     );
     await http.close();
+  });
+
+  it('send reads a whole answer, joined across chunks, and parses it', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const json = await http.send({ path: '/json', body: { a: 1 }, signal: signal() });
+    assert.equal(json.status, 200);
+    assert.equal(json.headers['content-type'], 'application/json');
+    assert.deepEqual(http.parseJson(json), { ok: true });
+    const chunked = await http.send({ path: '/chunked', signal: signal() });
+    assert.deepEqual(http.parseJson(chunked), { text: 'café ✓' });
+    await http.close();
+  });
+
+  it('send hands back error answers with headers, keeping only the first 64 KiB of the body', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const limited = await http.send({ path: '/limited', signal: signal() });
+    assert.equal(limited.status, 429);
+    assert.equal(parseRetryAfter(limited.headers), 2_000);
+    assert.equal(limited.text, '{"error":"slow down"}');
+    const huge = await http.send({ path: '/huge-error', signal: signal() });
+    assert.equal(huge.status, 500);
+    assert.equal(huge.text.length, 64 * 1024);
+    assert.match(huge.text, /^x+y+$/);
+    // The connection the cut-off answer was on is dropped, not reused half-read.
+    assert.deepEqual(http.parseJson(await http.send({ path: '/json', signal: signal() })), { ok: true });
+    await http.close();
+  });
+
+  it('send maps transport failures as request does, and a non-JSON 2xx body is an invalid response', async () => {
+    const http = new UpstreamHttp('provider-b', base, timeouts);
+    await assert.rejects(
+      http.send({ path: '/slow', signal: signal() }),
+      (e: ProviderError) => e.failure === 'timeout' && e.retryable,
+    );
+    const refused = new UpstreamHttp('provider-b', 'http://127.0.0.1:1/v1', timeouts);
+    await assert.rejects(
+      refused.send({ path: '/x', signal: signal() }),
+      (e: ProviderError) => e.failure === 'connection' && e.retryable,
+    );
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    await assert.rejects(
+      http.send({ path: '/slow', signal: controller.signal }),
+      (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
+    );
+    assert.ok(Date.now() - started < 250, 'the abort settles the call at once');
+    const gone = new AbortController();
+    gone.abort();
+    await assert.rejects(
+      http.send({ path: '/json', signal: gone.signal }),
+      (e: ProviderError) => e.failure === 'aborted',
+    );
+    const notJson = await http.send({ path: '/not-json', signal: signal() });
+    assert.throws(
+      () => http.parseJson(notJson),
+      (e: ProviderError) => e.failure === 'invalid_response' && e.status === 200,
+    );
+    const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
+    await assert.rejects(
+      total.send({ path: '/slow', signal: signal() }),
+      (e: ProviderError) => e.failure === 'timeout' && e.message.endsWith('total time limit reached'),
+    );
+    await Promise.all([http.close(), refused.close(), total.close()]);
   });
 
   it('maps transport failures: first-byte timeout, refused connection, caller abort, non-JSON body', async () => {

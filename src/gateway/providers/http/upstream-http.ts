@@ -2,6 +2,14 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, errors } from 'undici';
 import type { ProviderSlot, ProviderTimeouts } from '../../../config/config-types.ts';
 import { ProviderError } from '../provider-error.ts';
+import { type BufferedResponse, BufferingHandler, type BufferingLimits } from './buffering-handler.ts';
+
+export type { BufferedResponse };
+
+/** A whole answer larger than this is refused rather than held in memory. */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** What is read of an error body: enough for any vendor's error type and message. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
 export interface UpstreamResponse {
   status: number;
@@ -19,7 +27,10 @@ export interface UpstreamRequest {
 }
 
 /** Reads an error body for the adapter's error mapper, never more than 64 KiB. */
-export async function readLimitedText(body: UpstreamResponse['body'], limit = 64 * 1024): Promise<string> {
+export async function readLimitedText(
+  body: UpstreamResponse['body'],
+  limit = MAX_ERROR_BODY_BYTES,
+): Promise<string> {
   let text = '';
   for await (const chunk of body) {
     text += chunk.toString();
@@ -52,6 +63,7 @@ export class UpstreamHttp {
   readonly #basePath: string;
   readonly #timeouts: ProviderTimeouts;
   readonly #dispatcher: Dispatcher;
+  readonly #limits: BufferingLimits;
 
   constructor(slot: ProviderSlot, baseUrl: string, timeouts: ProviderTimeouts, dispatcher?: Dispatcher) {
     this.#slot = slot;
@@ -70,11 +82,22 @@ export class UpstreamHttp {
         keepAliveTimeout: 30_000,
         connections: 256,
       });
+    this.#limits = {
+      successBytes: MAX_ANSWER_BYTES,
+      errorBytes: MAX_ERROR_BODY_BYTES,
+      tooLarge: (limit) =>
+        new ProviderError({
+          slot,
+          failure: 'invalid_response',
+          detail: `answer larger than ${limit} bytes`,
+        }),
+    };
   }
 
   /**
    * Sends a request; resolves with any status (the body unread), rejects with ProviderError on
    * transport failure. The total time limit runs until the body has been read or discarded.
+   * For answers read as a stream (SSE); `send` is the cheaper way to read a whole answer.
    *
    * One AbortController, one listener on the caller's signal and one cleared timer per call:
    * `AbortSignal.any([signal, AbortSignal.timeout(totalMs)])` would cost as much in weak
@@ -97,14 +120,7 @@ export class UpstreamHttp {
     };
     try {
       const response = await this.#dispatcher.request({
-        origin: this.#origin,
-        path: this.#basePath + request.path,
-        method: request.method ?? 'POST',
-        headers:
-          request.body === undefined
-            ? (request.headers ?? {})
-            : { 'content-type': 'application/json', ...request.headers },
-        body: request.body === undefined ? null : JSON.stringify(request.body),
+        ...this.#dispatchOptions(request),
         signal: controller.signal,
       });
       // The body is a stream that closes once read to the end, destroyed or aborted.
@@ -116,6 +132,63 @@ export class UpstreamHttp {
     }
   }
 
+  /**
+   * Sends a request and reads the whole answer: all of a 2xx body (up to 256 MiB), the first
+   * 64 KiB of any other, which is enough for the adapter's error mapper. Rejects with
+   * ProviderError on transport failure, when the caller's signal aborts, or at the total time
+   * limit.
+   */
+  send(request: UpstreamRequest): Promise<BufferedResponse> {
+    const caller = request.signal;
+    if (caller.aborted)
+      return Promise.reject(
+        new ProviderError({ slot: this.#slot, failure: 'aborted', cause: caller.reason }),
+      );
+    return new Promise((resolve, reject) => {
+      const handler = new BufferingHandler(this.#limits, resolve, (error) =>
+        reject(this.transportError(error, caller)),
+      );
+      const onCallerAbort = () => handler.abort(abortReason(caller));
+      caller.addEventListener('abort', onCallerAbort, { once: true });
+      const timer = setTimeout(() => handler.abort(totalTimeLimit()), this.#timeouts.totalMs);
+      timer.unref();
+      handler.onSettled = () => {
+        clearTimeout(timer);
+        caller.removeEventListener('abort', onCallerAbort);
+      };
+      this.#dispatcher.dispatch(this.#dispatchOptions(request), handler);
+    });
+  }
+
+  /** The JSON of a whole 2xx answer; a body that is not JSON is an invalid response. */
+  parseJson(response: BufferedResponse): unknown {
+    const value = safeJson(response.text);
+    if (value === undefined) throw this.#notJson(response.status);
+    return value;
+  }
+
+  #dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
+    return {
+      origin: this.#origin,
+      path: this.#basePath + request.path,
+      method: request.method ?? 'POST',
+      headers:
+        request.body === undefined
+          ? (request.headers ?? {})
+          : { 'content-type': 'application/json', ...request.headers },
+      body: request.body === undefined ? null : JSON.stringify(request.body),
+    };
+  }
+
+  #notJson(status: number): ProviderError {
+    return new ProviderError({
+      slot: this.#slot,
+      failure: 'invalid_response',
+      status,
+      detail: 'body is not JSON',
+    });
+  }
+
   /** Reads a 2xx JSON body; a body that is not JSON is an invalid response. */
   async readJson(response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
     let text: string;
@@ -125,14 +198,7 @@ export class UpstreamHttp {
       throw this.transportError(error, signal);
     }
     const value = safeJson(text);
-    if (value === undefined) {
-      throw new ProviderError({
-        slot: this.#slot,
-        failure: 'invalid_response',
-        status: response.status,
-        detail: 'body is not JSON',
-      });
-    }
+    if (value === undefined) throw this.#notJson(response.status);
     return value;
   }
 
@@ -188,6 +254,13 @@ export class UpstreamHttp {
   async close(): Promise<void> {
     await this.#dispatcher.close();
   }
+}
+
+/** The caller's own reason, or the one `AbortController.abort()` gives when none was passed. */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('This operation was aborted', 'AbortError');
 }
 
 /** The same reason `AbortSignal.timeout` gives, so the failure maps to `timeout` as it always did. */

@@ -57,15 +57,15 @@ export class OpenAIProvider implements ProviderAdapter {
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
-    const response = await this.#http.request({
+    const response = await this.#http.send({
       path: '/chat/completions',
       headers: this.#headers('application/json'),
       body: toOpenAIChatRequest(call, { stream: false, maxTokensField: this.#maxTokensField }),
       signal: context.signal,
     });
-    if (!isSuccess(response)) throw await this.#httpError(response, context.signal);
-    const body = await this.#http.readJson(response, context.signal);
-    return fromOpenAIChatResponse(this.slot, body, call.model);
+    if (!isSuccess(response))
+      throw errorFromResponse(this.slot, response.status, response.headers, response.text);
+    return fromOpenAIChatResponse(this.slot, this.#http.parseJson(response), call.model);
   }
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncGenerator<ChatStreamEvent, void, undefined> {
@@ -87,15 +87,15 @@ export class OpenAIProvider implements ProviderAdapter {
   }
 
   async embed(call: EmbedCall, context: CallContext): Promise<EmbedResult> {
-    const response = await this.#http.request({
+    const response = await this.#http.send({
       path: '/embeddings',
       headers: this.#headers('application/json'),
       body: toOpenAIEmbeddingsRequest(call),
       signal: context.signal,
     });
-    if (!isSuccess(response)) throw await this.#httpError(response, context.signal);
-    const body = await this.#http.readJson(response, context.signal);
-    return fromOpenAIEmbeddingsResponse(this.slot, body, call);
+    if (!isSuccess(response))
+      throw errorFromResponse(this.slot, response.status, response.headers, response.text);
+    return fromOpenAIEmbeddingsResponse(this.slot, this.#http.parseJson(response), call);
   }
 
   async close(): Promise<void> {
@@ -122,7 +122,7 @@ export class OpenAIProvider implements ProviderAdapter {
   }
 }
 
-function isSuccess(response: UpstreamResponse): boolean {
+function isSuccess(response: { status: number }): boolean {
   return response.status >= 200 && response.status < 300;
 }
 
