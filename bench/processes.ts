@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { openSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
@@ -64,11 +64,25 @@ export interface GatewayOptions {
   nodeArgs?: string[];
 }
 
-/** `node src/main.ts` as production runs it, waiting until GET /health answers. */
+/**
+ * The node flags `npm start` passes before `src/main.ts` (its V8 heap settings), read from
+ * package.json so the benchmark measures the gateway exactly as it is started.
+ */
+export function startScriptFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = pkg.scripts.start.split(/\s+/);
+  const main = words.indexOf('src/main.ts');
+  if (words[0] !== 'node' || main < 0) throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return words.slice(1, main);
+}
+
+/** `src/main.ts` as `npm start` runs it, waiting until GET /health answers. */
 export async function startGateway(options: GatewayOptions): Promise<Server> {
   const port = Number(options.env['GATEWAY_PORT']);
   const log = openSync(options.logFile, 'a');
-  const child = spawn(NODE, [...(options.nodeArgs ?? []), 'src/main.ts'], {
+  const child = spawn(NODE, [...startScriptFlags(), ...(options.nodeArgs ?? []), 'src/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...options.env },
     stdio: ['ignore', log, log],

@@ -6,7 +6,7 @@ import { gatewayEnv } from './gateway-env.ts';
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
-import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
+import { freePort, ROOT, type Server, startGateway, startHelper, startScriptFlags } from './processes.ts';
 import {
   machineLines,
   type RunMeta,
@@ -182,7 +182,7 @@ async function main(): Promise<void> {
     `# Gateway benchmark, ${date.slice(0, 10)}`,
     '',
     machineLines(machine, meta),
-    `- gateway: \`node src/main.ts\`, NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${gatewayPeakRssMb.toFixed(0)} MiB (VmHWM)`,
+    `- gateway: \`node ${startScriptFlags().join(' ')} src/main.ts\` (as \`npm start\` runs it), NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${gatewayPeakRssMb.toFixed(0)} MiB (VmHWM)`,
     `- whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     '',
     '## Targets',
