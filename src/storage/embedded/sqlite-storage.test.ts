@@ -17,6 +17,12 @@ describeUsageTotalsContract('embedded SQLite (in memory)', async () => openSqlit
 describeUsagePagingContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeSubscriberContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 
+// On disk, usage batches are written by the ledger's writer thread: the same contracts hold.
+const onDisk = async () => openSqliteStorage(mkdtempSync(join(tmpdir(), 'sqlite-')));
+describeStorageContract('embedded SQLite on disk', onDisk);
+describeUsageTotalsContract('embedded SQLite on disk', onDisk);
+describeUsagePagingContract('embedded SQLite on disk', onDisk);
+
 describe('embedded SQLite on disk', () => {
   it('keeps records across reopening, and migrations run once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sqlite-'));
@@ -28,5 +34,23 @@ describe('embedded SQLite on disk', () => {
     assert.equal((await second.apps.findApp('web'))?.secretHash, 'h');
     assert.equal((await second.usage.readRecords({ limit: 10 }))[0]?.id, 'kept');
     await second.close();
+  });
+
+  it('a batch the writer thread cannot commit is rejected whole, and the next one is written', async () => {
+    const storage = openSqliteStorage(mkdtempSync(join(tmpdir(), 'sqlite-')));
+    // A NOT NULL column left empty fails the INSERT inside the batch's transaction.
+    const broken = { ...sampleRecord('broken'), app: null } as unknown as ReturnType<typeof sampleRecord>;
+    await assert.rejects(
+      storage.usage.appendBatch([sampleRecord('before-broken'), broken]),
+      /usage ledger write failed: .*NOT NULL/,
+    );
+    assert.deepEqual(await storage.usage.readRecords({ limit: 10 }), []);
+    await storage.usage.appendBatch([sampleRecord('after')]);
+    await storage.usage.appendBatch([sampleRecord('after')]);
+    assert.deepEqual(
+      (await storage.usage.readRecords({ limit: 10 })).map((record) => record.id),
+      ['after'],
+    );
+    await storage.close();
   });
 });

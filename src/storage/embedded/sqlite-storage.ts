@@ -1,21 +1,36 @@
+import { join } from 'node:path';
 import type { Storage } from '../ports.ts';
-import { openSqlite } from './open-sqlite.ts';
+import { LedgerWriterThread } from './ledger-writer.ts';
+import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
-import { SqliteUsageLedger } from './sqlite-usage-ledger.ts';
+import { INSERT_ATTEMPT_SQL, INSERT_REQUEST_SQL, SqliteUsageLedger } from './sqlite-usage-ledger.ts';
 
-/** The embedded storage: one SQLite file in DATA_DIR (or ':memory:' for tests). */
+/**
+ * The embedded storage: one SQLite file in DATA_DIR (or ':memory:' for tests). Usage batches
+ * from a file-backed store are written on a worker thread (see ledger-writer.ts); an in-memory
+ * database is private to its connection, so it writes them itself.
+ */
 export function openSqliteStorage(dataDir: string): Storage {
   const db = openSqlite(dataDir);
   const ping = db.prepare('SELECT 1');
+  const writer =
+    dataDir === ':memory:'
+      ? undefined
+      : new LedgerWriterThread({
+          file: join(dataDir, DATABASE_FILE),
+          insertRequestSql: INSERT_REQUEST_SQL,
+          insertAttemptSql: INSERT_ATTEMPT_SQL,
+        });
   return {
     apps: new SqliteAppStore(db),
-    usage: new SqliteUsageLedger(db),
+    usage: new SqliteUsageLedger(db, writer),
     subscribers: new SqliteSubscriberStore(db),
     ping: async () => {
       ping.get();
     },
     close: async () => {
+      await writer?.close();
       if (db.isOpen) db.close();
     },
   };

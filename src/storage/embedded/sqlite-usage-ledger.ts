@@ -12,8 +12,14 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
+import type { LedgerWriterThread } from './ledger-writer.ts';
 
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
+
+export const INSERT_REQUEST_SQL = `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')})
+  VALUES (${placeholders(REQUEST_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`;
+export const INSERT_ATTEMPT_SQL = `INSERT INTO usage_attempts (${ATTEMPT_COLUMNS.join(', ')})
+  VALUES (${placeholders(ATTEMPT_COLUMNS.length)}) ON CONFLICT (usage_id, attempt) DO NOTHING`;
 const DAY_EXPRESSION = "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')";
 
 export class SqliteUsageLedger implements UsageLedger {
@@ -21,22 +27,27 @@ export class SqliteUsageLedger implements UsageLedger {
   readonly #insertRequest: StatementSync;
   readonly #insertAttempt: StatementSync;
   readonly #selectAttempts: StatementSync;
+  readonly #writer: LedgerWriterThread | undefined;
 
-  constructor(db: DatabaseSync) {
+  /** With a `writer`, batches are written on its thread; without, on this connection. */
+  constructor(db: DatabaseSync, writer?: LedgerWriterThread) {
     this.#db = db;
-    this.#insertRequest = db.prepare(
-      `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${placeholders(REQUEST_COLUMNS.length)})
-       ON CONFLICT (id) DO NOTHING`,
-    );
-    this.#insertAttempt = db.prepare(
-      `INSERT INTO usage_attempts (${ATTEMPT_COLUMNS.join(', ')}) VALUES (${placeholders(ATTEMPT_COLUMNS.length)})
-       ON CONFLICT (usage_id, attempt) DO NOTHING`,
-    );
+    this.#writer = writer;
+    this.#insertRequest = db.prepare(INSERT_REQUEST_SQL);
+    this.#insertAttempt = db.prepare(INSERT_ATTEMPT_SQL);
     this.#selectAttempts = db.prepare('SELECT * FROM usage_attempts WHERE usage_id = ? ORDER BY attempt');
   }
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
+    if (this.#writer !== undefined) {
+      return this.#writer.write(
+        records.map((record) => [
+          requestValues(record),
+          record.attempts.map((attempt) => attemptValues(record.id, attempt)),
+        ]),
+      );
+    }
     this.#db.exec('BEGIN');
     try {
       for (const record of records) {

@@ -1,0 +1,36 @@
+// The embedded usage ledger's writer thread (see ledger-writer.ts). Plain JavaScript on purpose:
+// a worker that imported TypeScript would load its own copy of Node's type stripper (~15 MB).
+// It receives rows already in column order and only runs the two INSERT statements.
+import { DatabaseSync } from 'node:sqlite';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { file, insertRequestSql, insertAttemptSql } = workerData;
+const db = new DatabaseSync(file);
+// The same settings as the main connection (journal_mode is a property of the file).
+db.exec('PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+const insertRequest = db.prepare(insertRequestSql);
+const insertAttempt = db.prepare(insertAttemptSql);
+
+parentPort.on('message', ({ id, batch }) => {
+  try {
+    db.exec('BEGIN');
+    try {
+      for (const [request, attempts] of batch) {
+        // A row already present (a retried batch) keeps its attempts as they were.
+        if (insertRequest.run(...request).changes === 0) continue;
+        for (const attempt of attempts) insertAttempt.run(...attempt);
+      }
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+    parentPort.postMessage({ id, ok: true });
+  } catch (error) {
+    parentPort.postMessage({
+      id,
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    });
+  }
+});
