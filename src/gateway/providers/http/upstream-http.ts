@@ -144,6 +144,8 @@ export class UpstreamHttp {
       return Promise.reject(
         new ProviderError({ slot: this.#slot, failure: 'aborted', cause: caller.reason }),
       );
+    // Built first: a body that cannot be serialised throws before any timer or listener exists.
+    const options = this.#dispatchOptions(request);
     return new Promise((resolve, reject) => {
       const handler = new BufferingHandler(this.#limits, resolve, (error) =>
         reject(this.transportError(error, caller)),
@@ -156,7 +158,7 @@ export class UpstreamHttp {
         clearTimeout(timer);
         caller.removeEventListener('abort', onCallerAbort);
       };
-      this.#dispatcher.dispatch(this.#dispatchOptions(request), handler);
+      this.#dispatcher.dispatch(options, handler);
     });
   }
 
