@@ -3,6 +3,7 @@
 // It receives rows already in column order and only runs the two INSERT statements.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
+import { writeLedgerBatch } from './write-ledger-batch.js';
 
 const { file, insertRequestSql, insertAttemptSql } = workerData;
 const db = new DatabaseSync(file);
@@ -13,18 +14,7 @@ const insertAttempt = db.prepare(insertAttemptSql);
 
 parentPort.on('message', ({ id, batch }) => {
   try {
-    db.exec('BEGIN');
-    try {
-      for (const [request, attempts] of batch) {
-        // A row already present (a retried batch) keeps its attempts as they were.
-        if (insertRequest.run(...request).changes === 0) continue;
-        for (const attempt of attempts) insertAttempt.run(...attempt);
-      }
-      db.exec('COMMIT');
-    } catch (error) {
-      db.exec('ROLLBACK');
-      throw error;
-    }
+    writeLedgerBatch(db, insertRequest, insertAttempt, batch);
     parentPort.postMessage({ id, ok: true });
   } catch (error) {
     parentPort.postMessage({

@@ -1,9 +1,5 @@
 import { Worker } from 'node:worker_threads';
-
-type SqlValue = string | number | null;
-
-/** One usage record as the INSERTs take it: the request row and its attempt rows. */
-export type LedgerRow = [request: SqlValue[], attempts: SqlValue[][]];
+import type { LedgerRow } from './write-ledger-batch.js';
 
 export interface LedgerWriterOptions {
   /** The database file (the worker opens its own connection to it). */
@@ -38,7 +34,7 @@ export class LedgerWriterThread {
   }
 
   /** Resolves once the batch is committed; rejects (nothing written) if the transaction failed. */
-  write(batch: LedgerRow[]): Promise<void> {
+  write(batch: readonly LedgerRow[]): Promise<void> {
     const worker = this.#worker ?? this.#start();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {

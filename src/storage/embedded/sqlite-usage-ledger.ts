@@ -13,6 +13,7 @@ import {
   totalsSql,
 } from '../usage-rows.ts';
 import type { LedgerWriterThread } from './ledger-writer.ts';
+import { type LedgerRow, writeLedgerBatch } from './write-ledger-batch.js';
 
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
@@ -40,26 +41,14 @@ export class SqliteUsageLedger implements UsageLedger {
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    if (this.#writer !== undefined) {
-      return this.#writer.write(
-        records.map((record) => [
-          requestValues(record),
-          record.attempts.map((attempt) => attemptValues(record.id, attempt)),
-        ]),
-      );
-    }
-    this.#db.exec('BEGIN');
-    try {
-      for (const record of records) {
-        // A record already present (a retried batch) keeps its attempts as they were.
-        if (this.#insertRequest.run(...requestValues(record)).changes === 0) continue;
-        for (const attempt of record.attempts) this.#insertAttempt.run(...attemptValues(record.id, attempt));
-      }
-      this.#db.exec('COMMIT');
-    } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
-    }
+    const rows = records.map(
+      (record): LedgerRow => [
+        requestValues(record),
+        record.attempts.map((attempt) => attemptValues(record.id, attempt)),
+      ],
+    );
+    if (this.#writer !== undefined) return this.#writer.write(rows);
+    writeLedgerBatch(this.#db, this.#insertRequest, this.#insertAttempt, rows);
   }
 
   async readRecords(query: UsageQuery): Promise<UsageRecord[]> {
