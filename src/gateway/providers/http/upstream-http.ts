@@ -110,14 +110,7 @@ export class UpstreamHttp {
     if (caller.aborted)
       throw new ProviderError({ slot: this.#slot, failure: 'aborted', cause: caller.reason });
     const controller = new AbortController();
-    const onCallerAbort = () => controller.abort(caller.reason);
-    caller.addEventListener('abort', onCallerAbort, { once: true });
-    const timer = setTimeout(() => controller.abort(totalTimeLimit()), this.#timeouts.totalMs);
-    timer.unref();
-    const release = () => {
-      clearTimeout(timer);
-      caller.removeEventListener('abort', onCallerAbort);
-    };
+    const release = this.#bound(caller, (reason) => controller.abort(reason));
     try {
       const response = await this.#dispatcher.request({
         ...this.#dispatchOptions(request),
@@ -150,16 +143,24 @@ export class UpstreamHttp {
       const handler = new BufferingHandler(this.#limits, resolve, (error) =>
         reject(this.transportError(error, caller)),
       );
-      const onCallerAbort = () => handler.abort(abortReason(caller));
-      caller.addEventListener('abort', onCallerAbort, { once: true });
-      const timer = setTimeout(() => handler.abort(totalTimeLimit()), this.#timeouts.totalMs);
-      timer.unref();
-      handler.onSettled = () => {
-        clearTimeout(timer);
-        caller.removeEventListener('abort', onCallerAbort);
-      };
+      handler.onSettled = this.#bound(caller, (reason) => handler.abort(reason));
       this.#dispatcher.dispatch(options, handler);
     });
+  }
+
+  /**
+   * Stops a call (`abort`) when the caller's signal aborts or the total time limit passes;
+   * returns what releases the timer and the listener once the call is over.
+   */
+  #bound(caller: AbortSignal, abort: (reason: Error) => void): () => void {
+    const onCallerAbort = () => abort(abortReason(caller));
+    caller.addEventListener('abort', onCallerAbort, { once: true });
+    const timer = setTimeout(() => abort(totalTimeLimit()), this.#timeouts.totalMs);
+    timer.unref();
+    return () => {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', onCallerAbort);
+    };
   }
 
   /** The JSON of a whole 2xx answer; a body that is not JSON is an invalid response. */
