@@ -1,6 +1,7 @@
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
-import { readLimitedText, UpstreamHttp, type UpstreamResponse } from '../http/upstream-http.ts';
+import { isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import type {
   CallContext,
   ChatCall,
@@ -69,7 +70,7 @@ export class AnthropicProvider implements ProviderAdapter {
       body,
       signal: context.signal,
     });
-    if (response.status < 200 || response.status >= 300)
+    if (!isSuccess(response.status))
       throw mapAnthropicHttpError(this.slot, response.status, response.headers, response.text);
     const json = this.#http.parseJson(response);
     return fromAnthropicResponse(json, { slot: this.slot, requestedModel: call.model, jsonTool });
@@ -80,8 +81,8 @@ export class AnthropicProvider implements ProviderAdapter {
       defaultMaxTokens: this.#defaultMaxTokens,
       stream: true,
     });
-    const response = await this.#openStream(body, context.signal);
-    yield* fromAnthropicStream(this.#http.readEvents(response, context.signal), {
+    const events = await this.#openStream(body, context.signal);
+    yield* fromAnthropicStream(events, {
       slot: this.slot,
       requestedModel: call.model,
       jsonTool,
@@ -111,16 +112,14 @@ export class AnthropicProvider implements ProviderAdapter {
   }
 
   /** Opens a stream; a non-2xx answer becomes a ProviderError built from its error type only. */
-  async #openStream(body: AnthropicRequestBody, signal: AbortSignal): Promise<UpstreamResponse> {
+  async #openStream(
+    body: AnthropicRequestBody,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<EventSourceMessage>> {
     const headers = this.#headers(true);
-    const response = await this.#http.request({ path: ANTHROPIC_MESSAGES_PATH, headers, body, signal });
-    if (response.status >= 200 && response.status < 300) return response;
-    let text: string;
-    try {
-      text = await readLimitedText(response.body);
-    } catch (error) {
-      throw this.#http.transportError(error, signal);
-    }
-    throw mapAnthropicHttpError(this.slot, response.status, response.headers, text);
+    const opened = await this.#http.openStream({ path: ANTHROPIC_MESSAGES_PATH, headers, body, signal });
+    if (opened.kind === 'events') return opened.events;
+    const { response } = opened;
+    throw mapAnthropicHttpError(this.slot, response.status, response.headers, response.text);
   }
 }

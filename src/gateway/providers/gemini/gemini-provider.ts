@@ -1,11 +1,7 @@
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
-import {
-  type BufferedResponse,
-  readLimitedText,
-  UpstreamHttp,
-  type UpstreamResponse,
-} from '../http/upstream-http.ts';
+import { type BufferedResponse, isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import type {
   CallContext,
   ChatCall,
@@ -60,8 +56,8 @@ export class GeminiProvider implements ProviderAdapter {
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
     const path = `${geminiMethodPath(call.model, 'streamGenerateContent')}?alt=sse`;
-    const response = await this.#openStream(path, toGeminiRequest(call), context);
-    yield* fromGeminiStream(this.#http.readEvents(response, context.signal), call.model, this.slot);
+    const events = await this.#openStream(path, toGeminiRequest(call), context);
+    yield* fromGeminiStream(events, call.model, this.slot);
   }
 
   /**
@@ -85,7 +81,7 @@ export class GeminiProvider implements ProviderAdapter {
   /** Sends a request and reads the whole answer; a non-2xx one becomes a ProviderError. */
   async #send(path: string, body: unknown, context: CallContext): Promise<BufferedResponse> {
     const response = await this.#http.send({ path, headers: this.#headers(), body, signal: context.signal });
-    if (response.status >= 200 && response.status < 300) return response;
+    if (isSuccess(response.status)) return response;
     throw geminiHttpError(this.slot, response.status, response.headers, response.text);
   }
 
@@ -94,21 +90,19 @@ export class GeminiProvider implements ProviderAdapter {
   }
 
   /** Opens a stream; a non-2xx answer becomes a ProviderError read from Google's error body. */
-  async #openStream(path: string, body: unknown, context: CallContext): Promise<UpstreamResponse> {
-    const response = await this.#http.request({
+  async #openStream(
+    path: string,
+    body: unknown,
+    context: CallContext,
+  ): Promise<AsyncIterable<EventSourceMessage>> {
+    const opened = await this.#http.openStream({
       path,
       headers: this.#headers(),
       body,
       signal: context.signal,
     });
-    if (response.status >= 200 && response.status < 300) return response;
-    let text = '';
-    try {
-      text = await readLimitedText(response.body);
-    } catch (error) {
-      // An unreadable error body still has a status worth reporting, unless the caller left.
-      if (context.signal.aborted) throw this.#http.transportError(error, context.signal);
-    }
-    throw geminiHttpError(this.slot, response.status, response.headers, text);
+    if (opened.kind === 'events') return opened.events;
+    const { response } = opened;
+    throw geminiHttpError(this.slot, response.status, response.headers, response.text);
   }
 }

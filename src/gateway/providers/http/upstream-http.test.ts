@@ -10,6 +10,7 @@ import { UpstreamHttp } from './upstream-http.ts';
 describe('UpstreamHttp', () => {
   let server: Server;
   let base: string;
+  const endlessClosed = Promise.withResolvers<void>();
   before(async () => {
     server = createServer((req, res) => {
       if (req.url === '/v1/json') {
@@ -28,6 +29,30 @@ describe('UpstreamHttp', () => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write(bytes.subarray(0, 12));
         setTimeout(() => res.end(bytes.subarray(12)), 10);
+      } else if (req.url === '/v1/stream-split') {
+        // A multi-byte character split across two writes, inside an event.
+        const bytes = Buffer.from('data: {"text":"café ✓"}\n\n');
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(bytes.subarray(0, 19));
+        setTimeout(() => res.end(bytes.subarray(19)), 10);
+      } else if (req.url === '/v1/stall') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: 1\n\n');
+      } else if (req.url === '/v1/drop') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: 1\n\n');
+        setTimeout(() => res.socket?.destroy(), 20);
+      } else if (req.url === '/v1/many') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let n = 0; n < 3_000; n++) res.write(`data: ${n}\n\n`);
+        res.end();
+      } else if (req.url === '/v1/endless') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const timer = setInterval(() => res.write('data: tick\n\n'), 5);
+        res.on('close', () => {
+          clearInterval(timer);
+          endlessClosed.resolve();
+        });
       } else if (req.url === '/v1/huge-error') {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.write('x'.repeat(48 * 1024));
@@ -45,28 +70,15 @@ describe('UpstreamHttp', () => {
   const timeouts = { connectMs: 1_000, firstByteMs: 300, totalMs: 5_000 };
   const signal = () => new AbortController().signal;
 
-  it('keeps the base URL path and reads JSON', async () => {
+  it('opens a stream of server-sent events and hands them on as they arrive', async () => {
     const http = new UpstreamHttp('provider-a', base, timeouts);
-    const response = await http.request({ path: '/json', body: { a: 1 }, signal: signal() });
-    assert.equal(response.status, 200);
-    assert.deepEqual(await http.readJson(response, signal()), { ok: true });
-    await http.close();
-  });
-
-  it('hands non-2xx responses to the caller unread, with headers', async () => {
-    const http = new UpstreamHttp('provider-a', base, timeouts);
-    const response = await http.request({ path: '/limited', signal: signal() });
-    assert.equal(response.status, 429);
-    assert.equal(parseRetryAfter(response.headers), 2_000);
-    await response.body.dump();
-    await http.close();
-  });
-
-  it('parses server-sent events as they arrive', async () => {
-    const http = new UpstreamHttp('provider-a', base, timeouts);
-    const response = await http.request({ path: '/stream', signal: signal() });
+    const opened = await http.openStream({ path: '/stream', body: { a: 1 }, signal: signal() });
+    assert.equal(opened.kind, 'events');
+    if (opened.kind !== 'events') return;
+    assert.equal(opened.status, 200);
+    assert.equal(opened.headers['content-type'], 'text/event-stream');
     const events = [];
-    for await (const event of http.readEvents(response, signal())) events.push(event);
+    for await (const event of opened.events) events.push(event);
     assert.deepEqual(
       events.map((e) => [e.event, e.data]),
       [
@@ -74,7 +86,88 @@ describe('UpstreamHttp', () => {
         ['last', '{"n":2}'],
       ],
     );
+    const split = await http.openStream({ path: '/stream-split', signal: signal() });
+    assert.equal(split.kind, 'events');
+    if (split.kind !== 'events') return;
+    const data = [];
+    for await (const event of split.events) data.push(event.data);
+    assert.deepEqual(data, ['{"text":"café ✓"}']);
     await http.close();
+  });
+
+  it('reads an error answer whole, and any answer the caller asks to have whole', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const limited = await http.openStream({ path: '/limited', signal: signal() });
+    assert.equal(limited.kind, 'whole');
+    if (limited.kind !== 'whole') return;
+    assert.equal(limited.response.status, 429);
+    assert.equal(parseRetryAfter(limited.response.headers), 2_000);
+    assert.equal(limited.response.text, '{"error":"slow down"}');
+    const json = await http.openStream({ path: '/json', signal: signal() }, (_status, headers) =>
+      String(headers['content-type']).includes('json'),
+    );
+    assert.equal(json.kind, 'whole');
+    if (json.kind !== 'whole') return;
+    assert.deepEqual(http.parseJson(json.response), { ok: true });
+    await http.close();
+  });
+
+  it('pauses a stream the reader is slower than, and loses nothing', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const opened = await http.openStream({ path: '/many', signal: signal() });
+    assert.equal(opened.kind, 'events');
+    if (opened.kind !== 'events') return;
+    const data: number[] = [];
+    for await (const event of opened.events) {
+      data.push(Number(event.data));
+      if (data.length % 100 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    assert.deepEqual(
+      data,
+      Array.from({ length: 3_000 }, (_, n) => n),
+    );
+    await http.close();
+  });
+
+  it('a reader that stops early drops the connection', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const opened = await http.openStream({ path: '/endless', signal: signal() });
+    assert.equal(opened.kind, 'events');
+    if (opened.kind !== 'events') return;
+    let seen = 0;
+    for await (const _event of opened.events) if (++seen === 3) break;
+    await endlessClosed.promise;
+    // The pool still works after the dropped connection.
+    assert.deepEqual(http.parseJson(await http.send({ path: '/json', signal: signal() })), { ok: true });
+    await http.close();
+  });
+
+  it('maps failures while events are read: stalled body, dropped connection, caller abort, time limit', async () => {
+    const read = async (http: UpstreamHttp, path: string, callerSignal = signal()) => {
+      const opened = await http.openStream({ path, signal: callerSignal });
+      assert.equal(opened.kind, 'events');
+      if (opened.kind !== 'events') return [];
+      const data = [];
+      for await (const event of opened.events) data.push(event.data);
+      return data;
+    };
+    const http = new UpstreamHttp('provider-b', base, timeouts);
+    await assert.rejects(read(http, '/stall'), (e: ProviderError) => e.failure === 'timeout' && e.retryable);
+    await assert.rejects(read(http, '/drop'), (e: ProviderError) => e.failure === 'connection');
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    await assert.rejects(
+      read(http, '/stall', controller.signal),
+      (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
+    );
+    assert.ok(Date.now() - started < 250, 'the abort ends the read at once');
+    const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
+    await assert.rejects(
+      read(total, '/stall'),
+      (e: ProviderError) => e.failure === 'timeout' && e.message.endsWith('total time limit reached'),
+    );
+    await Promise.all([http.close(), total.close()]);
   });
 
   it('send reads a whole answer, joined across chunks, and parses it', async () => {
@@ -103,7 +196,7 @@ describe('UpstreamHttp', () => {
     await http.close();
   });
 
-  it('send maps transport failures as request does, and a non-JSON 2xx body is an invalid response', async () => {
+  it('send maps transport failures, and a non-JSON 2xx body is an invalid response', async () => {
     const http = new UpstreamHttp('provider-b', base, timeouts);
     await assert.rejects(
       http.send({ path: '/slow', signal: signal() }),
@@ -141,31 +234,26 @@ describe('UpstreamHttp', () => {
     await Promise.all([http.close(), refused.close(), total.close()]);
   });
 
-  it('maps transport failures: first-byte timeout, refused connection, caller abort, non-JSON body', async () => {
+  it('openStream maps failures before the answer as send does', async () => {
     const http = new UpstreamHttp('provider-b', base, timeouts);
     await assert.rejects(
-      http.request({ path: '/slow', signal: signal() }),
+      http.openStream({ path: '/slow', signal: signal() }),
       (e: ProviderError) => e.failure === 'timeout' && e.retryable,
     );
     const refused = new UpstreamHttp('provider-b', 'http://127.0.0.1:1/v1', timeouts);
     await assert.rejects(
-      refused.request({ path: '/x', signal: signal() }),
+      refused.openStream({ path: '/x', signal: signal() }),
       (e: ProviderError) => e.failure === 'connection' && e.retryable,
     );
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     await assert.rejects(
-      http.request({ path: '/slow', signal: controller.signal }),
+      http.openStream({ path: '/slow', signal: controller.signal }),
       (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
-    );
-    const notJson = await http.request({ path: '/not-json', signal: signal() });
-    await assert.rejects(
-      http.readJson(notJson, signal()),
-      (e: ProviderError) => e.failure === 'invalid_response',
     );
     const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
     await assert.rejects(
-      total.request({ path: '/slow', signal: signal() }),
+      total.openStream({ path: '/slow', signal: signal() }),
       (e: ProviderError) => e.failure === 'timeout',
     );
     await Promise.all([http.close(), refused.close(), total.close()]);

@@ -1,21 +1,28 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Agent, type Dispatcher, errors } from 'undici';
 import type { ProviderSlot, ProviderTimeouts } from '../../../config/config-types.ts';
 import { ProviderError } from '../provider-error.ts';
 import { type BufferedResponse, BufferingHandler, type BufferingLimits } from './buffering-handler.ts';
+import { EventStreamHandler, type OpenedStream, type ReadWhole } from './event-stream-handler.ts';
 
-export type { BufferedResponse };
+export type { BufferedResponse, OpenedStream };
+
+/** What `#dispatch` needs of a handler: a way to stop it, and a hook for when it is over. */
+interface CallHandler extends Dispatcher.DispatchHandler {
+  abort(reason: Error): void;
+  onSettled: () => void;
+}
+
+/** 2xx: the only answers whose body is what was asked for. */
+export function isSuccess(status: number): boolean {
+  return status >= 200 && status < 300;
+}
+
+const isNotSuccess = (status: number) => !isSuccess(status);
 
 /** A whole answer larger than this is refused rather than held in memory. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 /** What is read of an error body: enough for any vendor's error type and message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-
-export interface UpstreamResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Dispatcher.ResponseData['body'];
-}
 
 export interface UpstreamRequest {
   method?: 'GET' | 'POST';
@@ -24,22 +31,6 @@ export interface UpstreamRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal: AbortSignal;
-}
-
-/** Reads an error body for the adapter's error mapper, never more than 64 KiB. */
-export async function readLimitedText(
-  body: UpstreamResponse['body'],
-  limit = MAX_ERROR_BODY_BYTES,
-): Promise<string> {
-  let text = '';
-  for await (const chunk of body) {
-    text += chunk.toString();
-    if (text.length > limit) {
-      body.destroy();
-      break;
-    }
-  }
-  return text.slice(0, limit);
 }
 
 export function safeJson(text: string): unknown {
@@ -95,43 +86,45 @@ export class UpstreamHttp {
   }
 
   /**
-   * Sends a request; resolves with any status (the body unread), rejects with ProviderError on
-   * transport failure. The total time limit runs until the body has been read or discarded.
-   * For answers read as a stream (SSE); `send` is the cheaper way to read a whole answer.
-   *
-   * One AbortController, one listener on the caller's signal and one cleared timer per call:
-   * `AbortSignal.any([signal, AbortSignal.timeout(totalMs)])` would cost as much in weak
-   * references and finalizers, and each of its timers would stay alive for the whole `totalMs`
-   * (two minutes by default) after the call ended, which under load holds hundreds of
-   * megabytes.
-   */
-  async request(request: UpstreamRequest): Promise<UpstreamResponse> {
-    const caller = request.signal;
-    if (caller.aborted)
-      throw new ProviderError({ slot: this.#slot, failure: 'aborted', cause: caller.reason });
-    const controller = new AbortController();
-    const release = this.#bound(caller, (reason) => controller.abort(reason));
-    try {
-      const response = await this.#dispatcher.request({
-        ...this.#dispatchOptions(request),
-        signal: controller.signal,
-      });
-      // The body is a stream that closes once read to the end, destroyed or aborted.
-      response.body.once('close', release);
-      return { status: response.statusCode, headers: response.headers, body: response.body };
-    } catch (error) {
-      release();
-      throw this.transportError(error, caller);
-    }
-  }
-
-  /**
    * Sends a request and reads the whole answer: all of a 2xx body (up to 256 MiB), the first
    * 64 KiB of any other, which is enough for the adapter's error mapper. Rejects with
    * ProviderError on transport failure, when the caller's signal aborts, or at the total time
    * limit.
    */
   send(request: UpstreamRequest): Promise<BufferedResponse> {
+    return this.#dispatch(request, (resolve, fail) => new BufferingHandler(this.#limits, resolve, fail));
+  }
+
+  /**
+   * Sends a request whose answer is a stream of server-sent events. Resolves at the answer's
+   * headers with its events as they arrive, or, where `readWhole` says so (by default, for any
+   * status but 2xx), once the whole body is read, with the same limits as `send`. Reading the
+   * events rejects with ProviderError on transport failure, caller abort or the total time
+   * limit, which runs until the last event; a reader that stops early drops the connection.
+   */
+  openStream(request: UpstreamRequest, readWhole: ReadWhole = isNotSuccess): Promise<OpenedStream> {
+    return this.#dispatch(
+      request,
+      (open, fail) =>
+        new EventStreamHandler(this.#limits, readWhole, {
+          open,
+          fail,
+          mapError: (error) => this.transportError(error, request.signal),
+        }),
+    );
+  }
+
+  /**
+   * Dispatches a call to a handler that settles `resolve` or `fail` once. One listener on the
+   * caller's signal and one cleared timer per call: `AbortSignal.any([signal,
+   * AbortSignal.timeout(totalMs)])` would cost as much in weak references and finalizers, and
+   * each of its timers would stay alive for the whole `totalMs` (two minutes by default) after
+   * the call ended, which under load holds hundreds of megabytes.
+   */
+  #dispatch<T>(
+    request: UpstreamRequest,
+    create: (resolve: (value: T) => void, fail: (error: unknown) => void) => CallHandler,
+  ): Promise<T> {
     const caller = request.signal;
     if (caller.aborted)
       return Promise.reject(
@@ -140,9 +133,7 @@ export class UpstreamHttp {
     // Built first: a body that cannot be serialised throws before any timer or listener exists.
     const options = this.#dispatchOptions(request);
     return new Promise((resolve, reject) => {
-      const handler = new BufferingHandler(this.#limits, resolve, (error) =>
-        reject(this.transportError(error, caller)),
-      );
+      const handler = create(resolve, (error) => reject(this.transportError(error, caller)));
       handler.onSettled = this.#bound(caller, (reason) => handler.abort(reason));
       this.#dispatcher.dispatch(options, handler);
     });
@@ -190,37 +181,6 @@ export class UpstreamHttp {
       status,
       detail: 'body is not JSON',
     });
-  }
-
-  /** Reads a 2xx JSON body; a body that is not JSON is an invalid response. */
-  async readJson(response: UpstreamResponse, signal: AbortSignal): Promise<unknown> {
-    let text: string;
-    try {
-      text = await response.body.text();
-    } catch (error) {
-      throw this.transportError(error, signal);
-    }
-    const value = safeJson(text);
-    if (value === undefined) throw this.#notJson(response.status);
-    return value;
-  }
-
-  /** Parses a 2xx `text/event-stream` body into events as they arrive. */
-  async *readEvents(response: UpstreamResponse, signal: AbortSignal): AsyncIterable<EventSourceMessage> {
-    const queue: EventSourceMessage[] = [];
-    const parser = createParser({ onEvent: (event) => queue.push(event) });
-    try {
-      for await (const chunk of response.body) {
-        parser.feed(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-        while (queue.length > 0) yield queue.shift() as EventSourceMessage;
-      }
-    } catch (error) {
-      throw this.transportError(error, signal);
-    } finally {
-      // Leaving early (client gone, adapter done) must release the connection.
-      if (!response.body.destroyed) response.body.destroy();
-    }
-    while (queue.length > 0) yield queue.shift() as EventSourceMessage;
   }
 
   /** Maps a transport failure to a ProviderError; the caller's own abort is `aborted`, never the upstream's fault. */

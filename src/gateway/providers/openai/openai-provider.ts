@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
-import { readLimitedText, UpstreamHttp, type UpstreamResponse } from '../http/upstream-http.ts';
+import { isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import type {
   CallContext,
@@ -12,7 +12,6 @@ import type {
   ProviderAdapter,
   ProviderCapabilities,
 } from '../provider.ts';
-import type { ProviderError } from '../provider-error.ts';
 import { fromOpenAIChatResponse } from './from-openai-response.ts';
 import { eventsFromCompletion, fromOpenAIStream } from './from-openai-stream.ts';
 import { fromOpenAIEmbeddingsResponse, toOpenAIEmbeddingsRequest } from './openai-embeddings.ts';
@@ -63,27 +62,32 @@ export class OpenAIProvider implements ProviderAdapter {
       body: toOpenAIChatRequest(call, { stream: false, maxTokensField: this.#maxTokensField }),
       signal: context.signal,
     });
-    if (!isSuccess(response))
+    if (!isSuccess(response.status))
       throw errorFromResponse(this.slot, response.status, response.headers, response.text);
     return fromOpenAIChatResponse(this.slot, this.#http.parseJson(response), call.model);
   }
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncGenerator<ChatStreamEvent, void, undefined> {
-    const response = await this.#http.request({
-      path: '/chat/completions',
-      headers: this.#headers('text/event-stream'),
-      body: toOpenAIChatRequest(call, { stream: true, maxTokensField: this.#maxTokensField }),
-      signal: context.signal,
-    });
-    if (!isSuccess(response)) throw await this.#httpError(response, context.signal);
-    if (contentType(response).includes('application/json')) {
-      // A server that ignored `stream: true` (or reports an error as a 200 JSON body).
-      const body = await this.#http.readJson(response, context.signal);
-      if (isRecord(body) && isRecord(body['error'])) throw errorFromStreamChunk(this.slot, body);
-      yield* eventsFromCompletion(fromOpenAIChatResponse(this.slot, body, call.model));
+    const opened = await this.#http.openStream(
+      {
+        path: '/chat/completions',
+        headers: this.#headers('text/event-stream'),
+        body: toOpenAIChatRequest(call, { stream: true, maxTokensField: this.#maxTokensField }),
+        signal: context.signal,
+      },
+      (status, headers) => !isSuccess(status) || contentType(headers).includes('application/json'),
+    );
+    if (opened.kind === 'events') {
+      yield* fromOpenAIStream(this.slot, opened.events, call.model);
       return;
     }
-    yield* fromOpenAIStream(this.slot, this.#http.readEvents(response, context.signal), call.model);
+    const { response } = opened;
+    if (!isSuccess(response.status))
+      throw errorFromResponse(this.slot, response.status, response.headers, response.text);
+    // A server that ignored `stream: true` (or reports an error as a 200 JSON body).
+    const body = this.#http.parseJson(response);
+    if (isRecord(body) && isRecord(body['error'])) throw errorFromStreamChunk(this.slot, body);
+    yield* eventsFromCompletion(fromOpenAIChatResponse(this.slot, body, call.model));
   }
 
   async embed(call: EmbedCall, context: CallContext): Promise<EmbedResult> {
@@ -93,7 +97,7 @@ export class OpenAIProvider implements ProviderAdapter {
       body: toOpenAIEmbeddingsRequest(call),
       signal: context.signal,
     });
-    if (!isSuccess(response))
+    if (!isSuccess(response.status))
       throw errorFromResponse(this.slot, response.status, response.headers, response.text);
     return fromOpenAIEmbeddingsResponse(this.slot, this.#http.parseJson(response), call);
   }
@@ -108,25 +112,9 @@ export class OpenAIProvider implements ProviderAdapter {
       headers['authorization'] = `Bearer ${this.#apiKey}`;
     return headers;
   }
-
-  /** Reads at most 64 KiB of the error body, only to find its `type` and `code`. */
-  async #httpError(response: UpstreamResponse, signal: AbortSignal): Promise<ProviderError> {
-    let text = '';
-    try {
-      text = await readLimitedText(response.body);
-    } catch (error) {
-      // The caller left while the error body was read: that is the caller's abort, not the status.
-      if (signal.aborted) return this.#http.transportError(error, signal);
-    }
-    return errorFromResponse(this.slot, response.status, response.headers, text);
-  }
 }
 
-function isSuccess(response: { status: number }): boolean {
-  return response.status >= 200 && response.status < 300;
-}
-
-function contentType(response: UpstreamResponse): string {
-  const value = response.headers['content-type'];
+function contentType(headers: Record<string, string | string[] | undefined>): string {
+  const value = headers['content-type'];
   return (Array.isArray(value) ? (value[0] ?? '') : (value ?? '')).toLowerCase();
 }
