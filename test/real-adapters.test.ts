@@ -123,3 +123,33 @@ describe('the gateway with real adapters bound to mock upstreams', () => {
     assert.equal(ending, 'closed');
   });
 });
+
+describe('a stream whose events arrive in one upstream read, over a real socket', () => {
+  let mock: MockOpenAIServer;
+  let h: Harness;
+  before(async () => {
+    // chunkDelayMs 0: the mock writes its whole stream at once, so the gateway gets a burst of
+    // events in one turn of the event loop and writes them out corked, together.
+    mock = await startMockOpenAI({ streamChunks: 10, chunkDelayMs: 0 });
+    h = await startHarness({ env: { PROVIDER_A_KIND: 'openai', PROVIDER_A_BASE_URL: mock.baseUrl } });
+    await h.gateway.listen({ port: 0, host: '127.0.0.1' });
+  });
+  after(async () => {
+    await h.close();
+    await mock.close();
+  });
+
+  it('reaches the client whole: every delta, then done', async () => {
+    const address = h.gateway.server.address() as { port: number };
+    const res = await fetch(`http://127.0.0.1:${address.port}/v1/chat`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages, stream: true, provider: 'provider-a' }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    const events = parseSse(await res.text());
+    assert.equal(events[0]?.event, 'start');
+    assert.equal(events.filter((e) => e.event === 'delta').length, 10);
+    assert.equal(events.at(-1)?.event, 'done');
+  });
+});

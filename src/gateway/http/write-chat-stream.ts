@@ -29,10 +29,23 @@ export async function writeChatStream(
     Math.max(50, Math.floor(keepAliveMs / 2)),
   );
   keepAlive.unref();
+  // Events that come out of one upstream read arrive in the same turn of the event loop; corked
+  // until that turn ends, they leave in one write instead of one system call each (with chunked
+  // encoding, each write is a writev of three buffers). Nothing waits longer than that turn.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    raw.uncork();
+  };
   try {
     for await (const event of stream.events) {
       if (raw.destroyed) break;
       lastWrite = Date.now();
+      if (!corked) {
+        corked = true;
+        raw.cork();
+        process.nextTick(uncork);
+      }
       if (!raw.write(encodeEvent(event.event, event.data))) {
         // The client reads slower than the upstream writes: wait, rather than buffer without bound.
         await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
@@ -40,6 +53,9 @@ export async function writeChatStream(
     }
   } finally {
     clearInterval(keepAlive);
+    // Before end(): Node's ServerResponse.end() does not send chunks still held by cork(), and
+    // the uncork queued for later would come after the response is over (Node 24.21).
+    if (corked) uncork();
     // Leaving the loop early (client gone) must still run the stream's accounting.
     await stream.events.return(undefined);
     if (!raw.destroyed) raw.end();
