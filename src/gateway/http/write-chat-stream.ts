@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { encodeComment, encodeEvent, SSE_HEADERS } from '../../platform/sse.ts';
 import type { ChatStream } from '../services/run-chat-stream.ts';
@@ -48,7 +48,7 @@ export async function writeChatStream(
       }
       if (!raw.write(encodeEvent(event.event, event.data))) {
         // The client reads slower than the upstream writes: wait, rather than buffer without bound.
-        await Promise.race([once(raw, 'drain'), once(raw, 'close')]);
+        await drainedOrClosed(raw);
       }
     }
   } finally {
@@ -60,4 +60,21 @@ export async function writeChatStream(
     await stream.events.return(undefined);
     if (!raw.destroyed) raw.end();
   }
+}
+
+/**
+ * Resolves at the response's next `drain` or at its `close`, and removes both listeners either
+ * way (`Promise.race` over two `once` calls leaves the loser's listeners on the response, one
+ * pair per wait, until Node warns of a leak on a long stream to a slow client).
+ */
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
 }
