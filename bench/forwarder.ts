@@ -30,12 +30,20 @@ function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[
   return out;
 }
 
-/** Writes the upstream answer into `res` as it arrives; pauses the upstream while `res` is full. */
+/**
+ * Writes the upstream answer into `res` as it arrives; pauses the upstream while `res` is full,
+ * and stops it when the client leaves first (a paused call whose client is gone would never get
+ * its `drain` and would hold a pooled connection for good).
+ */
 function intoResponse(res: ServerResponse): Dispatcher.DispatchHandler {
   return {
     // undici tells its handler APIs apart by this method: without it, the handler is taken for
     // the older one (onConnect, onHeaders…).
-    onRequestStart() {},
+    onRequestStart(controller) {
+      res.once('close', () => {
+        if (!res.writableFinished) controller.abort(new Error('the client left'));
+      });
+    },
     onResponseStart(_controller, statusCode, headers) {
       if (statusCode >= 200) res.writeHead(statusCode, endToEnd(headers));
     },

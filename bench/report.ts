@@ -8,6 +8,8 @@ export interface RunMeta {
   date: string;
   seconds: number;
   warmupSeconds: number;
+  /** Runs per case, interleaved across the targets; the table shows the median run. */
+  rounds: number;
   mock: { streamChunks: number; chunkDelayMs: number; embedDims: number };
   gatewayPeakRssMb: number;
 }
@@ -145,7 +147,7 @@ export function machineLines(machine: Machine, meta: RunMeta): string {
     `- command: \`${meta.command}\``,
     `- machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGb} GiB RAM, Linux ${machine.kernel}`,
     `- node ${machine.node}; commit ${machine.commit}${machine.dirty ? ' plus uncommitted changes' : ''}`,
-    `- each run: ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
+    `- each case: ${meta.rounds} rounds, the servers interleaved, the median round (by req/s) shown; each round ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
     `- mock upstream: streams of ${meta.mock.streamChunks} content chunks (plus role, finish, usage and [DONE] events) ${meta.mock.chunkDelayMs} ms apart (\`spaced\`), or all in one write (\`burst\`); embeddings of ${meta.mock.embedDims} dimensions (base64 upstream, number arrays from the gateway)`,
     '- the load generator (autocannon; a small node:http client for streams), the mock upstream and the server under test share the same cores: req/s is what this box does with all three on it; CPU µs per request is counted for the server process alone (/proc/<pid>/stat)',
   ].join('\n');

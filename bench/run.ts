@@ -25,7 +25,8 @@ import { checkTargets } from './targets.ts';
  */
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '4' },
+    seconds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0.5' },
     workloads: { type: 'string', default: 'chat,stream,stream-burst,embed,json' },
     concurrency: { type: 'string', default: '1,50' },
@@ -42,6 +43,7 @@ const { values } = parseArgs({
 
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);
+const rounds = Number(values.rounds);
 const workloads = values.workloads.split(',') as Workload[];
 const concurrencies = values.concurrency.split(',').map(Number);
 const mockArgs = {
@@ -54,8 +56,7 @@ const tempDir = join(resultsDir, 'tmp', `run-${process.pid}`);
 mkdirSync(tempDir, { recursive: true });
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const VARIANT_ROUNDS = 3;
-
+const TARGETS = ['direct', 'forwarder', 'gateway'] as const;
 function medianByRps(rows: CaseResult[]): CaseResult {
   return [...rows].sort((a, b) => a.rps - b.rps)[Math.floor(rows.length / 2)] as CaseResult;
 }
@@ -112,20 +113,29 @@ async function main(): Promise<void> {
 
   log('warming up every server on every workload…');
   for (const workload of workloads)
-    for (const target of ['direct', 'forwarder', 'gateway'] as const)
-      await measure(target, servers[target], workload, 10, 1, 0);
+    for (const target of TARGETS) await measure(target, servers[target], workload, 10, 1, 0);
 
+  // One run on this shared 2-core VM varies by 10-20% from the next: every case runs `rounds`
+  // times, the three targets interleaved so that they share the same minutes, and the median
+  // run (by req/s) of each is kept.
   const rows: CaseResult[] = [];
   for (const workload of workloads) {
     for (const concurrency of concurrencies) {
-      for (const target of ['direct', 'forwarder', 'gateway'] as const) {
-        const row = await measure(target, servers[target], workload, concurrency, seconds, warmupSeconds);
-        rows.push(row);
-        log(
-          `${workload} c=${concurrency} ${target}: ${row.rps.toFixed(0)} req/s, p50 ${row.latency.p50.toFixed(3)} ms, ` +
-            `p99 ${row.latency.p99.toFixed(3)} ms, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req, ${row.failures} errors`,
-        );
+      const runs = new Map<Target, CaseResult[]>();
+      for (let round = 0; round < rounds; round++) {
+        for (const target of TARGETS) {
+          const row = await measure(target, servers[target], workload, concurrency, seconds, warmupSeconds);
+          // A server that answered nothing would turn every ratio against it into nonsense.
+          if (row.requests === 0)
+            throw new Error(`${target} answered no request (${workload}, c=${concurrency}); nothing written`);
+          runs.set(target, [...(runs.get(target) ?? []), row]);
+          log(
+            `${workload} c=${concurrency} ${target}: ${row.rps.toFixed(0)} req/s, p50 ${row.latency.p50.toFixed(3)} ms, ` +
+              `p99 ${row.latency.p99.toFixed(3)} ms, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req, ${row.failures} errors`,
+          );
+        }
       }
+      for (const target of TARGETS) rows.push(medianByRps(runs.get(target) ?? []));
     }
   }
   const gatewayPeakRssMb = memory(main.pid).peakRssMb;
@@ -150,9 +160,7 @@ async function main(): Promise<void> {
     ];
     for (const [, server] of kinds) await measure('gateway', server, 'chat', 10, 1, 0);
     for (const concurrency of concurrencies) {
-      // The three differ by 10-20%, about the noise of one run on a shared 2-core box: at
-      // concurrency 50 each is measured three times, interleaved, and the median run is kept.
-      const rounds = concurrency > 1 ? VARIANT_ROUNDS : 1;
+      // Interleaved rounds and the median run, as for the main table.
       const runs = new Map<string, CaseResult[]>();
       for (let round = 0; round < rounds; round++) {
         for (const [variant, server] of kinds) {
@@ -175,6 +183,7 @@ async function main(): Promise<void> {
     date,
     seconds,
     warmupSeconds,
+    rounds,
     mock: mockArgs,
     gatewayPeakRssMb,
   };
