@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { batchLines } from './logger.ts';
+
+/** Records what reaches it, and which of its own flushes were called. */
+function recordingDestination() {
+  const calls: string[] = [];
+  return {
+    calls,
+    write(chunk: string) {
+      calls.push(`write:${chunk}`);
+      return true;
+    },
+    flush(callback?: (error?: Error) => void) {
+      calls.push('flush');
+      callback?.();
+    },
+    flushSync() {
+      calls.push('flushSync');
+    },
+  };
+}
+
+describe('batchLines', () => {
+  it('hands lines on joined, once they reach the batch size', () => {
+    const destination = batchLines(recordingDestination(), { batchChars: 10, flushEveryMs: 60_000 });
+    destination.write('abcd\n');
+    assert.deepEqual(destination.calls, []);
+    destination.write('efgh\n');
+    assert.deepEqual(destination.calls, ['write:abcd\nefgh\n']);
+    destination.write('ijk\n');
+    assert.deepEqual(destination.calls, ['write:abcd\nefgh\n']);
+  });
+
+  it('hands on what is waiting before its own flush and flushSync, and writes nothing when nothing waits', () => {
+    const destination = batchLines(recordingDestination(), { batchChars: 4096, flushEveryMs: 60_000 });
+    destination.write('one\n');
+    destination.flushSync();
+    destination.write('two\n');
+    let flushed = false;
+    destination.flush(() => {
+      flushed = true;
+    });
+    destination.flushSync();
+    assert.deepEqual(destination.calls, ['write:one\n', 'flushSync', 'write:two\n', 'flush', 'flushSync']);
+    assert.equal(flushed, true);
+  });
+
+  it('hands on waiting lines within the flush interval', async () => {
+    const destination = batchLines(recordingDestination(), { batchChars: 4096, flushEveryMs: 10 });
+    destination.write('late\n');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.deepEqual(destination.calls, ['write:late\n']);
+  });
+});
