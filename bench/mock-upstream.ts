@@ -2,7 +2,12 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { readOpenAIFixture } from '../test/helpers/mock-openai-server.ts';
+import {
+  readOpenAIFixture,
+  SSE_HEADERS,
+  syntheticStream,
+  writeEventsPaced,
+} from '../test/helpers/mock-openai-server.ts';
 import { BURST_MARKER } from './scenarios.ts';
 
 /**
@@ -28,7 +33,6 @@ const chunkDelayMs = Number(values['chunk-delay-ms']);
 const embedDims = Number(values['embed-dims']);
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-request-id': 'req_mock' };
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'req_mock' };
 
 const completionText = readOpenAIFixture('chat-completion.json');
 const completion = Buffer.from(JSON.stringify(JSON.parse(completionText)));
@@ -39,30 +43,8 @@ const jsonCompletion = (() => {
   return Buffer.from(JSON.stringify(body));
 })();
 
-/** The recorded stream's shape with `count` content chunks, then finish, usage and [DONE]. */
-function streamEvents(count: number): Buffer[] {
-  const head = {
-    id: 'chatcmpl-mock',
-    object: 'chat.completion.chunk',
-    created: 1754380980,
-    model: 'gpt-4o-mini-2024-07-18',
-    service_tier: 'default',
-    system_fingerprint: 'fp_560af6e559',
-  };
-  const event = (choices: unknown[], extra: object) =>
-    Buffer.from(`data: ${JSON.stringify({ ...head, choices, ...extra })}\n\n`);
-  const choice = (delta: object, finish: string | null) => [
-    { index: 0, delta, logprobs: null, finish_reason: finish },
-  ];
-  const events = [event(choice({ role: 'assistant', content: '', refusal: null }, null), { usage: null })];
-  for (let i = 0; i < count; i++) events.push(event(choice({ content: ` word${i}` }, null), { usage: null }));
-  events.push(event(choice({}, 'stop'), { usage: null }));
-  const usage = { prompt_tokens: 12, completion_tokens: count * 2, total_tokens: 12 + count * 2 };
-  events.push(event([], { usage }));
-  events.push(Buffer.from('data: [DONE]\n\n'));
-  return events;
-}
-const stream = streamEvents(streamChunks);
+// Role, `streamChunks` content chunks, finish, usage and [DONE], as OpenAI sends with include_usage.
+const stream = syntheticStream(streamChunks, true);
 const wholeStream = Buffer.concat(stream);
 
 /** One `text-embedding-3-small`-sized vector (base64 float32, as the adapter asks for). */
@@ -84,18 +66,7 @@ function writeStream(res: ServerResponse, burst: boolean): void {
     res.end(wholeStream);
     return;
   }
-  let next = 0;
-  const writeNext = () => {
-    if (res.destroyed) return;
-    const event = stream[next++];
-    if (event === undefined) {
-      res.end();
-      return;
-    }
-    res.write(event);
-    setTimeout(writeNext, chunkDelayMs);
-  };
-  writeNext();
+  writeEventsPaced(res, stream, chunkDelayMs);
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, body: string): void {

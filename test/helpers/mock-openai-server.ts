@@ -69,7 +69,29 @@ export interface MockOpenAIServer {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-request-id': 'req_mock' };
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'req_mock' };
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'x-request-id': 'req_mock',
+};
+
+/**
+ * Writes stream events `delayMs` apart and then ends the response; stops when the client has
+ * left. Shared with the benchmark's mock upstream.
+ */
+export function writeEventsPaced(res: ServerResponse, events: readonly Buffer[], delayMs: number): void {
+  let next = 0;
+  const writeNext = () => {
+    if (res.destroyed) return;
+    const event = events[next++];
+    if (event === undefined) {
+      res.end();
+      return;
+    }
+    res.write(event);
+    setTimeout(writeNext, delayMs);
+  };
+  writeNext();
+}
 
 function openAIError(message: string): string {
   return JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } });
@@ -93,8 +115,11 @@ function recordedStream(): { withUsage: Buffer[]; withoutUsage: Buffer[] } {
   return { withUsage, withoutUsage };
 }
 
-/** A stream shaped like the recorded one with `count` content chunks ("w0 w1 …"). */
-function syntheticStream(count: number, includeUsage: boolean): Buffer[] {
+/**
+ * A stream shaped like the recorded one with `count` content chunks ("w0 w1 …"). Also the
+ * benchmark's mock upstream's stream.
+ */
+export function syntheticStream(count: number, includeUsage: boolean): Buffer[] {
   const head = {
     id: 'chatcmpl-mock',
     object: 'chat.completion.chunk',
@@ -200,18 +225,7 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       res.end(whole);
       return;
     }
-    let next = 0;
-    const writeNext = () => {
-      if (res.destroyed) return;
-      const event = events[next++];
-      if (event === undefined) {
-        res.end();
-        return;
-      }
-      res.write(event);
-      setTimeout(writeNext, delay);
-    };
-    writeNext();
+    writeEventsPaced(res, events, delay);
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
