@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ProviderError } from '../provider-error.ts';
 import { parseRetryAfter } from './retry-after.ts';
-import { UpstreamHttp } from './upstream-http.ts';
+import { UpstreamHttp, type UpstreamRequest } from './upstream-http.ts';
 
 describe('UpstreamHttp', () => {
   let server: Server;
@@ -196,67 +196,54 @@ describe('UpstreamHttp', () => {
     await http.close();
   });
 
-  it('send maps transport failures, and a non-JSON 2xx body is an invalid response', async () => {
+  // Both calls go through one dispatch path; each must map every failure before an answer.
+  const calls = {
+    send: (http: UpstreamHttp, request: UpstreamRequest) => http.send(request),
+    openStream: (http: UpstreamHttp, request: UpstreamRequest) => http.openStream(request),
+  };
+  for (const [name, call] of Object.entries(calls)) {
+    it(`${name} maps transport failures: first-byte timeout, refused connection, caller abort, time limit`, async () => {
+      const http = new UpstreamHttp('provider-b', base, timeouts);
+      await assert.rejects(
+        call(http, { path: '/slow', signal: signal() }),
+        (e: ProviderError) => e.failure === 'timeout' && e.retryable,
+      );
+      const refused = new UpstreamHttp('provider-b', 'http://127.0.0.1:1/v1', timeouts);
+      await assert.rejects(
+        call(refused, { path: '/x', signal: signal() }),
+        (e: ProviderError) => e.failure === 'connection' && e.retryable,
+      );
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const started = Date.now();
+      await assert.rejects(
+        call(http, { path: '/slow', signal: controller.signal }),
+        (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
+      );
+      assert.ok(Date.now() - started < 250, 'the abort settles the call at once');
+      const gone = new AbortController();
+      gone.abort();
+      await assert.rejects(
+        call(http, { path: '/json', signal: gone.signal }),
+        (e: ProviderError) => e.failure === 'aborted',
+      );
+      const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
+      await assert.rejects(
+        call(total, { path: '/slow', signal: signal() }),
+        (e: ProviderError) => e.failure === 'timeout' && e.message.endsWith('total time limit reached'),
+      );
+      await Promise.all([http.close(), refused.close(), total.close()]);
+    });
+  }
+
+  it('a non-JSON 2xx body is an invalid response', async () => {
     const http = new UpstreamHttp('provider-b', base, timeouts);
-    await assert.rejects(
-      http.send({ path: '/slow', signal: signal() }),
-      (e: ProviderError) => e.failure === 'timeout' && e.retryable,
-    );
-    const refused = new UpstreamHttp('provider-b', 'http://127.0.0.1:1/v1', timeouts);
-    await assert.rejects(
-      refused.send({ path: '/x', signal: signal() }),
-      (e: ProviderError) => e.failure === 'connection' && e.retryable,
-    );
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    const started = Date.now();
-    await assert.rejects(
-      http.send({ path: '/slow', signal: controller.signal }),
-      (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
-    );
-    assert.ok(Date.now() - started < 250, 'the abort settles the call at once');
-    const gone = new AbortController();
-    gone.abort();
-    await assert.rejects(
-      http.send({ path: '/json', signal: gone.signal }),
-      (e: ProviderError) => e.failure === 'aborted',
-    );
     const notJson = await http.send({ path: '/not-json', signal: signal() });
     assert.throws(
       () => http.parseJson(notJson),
       (e: ProviderError) => e.failure === 'invalid_response' && e.status === 200,
     );
-    const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
-    await assert.rejects(
-      total.send({ path: '/slow', signal: signal() }),
-      (e: ProviderError) => e.failure === 'timeout' && e.message.endsWith('total time limit reached'),
-    );
-    await Promise.all([http.close(), refused.close(), total.close()]);
-  });
-
-  it('openStream maps failures before the answer as send does', async () => {
-    const http = new UpstreamHttp('provider-b', base, timeouts);
-    await assert.rejects(
-      http.openStream({ path: '/slow', signal: signal() }),
-      (e: ProviderError) => e.failure === 'timeout' && e.retryable,
-    );
-    const refused = new UpstreamHttp('provider-b', 'http://127.0.0.1:1/v1', timeouts);
-    await assert.rejects(
-      refused.openStream({ path: '/x', signal: signal() }),
-      (e: ProviderError) => e.failure === 'connection' && e.retryable,
-    );
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 50);
-    await assert.rejects(
-      http.openStream({ path: '/slow', signal: controller.signal }),
-      (e: ProviderError) => e.failure === 'aborted' && !e.retryable,
-    );
-    const total = new UpstreamHttp('provider-b', base, { ...timeouts, firstByteMs: 5_000, totalMs: 100 });
-    await assert.rejects(
-      total.openStream({ path: '/slow', signal: signal() }),
-      (e: ProviderError) => e.failure === 'timeout',
-    );
-    await Promise.all([http.close(), refused.close(), total.close()]);
+    await http.close();
   });
 });
 
