@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { runEmbed } from '../services/run-embed.ts';
+import { embedAnswerJson } from './embed-answer-json.ts';
 import { errorResponses } from './openapi-responses.ts';
 import { scopeFor } from './request-scope-factory.ts';
 import { type EmbedBody, EmbedRequest, EmbedResponse } from './schemas.ts';
@@ -20,7 +21,12 @@ export function registerEmbedRoute(app: FastifyInstance, deps: GatewayDeps): voi
       const body = request.body as EmbedBody;
       const scope = scopeFor(request, reply, deps.clock, 'embed', body);
       const answer = await runEmbed(deps, body, scope);
-      return reply.headers(scope.responseHeaders).send(answer);
+      // A reply serializer bypasses Fastify's JSON content type, so it is set here.
+      return reply
+        .headers(scope.responseHeaders)
+        .type('application/json; charset=utf-8')
+        .serializer(embedAnswerJson)
+        .send(answer);
     },
   );
 }
