@@ -1,8 +1,6 @@
 import type { Config } from '../config/config-types.ts';
 import { InProcessLimitStore, type LimitStore } from '../storage/limit-store.ts';
-import { connectRedis, type Redis } from '../storage/redis/redis-client.ts';
-import { RedisLimitStore } from '../storage/redis/redis-limit-store.ts';
-import { RedisProviderHealth } from '../storage/redis/redis-provider-health.ts';
+import type { Redis } from '../storage/redis/redis-client.ts';
 import { InProcessProviderHealth, type ProviderHealth } from './health/circuit-breaker.ts';
 
 export interface SharedState {
@@ -16,6 +14,7 @@ export interface SharedState {
 /**
  * Limit counters and provider health: in this process by default; in Redis when REDIS_URL is
  * set, so every instance behind a load balancer enforces one limit and sees one circuit state.
+ * The Redis modules are loaded only then: a single instance does not pay for ioredis's code.
  */
 export async function openSharedState(config: Config): Promise<SharedState> {
   if (config.redisUrl === undefined) {
@@ -26,6 +25,11 @@ export async function openSharedState(config: Config): Promise<SharedState> {
       close: async () => {},
     };
   }
+  const [{ connectRedis }, { RedisLimitStore }, { RedisProviderHealth }] = await Promise.all([
+    import('../storage/redis/redis-client.ts'),
+    import('../storage/redis/redis-limit-store.ts'),
+    import('../storage/redis/redis-provider-health.ts'),
+  ]);
   const redis = await connectRedis(config.redisUrl);
   const health = new RedisProviderHealth(redis, config.circuit, config.redisKeyPrefix);
   await health.refresh();
