@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchLines } from './logger.ts';
+import { pino } from 'pino';
+import { batchLines, isoTimeOncePerMillisecond } from './logger.ts';
 
 /** Records what reaches it, and which of its own flushes were called. */
 function recordingDestination() {
@@ -51,5 +52,18 @@ describe('batchLines', () => {
     destination.write('late\n');
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.deepEqual(destination.calls, ['write:late\n']);
+  });
+});
+
+describe('isoTimeOncePerMillisecond', () => {
+  it("writes pino's isoTime, and a new one as soon as the millisecond changes", (context) => {
+    context.mock.timers.enable({ apis: ['Date'], now: Date.UTC(2026, 10, 24, 13, 12, 58, 123) });
+    const first = isoTimeOncePerMillisecond();
+    assert.equal(first, ',"time":"2026-11-24T13:12:58.123Z"');
+    assert.equal(first, pino.stdTimeFunctions.isoTime());
+    context.mock.timers.tick(1);
+    assert.equal(isoTimeOncePerMillisecond(), ',"time":"2026-11-24T13:12:58.124Z"');
+    context.mock.timers.tick(60_000);
+    assert.equal(isoTimeOncePerMillisecond(), pino.stdTimeFunctions.isoTime());
   });
 });
