@@ -28,9 +28,20 @@ function stopper(child: ChildProcess): () => Promise<void> {
   };
 }
 
-/** Starts a bench helper (`bench/<script>`) that prints `{"port": n}` once it listens. */
-export async function startHelper(name: string, script: string, args: string[]): Promise<Server> {
-  const child = spawn(NODE, [script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Starts a bench helper (`bench/<script>`) that prints `{"port": n}` once it listens; `nodeArgs`
+ * go before the script (V8 flags).
+ */
+export async function startHelper(
+  name: string,
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+): Promise<Server> {
+  const child = spawn(NODE, [...nodeArgs, script, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const [line] = (await Promise.race([
     once(lines, 'line'),

@@ -1,7 +1,7 @@
 import type { Machine } from './machine.ts';
 import type { CaseResult } from './measure.ts';
 import { STREAM_WORKLOADS } from './scenarios.ts';
-import { findRow, type TargetCheck } from './targets.ts';
+import { findRow, type PeakRss, type TargetCheck } from './targets.ts';
 
 export interface RunMeta {
   command: string;
@@ -11,7 +11,7 @@ export interface RunMeta {
   /** Runs per case, interleaved across the targets; the table shows the median run. */
   rounds: number;
   mock: { streamChunks: number; chunkDelayMs: number; embedDims: number };
-  gatewayPeakRssMb: number;
+  rss: PeakRss;
 }
 
 const LABEL = { direct: '(a) mock direct', forwarder: '(b) thin forwarder', gateway: '(c) gateway' };

@@ -16,7 +16,7 @@ import {
   variantTable,
 } from './report.ts';
 import type { Target, Workload } from './scenarios.ts';
-import { checkTargets } from './targets.ts';
+import { checkTargets, type PeakRss } from './targets.ts';
 
 /**
  * `npm run bench`: the mock upstream (a), the thin forwarder (b) and the gateway (c), each in its
@@ -140,6 +140,28 @@ async function main(): Promise<void> {
   }
   const gatewayPeakRssMb = memory(main.pid).peakRssMb;
   await main.stop();
+  const forwarderPeakRssMb = memory(forwarder.pid).peakRssMb;
+  await forwarder.stop();
+
+  // How much of the gateway's memory a Node proxy needs anyway: the thin forwarder again, on the
+  // V8 flags the gateway starts with (the young generation's size sets much of the peak), once
+  // through every workload at the highest concurrency.
+  log('thin forwarder on the V8 flags of the gateway (peak RSS)…');
+  const sameFlags = await startHelper(
+    'forwarder-gateway-flags',
+    'bench/forwarder.ts',
+    [`--upstream=http://127.0.0.1:${mock.port}`],
+    startScriptFlags(),
+  );
+  running.push(sameFlags);
+  for (const workload of workloads)
+    await measure('forwarder', sameFlags, workload, Math.max(...concurrencies), seconds, warmupSeconds);
+  const rss: PeakRss = {
+    gateway: gatewayPeakRssMb,
+    forwarder: forwarderPeakRssMb,
+    forwarderGatewayFlags: memory(sameFlags.pid).peakRssMb,
+  };
+  await sameFlags.stop();
 
   const variants: CaseResult[] = [];
   if (values.variants) {
@@ -175,7 +197,7 @@ async function main(): Promise<void> {
     }
   }
 
-  const checks = checkTargets(rows, variants, gatewayPeakRssMb);
+  const checks = checkTargets(rows, variants, rss);
   const machine = describeMachine();
   const date = new Date().toISOString();
   const meta: RunMeta = {
@@ -185,13 +207,14 @@ async function main(): Promise<void> {
     warmupSeconds,
     rounds,
     mock: mockArgs,
-    gatewayPeakRssMb,
+    rss,
   };
   const report = [
     `# Gateway benchmark, ${date.slice(0, 10)}`,
     '',
     machineLines(machine, meta),
-    `- gateway: \`node ${startScriptFlags().join(' ')} src/main.ts\` (as \`npm start\` runs it), NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${gatewayPeakRssMb.toFixed(0)} MiB (VmHWM)`,
+    `- gateway: \`node ${startScriptFlags().join(' ')} src/main.ts\` (as \`npm start\` runs it), NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${rss.gateway.toFixed(0)} MiB (VmHWM)`,
+    `- thin forwarder: \`node bench/forwarder.ts\` (Node's default V8 flags), peak RSS ${rss.forwarder.toFixed(0)} MiB; on the gateway's V8 flags, once through every workload at c=${Math.max(...concurrencies)}: ${rss.forwarderGatewayFlags?.toFixed(0)} MiB`,
     `- whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     '',
     '## Targets',
