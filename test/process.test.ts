@@ -88,6 +88,33 @@ describe('the server process', () => {
     assert.equal(await server.stop(), 0);
   });
 
+  it('npm start builds dist/, runs it with the memory settings, serves both surfaces and stops on SIGTERM', async () => {
+    // The front door as users open it: npm's own command line, whichever npm runs this suite.
+    const npm = process.env.npm_execpath;
+    const command = npm === undefined ? ['npm', 'start'] : [process.execPath, npm, 'start'];
+    const server = await spawnServer({ DATA_DIR: mkdtempSync(join(tmpdir(), 'npm-start-')) }, 2, command);
+    try {
+      const health = await fetch(`http://127.0.0.1:${server.gatewayPort}/health`);
+      assert.equal(health.status, 200);
+      assert.equal((await fetch(`http://127.0.0.1:${server.sitePort}/up`)).status, 200);
+
+      const listening = server.output.find((line) => line.includes('gateway (surface A) listening'));
+      const { pid } = JSON.parse(listening as string) as { pid: number };
+      const { readFileSync } = await import('node:fs');
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      assert.ok(commandLine.includes('dist/main.js'), commandLine.join(' '));
+      assert.ok(commandLine.includes('--max-semi-space-size=16'), commandLine.join(' '));
+      const environment = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      assert.ok(environment.includes('MALLOC_ARENA_MAX=2'));
+    } finally {
+      await server.stop('SIGTERM');
+    }
+    // npm may exit before node has written its last line: wait for it.
+    for (let waited = 0; waited < 10_000 && !server.output.join('\n').includes('shutdown complete'); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(server.output.join('\n'), /shutdown complete/);
+  });
+
   it('runs one surface alone with --surface', async () => {
     const server = await spawnServer({ DATA_DIR: ':memory:', SURFACES: 'site' }, 1);
     assert.equal(server.gatewayPort, undefined);

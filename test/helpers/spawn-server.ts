@@ -13,12 +13,23 @@ export interface RunningServer {
 
 const ROOT = new URL('../../', import.meta.url);
 
-/** Starts `node src/main.ts` as a user would, and waits until every requested surface listens. */
-export async function spawnServer(env: Record<string, string>, surfaces = 2): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+/**
+ * Starts `node src/main.ts` (or `command`) as a user would, and waits until every requested surface
+ * listens. A command that starts node through other processes (`npm start`) runs in a process group
+ * of its own, and `stop` signals the whole group.
+ */
+export async function spawnServer(
+  env: Record<string, string>,
+  surfaces = 2,
+  command: string[] = [process.execPath, 'src/main.ts'],
+): Promise<RunningServer> {
+  const [file, ...args] = command as [string, ...string[]];
+  const group = file !== process.execPath || args[0] !== 'src/main.ts';
+  const child = spawn(file, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', GATEWAY_PORT: '0', SITE_PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: group,
   });
   const output: string[] = [];
   const server: RunningServer = {
@@ -28,7 +39,8 @@ export async function spawnServer(env: Record<string, string>, surfaces = 2): Pr
     output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode;
-      child.kill(signal);
+      if (group) process.kill(-(child.pid as number), signal);
+      else child.kill(signal);
       const [code] = await once(child, 'exit');
       return code as number | null;
     },
@@ -44,7 +56,7 @@ export async function spawnServer(env: Record<string, string>, surfaces = 2): Pr
     });
     lines.on('line', (line) => {
       output.push(line);
-      if (!line.includes('listening')) return;
+      if (!line.startsWith('{') || !line.includes('listening')) return;
       const entry = JSON.parse(line) as { surface?: string; port?: number };
       if (entry.surface === 'gateway') server.gatewayPort = entry.port;
       if (entry.surface === 'site') server.sitePort = entry.port;
