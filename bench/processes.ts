@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,16 +30,18 @@ function stopper(child: ChildProcess): () => Promise<void> {
 
 /**
  * Starts a bench helper (`bench/<script>`) that prints `{"port": n}` once it listens; `nodeArgs`
- * go before the script (V8 flags).
+ * go before the script (V8 flags), `env` is added to this process's environment.
  */
 export async function startHelper(
   name: string,
   script: string,
   args: string[],
   nodeArgs: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<Server> {
   const child = spawn(NODE, [...nodeArgs, script, ...args], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -75,27 +77,53 @@ export interface GatewayOptions {
   nodeArgs?: string[];
 }
 
+export interface StartCommand {
+  /** Variables the start script sets before `node` (the malloc setting), defaults resolved. */
+  env: Record<string, string>;
+  /** The node flags before the entry point (V8 heap settings). */
+  nodeArgs: string[];
+  /** The script node runs (`dist/main.js`). */
+  entry: string;
+}
+
 /**
- * The node flags `npm start` passes before `src/main.ts` (its V8 heap settings), read from
- * package.json so the benchmark measures the gateway exactly as it is started.
+ * How `npm start` starts the gateway, read from package.json so the benchmark measures it exactly
+ * as it is started: `NAME=${NAME:-default} … node <flags> <entry>`.
  */
-export function startScriptFlags(): string[] {
+export function startCommand(): StartCommand {
   const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as {
     scripts: { start: string };
   };
   const words = pkg.scripts.start.split(/\s+/);
-  const main = words.indexOf('src/main.ts');
-  if (words[0] !== 'node' || main < 0) throw new Error(`unexpected start script: ${pkg.scripts.start}`);
-  return words.slice(1, main);
+  const env: Record<string, string> = {};
+  while (words[0] !== undefined && words[0] !== 'node') {
+    const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(words.shift() as string);
+    if (match === null) throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+    env[match[1] as string] = match[2] ?? match[3] ?? '';
+  }
+  const entry = words.at(-1);
+  if (words[0] !== 'node' || entry === undefined || !entry.endsWith('.js'))
+    throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return { env, nodeArgs: words.slice(1, -1), entry };
 }
 
-/** `src/main.ts` as `npm start` runs it, waiting until GET /health answers. */
+let built = false;
+/** `npm run build`, once per benchmark process, as `npm start` does before it starts. */
+export function buildOnce(): void {
+  if (built) return;
+  execFileSync(NODE, ['scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+}
+
+/** The gateway as `npm start` runs it (built, then `dist/main.js`), waiting until GET /health answers. */
 export async function startGateway(options: GatewayOptions): Promise<Server> {
+  buildOnce();
+  const start = startCommand();
   const port = Number(options.env['GATEWAY_PORT']);
   const log = openSync(options.logFile, 'a');
-  const child = spawn(NODE, [...startScriptFlags(), ...(options.nodeArgs ?? []), 'src/main.ts'], {
+  const child = spawn(NODE, [...start.nodeArgs, ...(options.nodeArgs ?? []), start.entry], {
     cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...options.env },
+    env: { PATH: process.env['PATH'] ?? '', ...start.env, ...options.env },
     stdio: ['ignore', log, log],
   });
   const deadline = Date.now() + 30_000;

@@ -6,7 +6,7 @@ import { gatewayEnv } from './gateway-env.ts';
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
-import { freePort, ROOT, type Server, startGateway, startHelper, startScriptFlags } from './processes.ts';
+import { freePort, ROOT, type Server, startCommand, startGateway, startHelper } from './processes.ts';
 import {
   machineLines,
   type RunMeta,
@@ -61,6 +61,13 @@ function medianByRps(rows: CaseResult[]): CaseResult {
   return [...rows].sort((a, b) => a.rps - b.rps)[Math.floor(rows.length / 2)] as CaseResult;
 }
 const running: Server[] = [];
+
+/** The command `npm start` runs, as the report shows it. */
+function startLine(): string {
+  const { env, nodeArgs, entry } = startCommand();
+  const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  return [...assignments, 'node', ...nodeArgs, entry].join(' ');
+}
 
 async function gateway(
   name: string,
@@ -144,14 +151,16 @@ async function main(): Promise<void> {
   await forwarder.stop();
 
   // How much of the gateway's memory a Node proxy needs anyway: the thin forwarder again, on the
-  // V8 flags the gateway starts with (the young generation's size sets much of the peak), once
-  // through every workload at the highest concurrency.
-  log('thin forwarder on the V8 flags of the gateway (peak RSS)…');
+  // V8 flags and malloc setting the gateway starts with (the young generation's size and glibc's
+  // arenas set much of the peak), once through every workload at the highest concurrency.
+  log('thin forwarder on the start settings of the gateway (peak RSS)…');
+  const start = startCommand();
   const sameFlags = await startHelper(
     'forwarder-gateway-flags',
     'bench/forwarder.ts',
     [`--upstream=http://127.0.0.1:${mock.port}`],
-    startScriptFlags(),
+    start.nodeArgs,
+    start.env,
   );
   running.push(sameFlags);
   for (const workload of workloads)
@@ -213,8 +222,8 @@ async function main(): Promise<void> {
     `# Gateway benchmark, ${date.slice(0, 10)}`,
     '',
     machineLines(machine, meta),
-    `- gateway: \`node ${startScriptFlags().join(' ')} src/main.ts\` (as \`npm start\` runs it), NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${rss.gateway.toFixed(0)} MiB (VmHWM)`,
-    `- thin forwarder: \`node bench/forwarder.ts\` (Node's default V8 flags), peak RSS ${rss.forwarder.toFixed(0)} MiB; on the gateway's V8 flags, once through every workload at c=${Math.max(...concurrencies)}: ${rss.forwarderGatewayFlags?.toFixed(0)} MiB`,
+    `- gateway: \`${startLine()}\` (as \`npm start\` runs it, after \`npm run build\`), NODE_ENV=production, LOG_LEVEL=info (one line per request, to a file), embedded SQLite ledger on disk, peak RSS ${rss.gateway.toFixed(0)} MiB (VmHWM)`,
+    `- thin forwarder: \`node bench/forwarder.ts\` (Node's default V8 flags), peak RSS ${rss.forwarder.toFixed(0)} MiB; on the gateway's start settings (V8 flags, malloc arenas), once through every workload at c=${Math.max(...concurrencies)}: ${rss.forwarderGatewayFlags?.toFixed(0)} MiB`,
     `- whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     '',
     '## Targets',

@@ -106,7 +106,7 @@ export function checkTargets(
       `${rss.gateway.toFixed(0)} MiB (thin forwarder: ${rss.forwarder.toFixed(0)} MiB` +
       (rss.forwarderGatewayFlags === undefined
         ? ')'
-        : `; on the gateway's V8 flags: ${rss.forwarderGatewayFlags.toFixed(0)} MiB)`),
+        : `; on the gateway's start settings: ${rss.forwarderGatewayFlags.toFixed(0)} MiB)`),
     met: rss.gateway < TARGET_RSS_MIB,
   });
   const withLedger = findRow(variants, 'chat', 50, 'gateway', 'default');
