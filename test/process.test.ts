@@ -110,7 +110,8 @@ describe('the server process', () => {
       await server.stop('SIGTERM');
     }
     // npm may exit before node has written its last line: wait for it.
-    for (let waited = 0; waited < 10_000 && !server.output.join('\n').includes('shutdown complete'); waited += 50)
+    const shutDown = () => server.output.some((line) => line.includes('shutdown complete'));
+    for (const deadline = Date.now() + 10_000; !shutDown() && Date.now() < deadline; )
       await new Promise((resolve) => setTimeout(resolve, 50));
     assert.match(server.output.join('\n'), /shutdown complete/);
   });
