@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { AUTH, type Harness, parseSse, startHarness } from './helpers/harness.ts';
-import { type MockOpenAIServer, openAIErrorFixture, startMockOpenAI } from './helpers/mock-openai-server.ts';
+import {
+  type MockOpenAIServer,
+  openAIErrorFixture,
+  openAIFixtureJson,
+  startMockOpenAI,
+} from './helpers/mock-openai-server.ts';
 
 const messages = [{ role: 'user', content: 'through a real adapter' }];
 
@@ -83,6 +88,37 @@ describe('the gateway with real adapters bound to mock upstreams', () => {
     assert.equal(routed.statusCode, 200);
     assert.equal(routed.json().provider, 'provider-a');
     assert.equal(routed.json().embeddings.length, 2);
+  });
+
+  it('answers base64 float32 embeddings with the upstream float32 values exactly, in nine significant digits', async () => {
+    const res = await h.gateway.inject({
+      method: 'POST',
+      url: '/v1/embed',
+      headers: AUTH,
+      payload: { input: ['a', 'b'], provider: 'provider-a' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const sent: any = mock.requests.at(-1)?.body;
+    assert.equal(sent?.encoding_format, 'base64');
+    const recorded = openAIFixtureJson('embeddings-float.json') as { data: { embedding: number[] }[] };
+    const vectors = res.json().embeddings as number[][];
+    assert.equal(vectors.length, 2);
+    vectors.forEach((vector, i) => {
+      const upstream = recorded.data[i]?.embedding ?? [];
+      assert.deepEqual(
+        vector.map((value) => Math.fround(value)),
+        upstream,
+      );
+    });
+    // The numbers as written: at most nine significant digits each.
+    const text = /"embeddings":\[(.*?)\]\]/.exec(res.body)?.[1] ?? '';
+    for (const number of text.replace(/[[\]]/g, '').split(',')) {
+      const digits = number
+        .replace(/^-?0*\.?0*/, '')
+        .replace(/e.*$/, '')
+        .replace('.', '');
+      assert.ok(digits.length <= 9, number);
+    }
   });
 
   it('maps an upstream key rejection to 502 upstream_error without the upstream text, and does not retry it', async () => {

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
+import type { EmbeddingVector } from '../providers/provider.ts';
 import type { EmbedAnswer } from '../services/run-embed.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
 import { EmbedResponse, Usage } from './schemas.ts';
 
-function answer(embeddings: number[][], overrides: Partial<EmbedAnswer> = {}): EmbedAnswer {
+function answer(embeddings: EmbeddingVector[], overrides: Partial<EmbedAnswer> = {}): EmbedAnswer {
   return {
     id: 'req_01',
     provider: 'provider-a',
@@ -49,4 +50,39 @@ test('embedAnswerJson output is valid against the EmbedResponse schema and escap
   const parsed = JSON.parse(embedAnswerJson(value)) as unknown;
   assert.equal(check(parsed), true, JSON.stringify(check.errors));
   assert.deepEqual(parsed, value);
+});
+
+/** Digits of a JSON number from its first non-zero digit, the exponent left out ('0.00120' has 3). */
+function significantDigits(number: string): number {
+  return number.replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length;
+}
+
+test('significantDigits counts from the first non-zero digit', () => {
+  assert.deepEqual(
+    ['10.0000000', '-0.00120', '1.23456789e-7', '0', '123456789'].map(significantDigits),
+    [9, 3, 9, 0, 9],
+  );
+});
+
+test('embedAnswerJson writes float32 vectors in nine significant digits that read back to the same float32s', () => {
+  const float32 = fc.float({ noNaN: true, noDefaultInfinity: true });
+  fc.assert(
+    fc.property(fc.array(float32, { minLength: 1, maxLength: 60 }), (values) => {
+      const vector = Float32Array.from(values);
+      const text = embedAnswerJson(answer([vector]));
+      const written = (JSON.parse(text) as { embeddings: number[][] }).embeddings[0] ?? [];
+      // Bit for bit, but for the sign of zero, which JSON numbers do not keep (JSON.stringify(-0) is 0).
+      assert.deepEqual(
+        written.map((value) => Math.fround(value)),
+        Array.from(vector, (value) => (value === 0 ? 0 : value)),
+      );
+      const numbers = /"embeddings":\[\[(.*?)\]\]/.exec(text)?.[1]?.split(',') ?? [];
+      for (const number of numbers) assert.ok(significantDigits(number) <= 9, number);
+    }),
+  );
+});
+
+test('embedAnswerJson writes a vector of JSON numbers beside a float32 one, each in its own form', () => {
+  const text = embedAnswerJson(answer([[0.1, -2], Float32Array.from([0.1, -2])]));
+  assert.ok(text.includes('"embeddings":[[0.1,-2],[0.100000001,-2.00000000]]'), text);
 });

@@ -64,9 +64,16 @@ export interface EmbedCall {
   inputs: readonly string[];
 }
 
+/**
+ * One embedding: the numbers an upstream sent as JSON, or a Float32Array when it sent packed
+ * float32 (OpenAI's base64), so the answer can be written at the precision the vector has
+ * (see embed-answer-json.ts).
+ */
+export type EmbeddingVector = number[] | Float32Array;
+
 export interface EmbedResult {
   model: string;
-  vectors: number[][];
+  vectors: EmbeddingVector[];
   usage: { inputTokens: number } | undefined;
 }
 

@@ -1,6 +1,7 @@
 import { ApiError } from '../../platform/errors.ts';
 import { loadTokenizer } from '../domain/token-count.ts';
 import type { EmbedBody } from '../http/schemas.ts';
+import type { EmbeddingVector } from '../providers/provider.ts';
 import { admitRequest } from './admit-request.ts';
 import { elapsedMs, scopeUsage, withRecording } from './finish-request.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
@@ -12,7 +13,7 @@ export interface EmbedAnswer {
   id: string;
   provider: string;
   model: string;
-  embeddings: number[][];
+  embeddings: EmbeddingVector[];
   usage: ReturnType<typeof scopeUsage>;
   latencyMs: number;
 }

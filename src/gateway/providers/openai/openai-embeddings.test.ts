@@ -42,7 +42,8 @@ describe('fromOpenAIEmbeddingsResponse', () => {
     const result = fromOpenAIEmbeddingsResponse('provider-a', base64, call);
     assert.deepEqual(result, {
       model: 'text-embedding-3-small',
-      vectors: floatVectors,
+      // Kept as the float32 they are, with the values of the float response.
+      vectors: floatVectors.map((vector) => Float32Array.from(vector)),
       usage: { inputTokens: 9 },
     });
   });
@@ -55,7 +56,10 @@ describe('fromOpenAIEmbeddingsResponse', () => {
   it('puts vectors in input order by index, and keeps the requested model when none is named', () => {
     const shuffled = { data: [...base64.data].reverse() };
     const result = fromOpenAIEmbeddingsResponse('provider-a', shuffled, call);
-    assert.deepEqual(result.vectors, floatVectors);
+    assert.deepEqual(
+      result.vectors,
+      floatVectors.map((vector) => Float32Array.from(vector)),
+    );
     assert.equal(result.model, 'text-embedding-3-small');
     assert.equal(result.usage, undefined);
   });
@@ -84,13 +88,13 @@ describe('fromOpenAIEmbeddingsResponse', () => {
 describe('decodeFloat32Base64', () => {
   it('reads little-endian float32 whatever the host byte order', () => {
     const values = [1, -2.5, 0.125, 3.4028234663852886e38];
-    assert.deepEqual(decodeFloat32Base64(encode(values)), values);
+    assert.deepEqual(decodeFloat32Base64(encode(values)), Float32Array.from(values));
     // The same bytes read big-endian would be different numbers: the order is really applied.
-    assert.notDeepEqual(decodeFloat32Base64(encode(values, false)), values);
+    assert.notDeepEqual(decodeFloat32Base64(encode(values, false)), Float32Array.from(values));
   });
 
   it('rounds to float32 precision, as the upstream stored it', () => {
-    assert.deepEqual(decodeFloat32Base64(encode([0.1])), [Math.fround(0.1)]);
+    assert.deepEqual(Array.from(decodeFloat32Base64(encode([0.1])) ?? []), [Math.fround(0.1)]);
   });
 
   const bad: [string, string][] = [

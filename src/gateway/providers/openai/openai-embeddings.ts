@@ -1,6 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { asCount, isRecord } from '../json-guards.ts';
-import type { EmbedCall, EmbedResult } from '../provider.ts';
+import type { EmbedCall, EmbeddingVector, EmbedResult } from '../provider.ts';
 import { invalidResponse } from './openai-error.ts';
 
 export interface OpenAIEmbeddingsRequest {
@@ -34,7 +34,7 @@ export function fromOpenAIEmbeddingsResponse(
   if (data.length !== call.inputs.length) {
     throw invalidResponse(slot, `expected ${call.inputs.length} embeddings, got ${data.length}`);
   }
-  const vectors: (number[] | undefined)[] = new Array(data.length);
+  const vectors: (EmbeddingVector | undefined)[] = new Array(data.length);
   for (const item of data) {
     if (!isRecord(item)) throw invalidResponse(slot, 'embedding is not an object');
     const index = asCount(item['index']);
@@ -50,12 +50,12 @@ export function fromOpenAIEmbeddingsResponse(
   return {
     model: typeof model === 'string' && model !== '' ? model : call.model,
     // Every slot was filled: the length matched and each index was distinct and in range.
-    vectors: vectors as number[][],
+    vectors: vectors as EmbeddingVector[],
     usage: usage === undefined ? undefined : { inputTokens: usage },
   };
 }
 
-function readVector(value: unknown): number[] | undefined {
+function readVector(value: unknown): EmbeddingVector | undefined {
   if (typeof value === 'string') return decodeFloat32Base64(value);
   if (
     Array.isArray(value) &&
@@ -70,14 +70,15 @@ function readVector(value: unknown): number[] | undefined {
 /**
  * Decodes OpenAI's base64 embedding: packed IEEE-754 float32, little-endian. Read through a
  * DataView with the byte order stated, so the result does not depend on the host's endianness
- * (a Float32Array view would). Undefined when the text is not base64 of whole, finite float32s.
+ * (a Float32Array view of the bytes would). Kept as float32, which it is: the answer writes it
+ * with the digits a float32 needs. Undefined when the text is not base64 of whole, finite float32s.
  */
-export function decodeFloat32Base64(text: string): number[] | undefined {
+export function decodeFloat32Base64(text: string): Float32Array | undefined {
   if (text.length === 0) return undefined;
   const bytes = decodeStrictBase64(text);
   if (bytes === undefined || bytes.length % 4 !== 0) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const vector = new Array<number>(bytes.length / 4);
+  const vector = new Float32Array(bytes.length / 4);
   for (let i = 0; i < vector.length; i++) {
     const value = view.getFloat32(i * 4, true);
     // NaN or infinity is no embedding, and would serialise as null to the caller.

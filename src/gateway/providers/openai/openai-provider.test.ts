@@ -155,8 +155,8 @@ describe('OpenAIProvider against a mock OpenAI server', () => {
     const floats = (openAIFixtureJson('embeddings-float.json') as { data: { embedding: number[] }[] }).data;
     assert.deepEqual(result, {
       model: 'text-embedding-3-small',
-      // The mock cycles its two recorded vectors over the inputs.
-      vectors: [floats[0]?.embedding, floats[1]?.embedding, floats[0]?.embedding],
+      // The mock cycles its two recorded vectors over the inputs; base64 stays float32.
+      vectors: [floats[0], floats[1], floats[0]].map((item) => Float32Array.from(item?.embedding ?? [])),
       usage: { inputTokens: 6 + 5 + 2 },
     });
     assert.equal(mock.requests[0]?.path, '/v1/embeddings');
