@@ -48,17 +48,25 @@ const stream = syntheticStream(streamChunks, true);
 const wholeStream = Buffer.concat(stream);
 
 /** One `text-embedding-3-small`-sized vector (base64 float32, as the adapter asks for). */
-function embeddingsBody(dims: number): Buffer {
+function embeddingsBody(dims: number, seed: number): Buffer {
   const floats = new Float32Array(dims);
   // Deterministic, varied values with the magnitudes real embeddings have.
-  for (let i = 0; i < dims; i++) floats[i] = Math.sin(i * 12.9898) * 0.08;
+  for (let i = 0; i < dims; i++) floats[i] = Math.sin((i + seed * dims) * 12.9898) * 0.08;
   const base64 = Buffer.from(floats.buffer).toString('base64');
   return Buffer.from(
     `{"object":"list","data":[{"object":"embedding","index":0,"embedding":"${base64}"}],` +
       '"model":"text-embedding-3-small","usage":{"prompt_tokens":5,"total_tokens":5}}',
   );
 }
-const embeddings = embeddingsBody(embedDims);
+/**
+ * Answers cycle through distinct vectors, as real traffic's do. With one vector repeated, V8's
+ * number-to-string cache answers most of a server's number formatting after the first request
+ * (107 against 334 µs to write a 1536-dimension vector with `join(',')`), which no real upstream
+ * allows; 64 vectors hold 98,304 distinct numbers, far more than that cache keeps.
+ */
+const EMBEDDING_RING = 64;
+const embeddings = Array.from({ length: EMBEDDING_RING }, (_, seed) => embeddingsBody(embedDims, seed));
+let nextEmbedding = 0;
 
 function writeStream(res: ServerResponse, burst: boolean): void {
   res.writeHead(200, SSE_HEADERS);
@@ -71,7 +79,7 @@ function writeStream(res: ServerResponse, burst: boolean): void {
 
 function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   if (req.url === '/v1/embeddings') {
-    res.writeHead(200, JSON_HEADERS).end(embeddings);
+    res.writeHead(200, JSON_HEADERS).end(embeddings[nextEmbedding++ % EMBEDDING_RING]);
   } else if (body.includes('"stream":true')) {
     writeStream(res, body.includes(BURST_MARKER));
   } else if (body.includes('"response_format"')) {
