@@ -165,7 +165,7 @@ describe('a stream whose events arrive in one upstream read, over a real socket'
   let h: Harness;
   before(async () => {
     // chunkDelayMs 0: the mock writes its whole stream at once, so the gateway gets a burst of
-    // events in one turn of the event loop and writes them out corked, together.
+    // events in one turn of the event loop and writes them, headers to terminator, in one write.
     mock = await startMockOpenAI({ streamChunks: 10, chunkDelayMs: 0 });
     h = await startHarness({ env: { PROVIDER_A_KIND: 'openai', PROVIDER_A_BASE_URL: mock.baseUrl } });
     await h.gateway.listen({ port: 0, host: '127.0.0.1' });

@@ -5,8 +5,15 @@ import type { ChatStream } from '../services/run-chat-stream.ts';
 
 /**
  * Writes a chat stream as server-sent events: `start`, `delta`…, then `done` or `error`.
- * Each delta is written the moment it arrives (no buffering), a comment line goes out when the
- * stream has been idle for `keepAliveMs`, and a client that disconnects stops the upstream.
+ * Each delta leaves the turn of the event loop it arrives in (no buffering beyond that), a comment
+ * line goes out when the stream has been idle for `keepAliveMs`, and a client that disconnects
+ * stops the upstream.
+ *
+ * System calls, not bytes, are what a stream costs the gateway: events that come out of one
+ * upstream read arrive in the same turn, so they are joined and written once when that turn ends
+ * (the start event with the first of them, behind the headers), and the last event goes out with
+ * `end()`, which Node sends in the same write as the chunked-encoding terminator. An upstream that
+ * answers in one read (a short or cached answer) is written in a single system call.
  */
 export async function writeChatStream(
   reply: FastifyReply,
@@ -16,8 +23,8 @@ export async function writeChatStream(
 ): Promise<void> {
   const raw = reply.raw;
   reply.hijack();
+  // Sent with the first write, not on its own.
   raw.writeHead(200, { ...headers, ...SSE_HEADERS, 'x-request-id': String(reply.request.id) });
-  raw.write(encodeEvent('start', stream.start));
   let lastWrite = Date.now();
   const keepAlive = setInterval(
     () => {
@@ -29,36 +36,51 @@ export async function writeChatStream(
     Math.max(50, Math.floor(keepAliveMs / 2)),
   );
   keepAlive.unref();
-  // Events that come out of one upstream read arrive in the same turn of the event loop; corked
-  // until that turn ends, they leave in one write instead of one system call each (with chunked
-  // encoding, each write is a writev of three buffers). Nothing waits longer than that turn.
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    raw.uncork();
+
+  let waiting = '';
+  let flushQueued = false;
+  let clientFull = false;
+  const flush = () => {
+    flushQueued = false;
+    if (waiting === '' || raw.destroyed) return;
+    clientFull = !raw.write(waiting);
+    waiting = '';
   };
+  const send = (text: string) => {
+    waiting += text;
+    lastWrite = Date.now();
+    if (!flushQueued) {
+      flushQueued = true;
+      // After the promise jobs of this turn, which carry the rest of the same upstream read.
+      process.nextTick(flush);
+    }
+  };
+
+  send(encodeEvent('start', stream.start));
+  let last = '';
   try {
     for await (const event of stream.events) {
-      if (raw.destroyed) break;
-      lastWrite = Date.now();
-      if (!corked) {
-        corked = true;
-        raw.cork();
-        process.nextTick(uncork);
-      }
-      if (!raw.write(encodeEvent(event.event, event.data))) {
-        // The client reads slower than the upstream writes: wait, rather than buffer without bound.
+      // The client reads slower than the upstream writes: wait, rather than buffer without bound.
+      if (clientFull) {
         await drainedOrClosed(raw);
+        clientFull = false;
       }
+      if (raw.destroyed) break;
+      const text = encodeEvent(event.event, event.data);
+      // `done` or `error` is always the last event: it goes out with end().
+      if (event.event !== 'delta') {
+        last = text;
+        continue;
+      }
+      send(text);
     }
   } finally {
     clearInterval(keepAlive);
-    // Before end(): Node's ServerResponse.end() does not send chunks still held by cork(), and
-    // the uncork queued for later would come after the response is over (Node 24.21).
-    if (corked) uncork();
     // Leaving the loop early (client gone) must still run the stream's accounting.
     await stream.events.return(undefined);
-    if (!raw.destroyed) raw.end();
+    const rest = waiting + last;
+    waiting = '';
+    if (!raw.destroyed) raw.end(rest);
   }
 }
 
