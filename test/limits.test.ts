@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { APP, AUTH, startHarness } from './helpers/harness.ts';
+import { startInsideOneMinute } from './helpers/minute-window.ts';
 
 const messages = [{ role: 'user', content: 'limit me' }];
 
 describe('per-app limits', () => {
   it('requests per minute: 429 rate_limited with Retry-After and RateLimit fields past the limit', async () => {
     const h = await startHarness({ file: { limits: { apps: { [APP]: { requestsPerMinute: 3 } } } } });
+    await startInsideOneMinute();
     const answers = [];
     for (let i = 0; i < 4; i++) {
       answers.push(

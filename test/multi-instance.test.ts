@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { APP, AUTH, type Harness, startHarness } from './helpers/harness.ts';
+import { startInsideOneMinute } from './helpers/minute-window.ts';
 import { createTestSchema } from './helpers/postgres.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,6 +39,7 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   });
 
   it("enforces one app's limit once across both instances, not once per instance", async () => {
+    await startInsideOneMinute();
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       const instance = i % 2 === 0 ? one : two;
