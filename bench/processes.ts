@@ -1,8 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 /** The benchmark's servers, each in its own process so CPU and memory are counted per server. */
 
@@ -82,47 +83,63 @@ export interface StartCommand {
   env: Record<string, string>;
   /** The node flags before the entry point (V8 heap settings). */
   nodeArgs: string[];
-  /** The script node runs (`dist/main.js`). */
+  /** The script node runs (`dist/main.js`; `src/main.ts` in revisions before the build step). */
   entry: string;
 }
 
+interface PackageScripts {
+  scripts: { start: string; prestart?: string };
+}
+
+function packageScripts(root: URL): PackageScripts['scripts'] {
+  return (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as PackageScripts).scripts;
+}
+
 /**
- * How `npm start` starts the gateway, read from package.json so the benchmark measures it exactly
- * as it is started: `NAME=${NAME:-default} … node <flags> <entry>`.
+ * How `npm start` of the checkout at `root` starts the gateway, read from its package.json so the
+ * benchmark measures it exactly as it is started: `NAME=${NAME:-default} … node <flags> <entry>`.
  */
-export function startCommand(): StartCommand {
-  const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const words = pkg.scripts.start.split(/\s+/);
+export function startCommand(root: URL = ROOT): StartCommand {
+  const start = packageScripts(root).start;
+  const words = start.split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0] !== undefined && words[0] !== 'node') {
     const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(words.shift() as string);
-    if (match === null) throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+    if (match === null) throw new Error(`unexpected start script: ${start}`);
     env[match[1] as string] = match[2] ?? match[3] ?? '';
   }
   const entry = words.at(-1);
-  if (words[0] !== 'node' || entry === undefined || !entry.endsWith('.js'))
-    throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  if (words[0] !== 'node' || entry === undefined || !/\.(js|ts)$/.test(entry))
+    throw new Error(`unexpected start script: ${start}`);
   return { env, nodeArgs: words.slice(1, -1), entry };
 }
 
-let built = false;
-/** `npm run build`, once per benchmark process, as `npm start` does before it starts. */
-export function buildOnce(): void {
-  if (built) return;
-  execFileSync(NODE, ['scripts/build.ts'], { cwd: ROOT, stdio: 'inherit' });
-  built = true;
+/** PATH as npm sets it for a script of the checkout at `root`: its node_modules/.bin first (Node 24). */
+function scriptPath(root: URL): string {
+  return `${fileURLToPath(new URL('node_modules/.bin', root))}:${process.env['PATH'] ?? ''}`;
 }
 
-/** The gateway as `npm start` runs it (built, then `dist/main.js`), waiting until GET /health answers. */
-export async function startGateway(options: GatewayOptions): Promise<Server> {
-  buildOnce();
-  const start = startCommand();
+const prepared = new Set<string>();
+/** What `npm start` runs first (`prestart`: the build), once per checkout and benchmark process. */
+export function runPrestart(root: URL = ROOT): void {
+  const prestart = packageScripts(root).prestart;
+  if (prepared.has(root.href) || prestart === undefined) return;
+  execSync(prestart, { cwd: root, env: { ...process.env, PATH: scriptPath(root) }, stdio: 'inherit' });
+  prepared.add(root.href);
+}
+
+/**
+ * The gateway as `npm start` runs it (the build, then `dist/main.js`), waiting until GET /health
+ * answers. `root` is another checkout to run instead of this one (`--baseline`).
+ */
+export async function startGateway(options: GatewayOptions & { root?: URL }): Promise<Server> {
+  const root = options.root ?? ROOT;
+  runPrestart(root);
+  const start = startCommand(root);
   const port = Number(options.env['GATEWAY_PORT']);
   const log = openSync(options.logFile, 'a');
   const child = spawn(NODE, [...start.nodeArgs, ...(options.nodeArgs ?? []), start.entry], {
-    cwd: ROOT,
+    cwd: root,
     env: { PATH: process.env['PATH'] ?? '', ...start.env, ...options.env },
     stdio: ['ignore', log, log],
   });

@@ -134,6 +134,56 @@ export function variantTable(variants: readonly CaseResult[]): string {
   );
 }
 
+/** Labels of the two gateways of `--baseline`, as `CaseResult.variant`. */
+export const THIS_COMMIT = 'this commit';
+export const baselineLabel = (commit: string) => `at ${commit}`;
+
+/**
+ * This commit's gateway against another revision's (`--baseline`), every workload, measured in
+ * interleaved rounds in the same minutes; ratios are this commit's over the baseline's.
+ */
+export function baselineTable(
+  rows: readonly CaseResult[],
+  commit: string,
+  peakRss: [number, number],
+): string {
+  const ours = rows.filter((r) => r.variant === THIS_COMMIT);
+  const body = ours.map((r) => {
+    const base = findRow(rows, r.workload, r.concurrency, 'gateway', baselineLabel(commit));
+    return [
+      r.workload,
+      String(r.concurrency),
+      f0(base?.rps),
+      f0(r.rps),
+      base === undefined ? '–' : ratio(r.rps / base.rps),
+      f0(base?.cpuUsPerRequest),
+      f0(r.cpuUsPerRequest),
+      base === undefined ? '–' : ratio(r.cpuUsPerRequest / base.cpuUsPerRequest),
+      f3(base?.latency.p50),
+      f3(r.latency.p50),
+    ];
+  });
+  return [
+    table(
+      [
+        'workload',
+        'conc',
+        `req/s at ${commit}`,
+        'req/s now',
+        'req/s now vs then',
+        `CPU µs/req at ${commit}`,
+        'CPU µs/req now',
+        'CPU now vs then',
+        `p50 ms at ${commit}`,
+        'p50 ms now',
+      ],
+      body,
+    ),
+    '',
+    `Peak RSS over these workloads: ${f0(peakRss[1])} MiB at ${commit}, ${f0(peakRss[0])} MiB now.`,
+  ].join('\n');
+}
+
 export function targetTable(checks: readonly TargetCheck[]): string {
   return table(
     ['target', 'goal', 'measured', 'met'],

@@ -2,16 +2,20 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { prepareBaseline } from './baseline.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
 import { freePort, ROOT, type Server, startCommand, startGateway, startHelper } from './processes.ts';
 import {
+  baselineLabel,
+  baselineTable,
   machineLines,
   type RunMeta,
   requestTable,
   streamTable,
+  THIS_COMMIT,
   targetTable,
   variantTable,
 } from './report.ts';
@@ -37,6 +41,8 @@ const { values } = parseArgs({
     'chunk-delay-ms': { type: 'string', default: '2' },
     'embed-dims': { type: 'string', default: '1536' },
     'keep-temp': { type: 'boolean', default: false },
+    /** Another revision whose gateway runs beside this one on every workload (bench/baseline.ts). */
+    baseline: { type: 'string' },
   },
   allowNegative: true,
 });
@@ -71,13 +77,14 @@ function startLine(): string {
 
 async function gateway(
   name: string,
-  extra: { env?: Record<string, string>; nodeArgs?: string[] },
+  extra: { env?: Record<string, string>; nodeArgs?: string[]; root?: URL },
   mockPort: number,
 ) {
   const server = await startGateway({
     env: { ...gatewayEnv(await freePort(), mockPort, join(tempDir, `data-${name}`)), ...extra.env },
     logFile: join(tempDir, `gateway-${name}.log`),
     nodeArgs: extra.nodeArgs ?? [],
+    ...(extra.root === undefined ? {} : { root: extra.root }),
   });
   running.push(server);
   return server;
@@ -172,6 +179,43 @@ async function main(): Promise<void> {
   };
   await sameFlags.stop();
 
+  /**
+   * Gateways that differ in one thing, on one workload, side by side: interleaved rounds in the
+   * same minutes and the median run of each, as for the main table.
+   */
+  const sideBySide = async (kinds: [string, Server][], workload: Workload, concurrency: number) => {
+    const runs = new Map<string, CaseResult[]>();
+    for (let round = 0; round < rounds; round++) {
+      for (const [label, server] of kinds) {
+        const row = await measure('gateway', server, workload, concurrency, seconds, warmupSeconds, label);
+        runs.set(label, [...(runs.get(label) ?? []), row]);
+        log(
+          `${label}: ${workload} c=${concurrency}: ${row.rps.toFixed(0)} req/s, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req`,
+        );
+      }
+    }
+    return [...runs.values()].map(medianByRps);
+  };
+
+  const compared: CaseResult[] = [];
+  let baseline: { commit: string; rev: string; peakRss: [number, number] } | undefined;
+  if (values.baseline !== undefined) {
+    const { rev, commit, root } = prepareBaseline(values.baseline);
+    log(`this commit against ${rev} (${commit})…`);
+    const pair: [string, Server][] = [
+      [THIS_COMMIT, await gateway('compare-now', {}, mock.port)],
+      [baselineLabel(commit), await gateway(`compare-${commit}`, { root }, mock.port)],
+    ];
+    for (const workload of workloads)
+      for (const [, server] of pair) await measure('gateway', server, workload, 10, 1, 0);
+    for (const workload of workloads)
+      for (const concurrency of concurrencies)
+        compared.push(...(await sideBySide(pair, workload, concurrency)));
+    const peaks = pair.map(([, server]) => memory(server.pid).peakRssMb);
+    baseline = { commit, rev, peakRss: [peaks[0] as number, peaks[1] as number] };
+    for (const [, server] of pair) await server.stop();
+  }
+
   const variants: CaseResult[] = [];
   if (values.variants) {
     // Side by side, in the same minutes: the default gateway, one logging at warn, one whose
@@ -190,20 +234,7 @@ async function main(): Promise<void> {
       ],
     ];
     for (const [, server] of kinds) await measure('gateway', server, 'chat', 10, 1, 0);
-    for (const concurrency of concurrencies) {
-      // Interleaved rounds and the median run, as for the main table.
-      const runs = new Map<string, CaseResult[]>();
-      for (let round = 0; round < rounds; round++) {
-        for (const [variant, server] of kinds) {
-          const row = await measure('gateway', server, 'chat', concurrency, seconds, warmupSeconds, variant);
-          runs.set(variant, [...(runs.get(variant) ?? []), row]);
-          log(
-            `variant ${variant} c=${concurrency}: ${row.rps.toFixed(0)} req/s, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req`,
-          );
-        }
-      }
-      for (const rows of runs.values()) variants.push(medianByRps(rows));
-    }
+    for (const concurrency of concurrencies) variants.push(...(await sideBySide(kinds, 'chat', concurrency)));
   }
 
   const checks = checkTargets(rows, variants, rss);
@@ -238,6 +269,16 @@ async function main(): Promise<void> {
     '',
     streamTable(rows),
     ...(variants.length === 0 ? [] : ['', '## Gateway variants (chat)', '', variantTable(variants)]),
+    ...(baseline === undefined
+      ? []
+      : [
+          '',
+          `## This commit against ${baseline.rev} (${baseline.commit}), side by side`,
+          '',
+          `Both gateways started as their own \`npm start\` starts them, on this run's mock and load generator.`,
+          '',
+          baselineTable(compared, baseline.commit, baseline.peakRss),
+        ]),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}`);
@@ -246,7 +287,7 @@ async function main(): Promise<void> {
     writeFileSync(file, report);
     writeFileSync(
       join(resultsDir, 'latest.json'),
-      `${JSON.stringify({ meta, machine, targets: checks, rows, variants }, null, 2)}\n`,
+      `${JSON.stringify({ meta, machine, targets: checks, rows, variants, baseline, compared }, null, 2)}\n`,
     );
     log(`written: ${file} and ${join(resultsDir, 'latest.json')}`);
   }
