@@ -20,7 +20,10 @@ export interface ProfileLine {
   totalPct: number;
 }
 
-/** Where a function lives, short: `src/gateway/…`, `node_modules/<package>`, `node:<module>`. */
+/**
+ * Where a function lives, short: `dist/gateway/…` (the built gateway, as `npm start` runs it) or
+ * `src/…`, `node_modules/<package>`, `node:<module>`.
+ */
 function place(url: string): string {
   if (url === '') return '(native)';
   const modules = url.lastIndexOf('node_modules/');
@@ -28,8 +31,8 @@ function place(url: string): string {
     const rest = url.slice(modules + 'node_modules/'.length).split('/');
     return `node_modules/${rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]}`;
   }
-  const src = url.indexOf('/src/');
-  if (src >= 0) return url.slice(src + 1);
+  const own = /\/(dist|src)\//.exec(url);
+  if (own !== null) return url.slice(own.index + 1);
   return url.replace(/^file:\/\//, '');
 }
 
