@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
+import { significantDigits } from '../../../test/helpers/significant-digits.ts';
 import type { EmbeddingVector } from '../providers/provider.ts';
 import type { EmbedAnswer } from '../services/run-embed.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
@@ -51,11 +52,6 @@ test('embedAnswerJson output is valid against the EmbedResponse schema and escap
   assert.equal(check(parsed), true, JSON.stringify(check.errors));
   assert.deepEqual(parsed, value);
 });
-
-/** Digits of a JSON number from its first non-zero digit, the exponent left out ('0.00120' has 3). */
-function significantDigits(number: string): number {
-  return number.replace(/e.*$/, '').replace(/[-.]/g, '').replace(/^0+/, '').length;
-}
 
 test('significantDigits counts from the first non-zero digit', () => {
   assert.deepEqual(
