@@ -15,8 +15,8 @@ const ROOT = new URL('../../', import.meta.url);
 
 /**
  * Starts `node src/main.ts` (or `command`) as a user would, and waits until every requested surface
- * listens. A command that starts node through other processes (`npm start`) runs in a process group
- * of its own, and `stop` signals the whole group.
+ * listens. It runs in a process group of its own and `stop` signals the whole group, so a command
+ * that starts node through other processes (`npm start`: npm, a shell, node) stops as one.
  */
 export async function spawnServer(
   env: Record<string, string>,
@@ -24,12 +24,11 @@ export async function spawnServer(
   command: string[] = [process.execPath, 'src/main.ts'],
 ): Promise<RunningServer> {
   const [file, ...args] = command as [string, ...string[]];
-  const group = file !== process.execPath || args[0] !== 'src/main.ts';
   const child = spawn(file, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', GATEWAY_PORT: '0', SITE_PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: group,
+    detached: true,
   });
   const output: string[] = [];
   const server: RunningServer = {
@@ -39,8 +38,7 @@ export async function spawnServer(
     output,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode;
-      if (group) process.kill(-(child.pid as number), signal);
-      else child.kill(signal);
+      process.kill(-(child.pid as number), signal);
       const [code] = await once(child, 'exit');
       return code as number | null;
     },

@@ -15,6 +15,8 @@ type List = { object: string; model: string; data: { index: number; embedding: u
 const base64 = openAIFixtureJson('embeddings-base64.json') as List;
 const float = openAIFixtureJson('embeddings-float.json') as List;
 const floatVectors = float.data.map((item) => item.embedding as number[]);
+/** The same vectors as float32, as the base64 response decodes to. */
+const float32Vectors = floatVectors.map((vector) => Float32Array.from(vector));
 const call = { model: 'text-embedding-3-small', inputs: ['The food was delicious', 'and the waiter...'] };
 
 function encode(values: number[], littleEndian = true): string {
@@ -43,7 +45,7 @@ describe('fromOpenAIEmbeddingsResponse', () => {
     assert.deepEqual(result, {
       model: 'text-embedding-3-small',
       // Kept as the float32 they are, with the values of the float response.
-      vectors: floatVectors.map((vector) => Float32Array.from(vector)),
+      vectors: float32Vectors,
       usage: { inputTokens: 9 },
     });
   });
@@ -56,10 +58,7 @@ describe('fromOpenAIEmbeddingsResponse', () => {
   it('puts vectors in input order by index, and keeps the requested model when none is named', () => {
     const shuffled = { data: [...base64.data].reverse() };
     const result = fromOpenAIEmbeddingsResponse('provider-a', shuffled, call);
-    assert.deepEqual(
-      result.vectors,
-      floatVectors.map((vector) => Float32Array.from(vector)),
-    );
+    assert.deepEqual(result.vectors, float32Vectors);
     assert.equal(result.model, 'text-embedding-3-small');
     assert.equal(result.usage, undefined);
   });
