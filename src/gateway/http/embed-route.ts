@@ -21,12 +21,12 @@ export function registerEmbedRoute(app: FastifyInstance, deps: GatewayDeps): voi
       const body = request.body as EmbedBody;
       const scope = scopeFor(request, reply, deps.clock, 'embed', body);
       const answer = await runEmbed(deps, body, scope);
-      // A reply serializer bypasses Fastify's JSON content type, so it is set here.
+      // Sent as bytes already written (see embedAnswerJson), for which Fastify would name no
+      // JSON content type: it is set here.
       return reply
         .headers(scope.responseHeaders)
         .type('application/json; charset=utf-8')
-        .serializer(embedAnswerJson)
-        .send(answer);
+        .send(embedAnswerJson(answer));
     },
   );
 }

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import type { ChatAnswer } from '../services/run-chat.ts';
-import type { ChatStream, StreamEvent } from '../services/run-chat-stream.ts';
+import type { StreamEvent } from '../services/run-chat-stream.ts';
 import { writeChatStream } from './write-chat-stream.ts';
 
 /**
