@@ -47,7 +47,7 @@ export class SchemaCompiler {
     if (Buffer.byteLength(text) > this.#settings.maxSchemaBytes) {
       throw schemaError(`schema is larger than ${this.#settings.maxSchemaBytes} bytes`);
     }
-    const key = hash('sha256', text, 'base64');
+    const key = cacheKey(text);
     const cached = this.#cache.get(key);
     if (cached !== undefined) {
       // Refresh its place: the cache evicts the least recently used entry.
@@ -83,6 +83,18 @@ export class SchemaCompiler {
       validate: (value) => (validate(value) ? [] : toFieldIssues(validate.errors)),
     };
   }
+}
+
+/**
+ * Schemas up to this many characters are their own cache key: V8 hashes a string key in a
+ * fraction of the 1.5-2 µs that SHA-256 through node:crypto costs per request, and 500 such keys
+ * hold at most 2 MB. Larger schemas are keyed by their digest.
+ */
+const LITERAL_KEY_CHARS = 2048;
+
+function cacheKey(schemaText: string): string {
+  // A digest key starts with '#', which no JSON text does.
+  return schemaText.length <= LITERAL_KEY_CHARS ? schemaText : `#${hash('sha256', schemaText, 'base64')}`;
 }
 
 function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
