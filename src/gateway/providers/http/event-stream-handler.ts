@@ -22,6 +22,17 @@ export interface EventStreamCallbacks {
   mapError: (error: unknown) => Error;
 }
 
+/**
+ * The stream's limits: a whole answer's (for an answer read whole) and one event's. An upstream
+ * that never ends a line, or never ends an event, would otherwise grow the parser's buffer until
+ * the total time limit, at whatever rate it can send.
+ */
+export interface EventStreamLimits extends BufferingLimits {
+  /** Characters one event may hold (its unfinished line and the data lines before it). */
+  eventChars: number;
+  eventTooLarge: (limit: number) => Error;
+}
+
 /** Parsed events waiting for the reader past which the socket is paused. */
 const HIGH_WATER_EVENTS = 256;
 
@@ -42,7 +53,7 @@ const HIGH_WATER_EVENTS = 256;
 export class EventStreamHandler
   implements Dispatcher.DispatchHandler, AsyncIterableIterator<EventSourceMessage>
 {
-  readonly #limits: BufferingLimits;
+  readonly #limits: EventStreamLimits;
   readonly #readWhole: ReadWhole;
   readonly #callbacks: EventStreamCallbacks;
   #onSettled: (() => void) | undefined;
@@ -61,7 +72,7 @@ export class EventStreamHandler
   #parser: EventSourceParser | undefined;
   #decoder: TextDecoder | undefined;
 
-  constructor(limits: BufferingLimits, readWhole: ReadWhole, callbacks: EventStreamCallbacks) {
+  constructor(limits: EventStreamLimits, readWhole: ReadWhole, callbacks: EventStreamCallbacks) {
     this.#limits = limits;
     this.#readWhole = readWhole;
     this.#callbacks = callbacks;
@@ -110,7 +121,15 @@ export class EventStreamHandler
     }
     this.#opened = true;
     this.#decoder = new TextDecoder('utf-8');
-    this.#parser = createParser({ onEvent: (event) => this.#push(event) });
+    this.#parser = createParser({
+      onEvent: (event) => this.#push(event),
+      onError: (error) => {
+        // The others (an unknown field, a bad `retry`) are skipped, as the SSE specification says.
+        if (error.type === 'max-buffer-size-exceeded')
+          this.#fail(this.#limits.eventTooLarge(this.#limits.eventChars));
+      },
+      maxBufferSize: this.#limits.eventChars,
+    });
     this.#callbacks.open({ kind: 'events', status: statusCode, headers, events: this });
   }
 
@@ -169,11 +188,7 @@ export class EventStreamHandler
   /** The reader stopped early (client gone, adapter done): the rest of the body is not read. */
   return(): Promise<IteratorResult<EventSourceMessage>> {
     this.#queue.length = 0;
-    if (!this.#ended) {
-      const reason = new Error('the reader stopped before the end of the stream');
-      this.#end(reason);
-      this.#controller?.abort(reason);
-    }
+    if (!this.#ended) this.#fail(new Error('the reader stopped before the end of the stream'));
     this.#error = undefined;
     return Promise.resolve({ value: undefined, done: true });
   }
@@ -186,6 +201,12 @@ export class EventStreamHandler
     }
     this.#waiter = undefined;
     waiter.resolve({ value: event, done: false });
+  }
+
+  /** The handler itself gave up on the body: the reader gets `error`, the connection is dropped. */
+  #fail(error: Error): void {
+    this.#end(error);
+    this.#controller?.abort(error);
   }
 
   /** The body is over: read to the end (`error` undefined) or failed. */

@@ -1,8 +1,13 @@
 import { Agent, type Dispatcher, errors } from 'undici';
 import type { ProviderSlot, ProviderTimeouts } from '../../../config/config-types.ts';
 import { ProviderError } from '../provider-error.ts';
-import { type BufferedResponse, BufferingHandler, type BufferingLimits } from './buffering-handler.ts';
-import { EventStreamHandler, type OpenedStream, type ReadWhole } from './event-stream-handler.ts';
+import { type BufferedResponse, BufferingHandler } from './buffering-handler.ts';
+import {
+  EventStreamHandler,
+  type EventStreamLimits,
+  type OpenedStream,
+  type ReadWhole,
+} from './event-stream-handler.ts';
 
 export type { BufferedResponse, OpenedStream };
 
@@ -23,6 +28,12 @@ const isNotSuccess = (status: number) => !isSuccess(status);
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 /** What is read of an error body: enough for any vendor's error type and message. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/**
+ * One server-sent event larger than this (in characters) fails the stream. Vendors send a few
+ * hundred characters per event; 8 Mi leaves room for a server that sends a whole long answer as
+ * one event, and bounds what a line that never ends can hold (16 MB at two bytes a character).
+ */
+const MAX_EVENT_CHARS = 8 * 1024 * 1024;
 
 export interface UpstreamRequest {
   method?: 'GET' | 'POST';
@@ -54,7 +65,7 @@ export class UpstreamHttp {
   readonly #basePath: string;
   readonly #timeouts: ProviderTimeouts;
   readonly #dispatcher: Dispatcher;
-  readonly #limits: BufferingLimits;
+  readonly #limits: EventStreamLimits;
 
   constructor(slot: ProviderSlot, baseUrl: string, timeouts: ProviderTimeouts, dispatcher?: Dispatcher) {
     this.#slot = slot;
@@ -81,6 +92,13 @@ export class UpstreamHttp {
           slot,
           failure: 'invalid_response',
           detail: `answer larger than ${limit} bytes`,
+        }),
+      eventChars: MAX_EVENT_CHARS,
+      eventTooLarge: (limit) =>
+        new ProviderError({
+          slot,
+          failure: 'invalid_response',
+          detail: `stream event larger than ${limit} characters`,
         }),
     };
   }
