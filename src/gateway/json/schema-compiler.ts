@@ -87,8 +87,8 @@ export class SchemaCompiler {
 
 /**
  * Schemas up to this many characters are their own cache key: V8 hashes a string key in a
- * fraction of the 1.5-2 µs that SHA-256 through node:crypto costs per request, and 500 such keys
- * hold at most 2 MB. Larger schemas are keyed by their digest.
+ * fraction of the 1.5-2 µs that SHA-256 through node:crypto costs per request, and the default 500
+ * such keys hold at most 2 MB. Larger schemas are keyed by their digest.
  */
 const LITERAL_KEY_CHARS = 2048;
 
