@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -100,7 +100,6 @@ describe('the server process', () => {
 
       const listening = server.output.find((line) => line.includes('gateway (surface A) listening'));
       const { pid } = JSON.parse(listening as string) as { pid: number };
-      const { readFileSync } = await import('node:fs');
       const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       assert.ok(commandLine.includes('dist/main.js'), commandLine.join(' '));
       assert.ok(commandLine.includes('--max-semi-space-size=16'), commandLine.join(' '));

@@ -65,7 +65,7 @@ test('significantDigits counts from the first to the last non-zero digit', () =>
   );
 });
 
-test('embedAnswerJson writes float32 vectors in nine significant digits that read back to the same float32s', () => {
+test('embedAnswerJson writes float32 vectors in at most nine significant digits that read back to the same float32s', () => {
   const float32 = fc.float({ noNaN: true, noDefaultInfinity: true });
   fc.assert(
     fc.property(fc.array(float32, { minLength: 1, maxLength: 60 }), (values) => {
