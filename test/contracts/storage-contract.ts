@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { AppExistsError, type Storage, type UsageRecord } from '../../src/storage/ports.ts';
+import {
+  AppExistsError,
+  type Storage,
+  type UsageAttempt,
+  type UsageRecord,
+} from '../../src/storage/ports.ts';
 
 export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): UsageRecord {
   return {
@@ -118,6 +123,34 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       const rows = (await storage.usage.readRecords({ limit: 1000 })).filter((r) => r.id.startsWith('dup'));
       assert.equal(rows.length, 2);
       assert.equal(rows.find((r) => r.id === 'dup')?.tokensIn, 10);
+    });
+
+    it('a stored record sent again keeps its attempts, alone or among new records', async () => {
+      const original = sampleRecord('again');
+      await storage.usage.appendBatch([original]);
+      const [, second] = original.attempts;
+      const resent = sampleRecord('again', {
+        attempts: [{ ...(second as UsageAttempt), attempt: 5, outcome: 'ok' }],
+      });
+      await storage.usage.appendBatch([resent]);
+      await storage.usage.appendBatch([sampleRecord('again-new-1'), resent, sampleRecord('again-new-2')]);
+      const rows = (await storage.usage.readRecords({ limit: 1000 })).filter((r) => r.id.startsWith('again'));
+      assert.deepEqual(
+        rows.map((r) => r.id),
+        ['again', 'again-new-1', 'again-new-2'],
+      );
+      assert.deepEqual(rows[0]?.attempts, original.attempts);
+      assert.equal(rows[1]?.attempts.length, 2);
+    });
+
+    it('writes a batch of any size whole: 101 records with 202 attempts', async () => {
+      const at = 1_750_000_000_000;
+      const records = Array.from({ length: 101 }, (_, i) =>
+        sampleRecord(`big-${String(i).padStart(3, '0')}`, { createdAt: at + i, tokensIn: i }),
+      );
+      await storage.usage.appendBatch(records);
+      const read = await storage.usage.readRecords({ from: at, to: at + 101, limit: 1000 });
+      assert.deepEqual(read, records);
     });
 
     it('answers ping', async () => {

@@ -1,20 +1,19 @@
 // The embedded usage ledger's writer thread (see ledger-writer.ts). Plain JavaScript on purpose:
 // a worker that imported TypeScript would load its own copy of Node's type stripper (~15 MB).
-// It receives rows already in column order and only runs the two INSERT statements.
+// It receives rows already in column order and only runs the INSERTs.
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { writeLedgerBatch } from './write-ledger-batch.js';
+import { LedgerBatchWriter } from './write-ledger-batch.js';
 
-const { file, insertRequestSql, insertAttemptSql } = workerData;
+const { file, requestInsert, attemptInsert } = workerData;
 const db = new DatabaseSync(file);
 // The same settings as the main connection (journal_mode is a property of the file).
 db.exec('PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
-const insertRequest = db.prepare(insertRequestSql);
-const insertAttempt = db.prepare(insertAttemptSql);
+const batches = new LedgerBatchWriter(db, requestInsert, attemptInsert);
 
 parentPort.on('message', ({ id, batch }) => {
   try {
-    writeLedgerBatch(db, insertRequest, insertAttempt, batch);
+    batches.write(batch);
     parentPort.postMessage({ id, ok: true });
   } catch (error) {
     parentPort.postMessage({

@@ -1,11 +1,11 @@
 import { Worker } from 'node:worker_threads';
-import type { LedgerRow } from './write-ledger-batch.js';
+import type { InsertShape, LedgerRow } from './write-ledger-batch.js';
 
 export interface LedgerWriterOptions {
   /** The database file (the worker opens its own connection to it). */
   file: string;
-  insertRequestSql: string;
-  insertAttemptSql: string;
+  requestInsert: InsertShape;
+  attemptInsert: InsertShape;
 }
 
 interface Reply {

@@ -4,7 +4,7 @@ import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
-import { INSERT_ATTEMPT_SQL, INSERT_REQUEST_SQL, SqliteUsageLedger } from './sqlite-usage-ledger.ts';
+import { ATTEMPT_INSERT, REQUEST_INSERT, SqliteUsageLedger } from './sqlite-usage-ledger.ts';
 
 /**
  * The embedded storage: one SQLite file in DATA_DIR (or ':memory:' for tests). Usage batches
@@ -19,8 +19,8 @@ export function openSqliteStorage(dataDir: string): Storage {
       ? undefined
       : new LedgerWriterThread({
           file: join(dataDir, DATABASE_FILE),
-          insertRequestSql: INSERT_REQUEST_SQL,
-          insertAttemptSql: INSERT_ATTEMPT_SQL,
+          requestInsert: REQUEST_INSERT,
+          attemptInsert: ATTEMPT_INSERT,
         });
   return {
     apps: new SqliteAppStore(db),

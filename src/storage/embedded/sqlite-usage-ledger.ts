@@ -13,29 +13,34 @@ import {
   totalsSql,
 } from '../usage-rows.ts';
 import type { LedgerWriterThread } from './ledger-writer.ts';
-import { type LedgerRow, writeLedgerBatch } from './write-ledger-batch.js';
+import { type InsertShape, LedgerBatchWriter, type LedgerRow } from './write-ledger-batch.js';
 
-const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
-
-export const INSERT_REQUEST_SQL = `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')})
-  VALUES (${placeholders(REQUEST_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`;
-export const INSERT_ATTEMPT_SQL = `INSERT INTO usage_attempts (${ATTEMPT_COLUMNS.join(', ')})
-  VALUES (${placeholders(ATTEMPT_COLUMNS.length)}) ON CONFLICT (usage_id, attempt) DO NOTHING`;
+export const REQUEST_INSERT: InsertShape = {
+  head: `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')}) VALUES`,
+  columns: REQUEST_COLUMNS.length,
+  tail: 'ON CONFLICT (id) DO NOTHING',
+};
+export const ATTEMPT_INSERT: InsertShape = {
+  head: `INSERT INTO usage_attempts (${ATTEMPT_COLUMNS.join(', ')}) VALUES`,
+  columns: ATTEMPT_COLUMNS.length,
+  tail: 'ON CONFLICT (usage_id, attempt) DO NOTHING',
+};
 const DAY_EXPRESSION = "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')";
 
 export class SqliteUsageLedger implements UsageLedger {
   readonly #db: DatabaseSync;
-  readonly #insertRequest: StatementSync;
-  readonly #insertAttempt: StatementSync;
   readonly #selectAttempts: StatementSync;
-  readonly #writer: LedgerWriterThread | undefined;
+  /** Commits a batch: on the writer thread, or on this connection. */
+  readonly #write: (rows: readonly LedgerRow[]) => void | Promise<void>;
 
   /** With a `writer`, batches are written on its thread; without, on this connection. */
   constructor(db: DatabaseSync, writer?: LedgerWriterThread) {
     this.#db = db;
-    this.#writer = writer;
-    this.#insertRequest = db.prepare(INSERT_REQUEST_SQL);
-    this.#insertAttempt = db.prepare(INSERT_ATTEMPT_SQL);
+    if (writer !== undefined) this.#write = (rows) => writer.write(rows);
+    else {
+      const batches = new LedgerBatchWriter(db, REQUEST_INSERT, ATTEMPT_INSERT);
+      this.#write = (rows) => batches.write(rows);
+    }
     this.#selectAttempts = db.prepare('SELECT * FROM usage_attempts WHERE usage_id = ? ORDER BY attempt');
   }
 
@@ -47,8 +52,7 @@ export class SqliteUsageLedger implements UsageLedger {
         record.attempts.map((attempt) => attemptValues(record.id, attempt)),
       ],
     );
-    if (this.#writer !== undefined) return this.#writer.write(rows);
-    writeLedgerBatch(this.#db, this.#insertRequest, this.#insertAttempt, rows);
+    await this.#write(rows);
   }
 
   async readRecords(query: UsageQuery): Promise<UsageRecord[]> {
