@@ -12,6 +12,8 @@ export interface RunMeta {
   rounds: number;
   mock: { streamChunks: number; chunkDelayMs: number; embedDims: number };
   rss: PeakRss;
+  /** Nanoseconds per step of `box-speed.ts`'s loop, before the first case and after the last. */
+  boxSpeed: { startNs: number; endNs: number };
 }
 
 const LABEL = { direct: '(a) mock direct', forwarder: '(b) thin forwarder', gateway: '(c) gateway' };
@@ -196,6 +198,7 @@ export function machineLines(machine: Machine, meta: RunMeta): string {
     `- date: ${meta.date}`,
     `- command: \`${meta.command}\``,
     `- machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGb} GiB RAM, Linux ${machine.kernel}`,
+    `- box speed: ${meta.boxSpeed.startNs.toFixed(2)} ns per step of \`bench/box-speed.ts\`'s integer loop before the first case, ${meta.boxSpeed.endNs.toFixed(2)} ns after the last (lower is faster; compare reports only where these are near)`,
     `- node ${machine.node}; commit ${machine.commit}${machine.dirty ? ' plus uncommitted changes' : ''}`,
     `- each case: ${meta.rounds} rounds, the servers interleaved, the median round (by req/s) shown; each round ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
     `- mock upstream: streams of ${meta.mock.streamChunks} content chunks (plus role, finish, usage and [DONE] events) ${meta.mock.chunkDelayMs} ms apart (\`spaced\`), or all in one write (\`burst\`); embeddings of ${meta.mock.embedDims} dimensions (base64 upstream, number arrays from the gateway)`,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { prepareBaseline } from './baseline.ts';
+import { measureBoxSpeed } from './box-speed.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase } from './measure.ts';
@@ -92,6 +93,8 @@ async function gateway(
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const speedAtStart = measureBoxSpeed();
+  log(`box speed: ${speedAtStart.toFixed(2)} ns per loop step`);
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', [
     `--stream-chunks=${mockArgs.streamChunks}`,
     `--chunk-delay-ms=${mockArgs.chunkDelayMs}`,
@@ -239,6 +242,7 @@ async function main(): Promise<void> {
 
   const checks = checkTargets(rows, variants, rss);
   const machine = describeMachine();
+  const boxSpeed = { startNs: speedAtStart, endNs: measureBoxSpeed() };
   const date = new Date().toISOString();
   const meta: RunMeta = {
     command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
@@ -248,6 +252,7 @@ async function main(): Promise<void> {
     rounds,
     mock: mockArgs,
     rss,
+    boxSpeed,
   };
   const report = [
     `# Gateway benchmark, ${date.slice(0, 10)}`,
