@@ -1,6 +1,6 @@
 import type { LatencySummary } from './latency-stats.ts';
 import { runAutocannon } from './load-autocannon.ts';
-import { cpuMs, sampleRss } from './proc-stats.ts';
+import { cpuMs, cpuMsByThread, sampleRss, THREAD_KINDS, type ThreadCpu } from './proc-stats.ts';
 import type { Server } from './processes.ts';
 import { requestFor, STREAM_WORKLOADS, type Target, type Workload } from './scenarios.ts';
 import { runStreams } from './stream-client.ts';
@@ -23,6 +23,8 @@ export interface CaseResult {
   spread?: LatencySummary;
   /** CPU time per request of the server under test (the mock itself for `direct`), µs. */
   cpuUsPerRequest: number;
+  /** The server's CPU time per request by kind of thread, µs (they add up to `cpuUsPerRequest`, give or take a tick). */
+  cpuUsByThread: ThreadCpu;
   /** CPU time per request of the mock upstream, µs. */
   mockCpuUsPerRequest: number;
   /** Highest RSS of the server under test during the run, MiB. */
@@ -68,12 +70,16 @@ async function drive(spec: CaseSpec, seconds: number): Promise<Driven> {
 export async function measureCase(spec: CaseSpec): Promise<CaseResult> {
   if (spec.warmupSeconds > 0) await drive(spec, spec.warmupSeconds);
   const serverCpu = cpuMs(spec.server.pid);
+  const serverThreads = cpuMsByThread(spec.server.pid);
   const mockCpu = cpuMs(spec.mock.pid);
   const rss = sampleRss(spec.server.pid);
   const result = await drive(spec, spec.seconds);
   const rssMaxMb = rss.stop();
-  const perRequest = (before: number, pid: number) =>
-    result.requests === 0 ? Number.NaN : ((cpuMs(pid) - before) * 1000) / result.requests;
+  const perRequest = (before: number, pid: number) => usPerRequest(cpuMs(pid) - before, result.requests);
+  const threadsAfter = cpuMsByThread(spec.server.pid);
+  const byThread = { ...threadsAfter };
+  for (const kind of THREAD_KINDS)
+    byThread[kind] = usPerRequest(threadsAfter[kind] - serverThreads[kind], result.requests);
   const row: CaseResult = {
     workload: spec.workload,
     concurrency: spec.concurrency,
@@ -84,6 +90,7 @@ export async function measureCase(spec: CaseSpec): Promise<CaseResult> {
     failures: result.failures,
     latency: result.latency,
     cpuUsPerRequest: perRequest(serverCpu, spec.server.pid),
+    cpuUsByThread: byThread,
     mockCpuUsPerRequest: perRequest(mockCpu, spec.mock.pid),
     rssMaxMb,
   };
@@ -93,4 +100,8 @@ export async function measureCase(spec: CaseSpec): Promise<CaseResult> {
     row.spread = result.stream.spread;
   }
   return row;
+}
+
+function usPerRequest(ms: number, requests: number): number {
+  return requests === 0 ? Number.NaN : (ms * 1000) / requests;
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Per-process CPU time and memory from /proc (Linux). On a 2-core machine shared by the load
@@ -15,14 +15,58 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
-/** User plus system CPU time of a process so far, in milliseconds. */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/** User plus system CPU time in a /proc stat line (a process's or a thread's), in milliseconds. */
+function statCpuMs(stat: string): number {
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime are fields 14 and 15 of the whole line: 12 and 13 after the name.
   const ticks = Number(fields[11]) + Number(fields[12]);
   return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** User plus system CPU time of a process so far, in milliseconds. */
+export function cpuMs(pid: number): number {
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/**
+ * A Node process's CPU time so far by kind of thread, in milliseconds: the main thread (the
+ * event loop), V8's helpers (parallel and concurrent garbage collection, background compiling),
+ * worker threads (the gateway's ledger writer) and libuv's pool (file writes: the log).
+ */
+export interface ThreadCpu {
+  main: number;
+  v8: number;
+  workers: number;
+  libuv: number;
+  other: number;
+}
+
+export const THREAD_KINDS = ['main', 'v8', 'workers', 'libuv', 'other'] as const;
+
+/** By the names Node 24 gives its threads (`comm` in /proc: V8Worker, WorkerThread, libuv-worker…). */
+function threadKind(name: string): keyof ThreadCpu {
+  if (name.startsWith('V8') || name === 'DelayedTaskSche') return 'v8';
+  if (name === 'WorkerThread') return 'workers';
+  if (name.startsWith('libuv')) return 'libuv';
+  return 'other';
+}
+
+/** CPU time by kind of thread, of the threads alive now (a thread that has ended is not counted). */
+export function cpuMsByThread(pid: number): ThreadCpu {
+  const cpu: ThreadCpu = { main: 0, v8: 0, workers: 0, libuv: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // The thread ended between the listing and the read.
+    }
+    const kind =
+      tid === String(pid) ? 'main' : threadKind(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+    cpu[kind] += statCpuMs(stat);
+  }
+  return cpu;
 }
 
 export interface Memory {

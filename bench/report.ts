@@ -1,5 +1,6 @@
 import type { Machine } from './machine.ts';
 import type { CaseResult } from './measure.ts';
+import { THREAD_KINDS } from './proc-stats.ts';
 import { STREAM_WORKLOADS } from './scenarios.ts';
 import { findRow, type PeakRss, type TargetCheck } from './targets.ts';
 
@@ -132,6 +133,39 @@ export function variantTable(variants: readonly CaseResult[]): string {
   });
   return table(
     ['gateway variant', 'conc', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'req/s vs default'],
+    body,
+  );
+}
+
+/**
+ * Where the server's CPU goes, by kind of thread (see `cpuMsByThread`): the forwarder's and the
+ * gateway's rows, then the chat variants'. Counted CPU rather than throughput, so it moves less
+ * with the load generator and the mock than req/s does.
+ */
+export function threadTable(rows: readonly CaseResult[], variants: readonly CaseResult[]): string {
+  const servers = [
+    ...rows.filter((r) => r.target !== 'direct' && r.variant === 'default'),
+    ...variants.map((r) => ({ ...r, variant: `variant: ${r.variant}` })),
+  ];
+  const body = servers.map((r) => [
+    r.workload,
+    String(r.concurrency),
+    r.variant === 'default' ? LABEL[r.target] : `${LABEL[r.target]}, ${r.variant}`,
+    f0(r.cpuUsPerRequest),
+    ...THREAD_KINDS.map((kind) => f0(r.cpuUsByThread[kind])),
+  ]);
+  return table(
+    [
+      'workload',
+      'conc',
+      'server',
+      'CPU µs/req',
+      'main thread',
+      'V8 helpers (GC, compiling)',
+      'worker threads (ledger writer)',
+      'libuv pool (log writes)',
+      'other',
+    ],
     body,
   );
 }

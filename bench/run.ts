@@ -18,6 +18,7 @@ import {
   streamTable,
   THIS_COMMIT,
   targetTable,
+  threadTable,
   variantTable,
 } from './report.ts';
 import type { Target, Workload } from './scenarios.ts';
@@ -274,6 +275,10 @@ async function main(): Promise<void> {
     '',
     streamTable(rows),
     ...(variants.length === 0 ? [] : ['', '## Gateway variants (chat)', '', variantTable(variants)]),
+    '',
+    "## The servers' CPU per request, by thread",
+    '',
+    threadTable(rows, variants),
     ...(baseline === undefined
       ? []
       : [
