@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { InsertShape, LedgerRow } from './write-ledger-batch.js';
+import type { InsertShape, LedgerBatch } from './write-ledger-batch.js';
 
 export interface LedgerWriterOptions {
   /** The database file (the worker opens its own connection to it). */
@@ -34,7 +34,7 @@ export class LedgerWriterThread {
   }
 
   /** Resolves once the batch is committed; rejects (nothing written) if the transaction failed. */
-  write(batch: readonly LedgerRow[]): Promise<void> {
+  write(batch: LedgerBatch): Promise<void> {
     const worker = this.#worker ?? this.#start();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {

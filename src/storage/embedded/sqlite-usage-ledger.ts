@@ -13,7 +13,7 @@ import {
   totalsSql,
 } from '../usage-rows.ts';
 import type { LedgerWriterThread } from './ledger-writer.ts';
-import { type InsertShape, LedgerBatchWriter, type LedgerRow } from './write-ledger-batch.js';
+import { type InsertShape, type LedgerBatch, LedgerBatchWriter } from './write-ledger-batch.js';
 
 export const REQUEST_INSERT: InsertShape = {
   head: `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')}) VALUES`,
@@ -31,28 +31,28 @@ export class SqliteUsageLedger implements UsageLedger {
   readonly #db: DatabaseSync;
   readonly #selectAttempts: StatementSync;
   /** Commits a batch: on the writer thread, or on this connection. */
-  readonly #write: (rows: readonly LedgerRow[]) => void | Promise<void>;
+  readonly #write: (batch: LedgerBatch) => void | Promise<void>;
 
   /** With a `writer`, batches are written on its thread; without, on this connection. */
   constructor(db: DatabaseSync, writer?: LedgerWriterThread) {
     this.#db = db;
-    if (writer !== undefined) this.#write = (rows) => writer.write(rows);
+    if (writer !== undefined) this.#write = (batch) => writer.write(batch);
     else {
       const batches = new LedgerBatchWriter(db, REQUEST_INSERT, ATTEMPT_INSERT);
-      this.#write = (rows) => batches.write(rows);
+      this.#write = (batch) => batches.write(batch);
     }
     this.#selectAttempts = db.prepare('SELECT * FROM usage_attempts WHERE usage_id = ? ORDER BY attempt');
   }
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const rows = records.map(
-      (record): LedgerRow => [
-        requestValues(record),
-        record.attempts.map((attempt) => attemptValues(record.id, attempt)),
-      ],
-    );
-    await this.#write(rows);
+    const batch: LedgerBatch = { requests: [], attempts: [], attemptCounts: [] };
+    for (const record of records) {
+      batch.requests.push(...requestValues(record));
+      for (const attempt of record.attempts) batch.attempts.push(...attemptValues(record.id, attempt));
+      batch.attemptCounts.push(record.attempts.length);
+    }
+    await this.#write(batch);
   }
 
   async readRecords(query: UsageQuery): Promise<UsageRecord[]> {

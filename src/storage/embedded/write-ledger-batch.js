@@ -6,10 +6,10 @@
 const MAX_ROWS_PER_STATEMENT = 64;
 
 /**
- * Writes batches of `[requestValues, attemptValues[]]` rows with multi-row INSERTs: one statement
- * for up to 64 rows instead of one per row. Each `run()` is a crossing into SQLite with its own
- * result object and statement reset; taking 64 rows at a time cut the writer thread's SQLite time
- * per record by about a quarter (with `npm run bench`'s rows, in a file in WAL mode).
+ * Writes LedgerBatches (see write-ledger-batch.d.ts) with multi-row INSERTs: one statement for up
+ * to 64 rows instead of one per row. Each `run()` is a crossing into SQLite with its own result
+ * object and statement reset; taking 64 rows at a time cut the writer thread's SQLite time per
+ * record by about a quarter (with `npm run bench`'s rows, in a file in WAL mode).
  *
  * A record whose id is already stored (a retried batch) is skipped whole, attempts included. The
  * multi-row INSERT reports only how many rows it added, not which: when a statement added fewer
@@ -29,13 +29,20 @@ export class LedgerBatchWriter {
   }
 
   write(batch) {
+    this.#requests.check(batch.requests, batch.attemptCounts.length);
+    this.#attempts.check(
+      batch.attempts,
+      batch.attemptCounts.reduce((sum, count) => sum + count, 0),
+    );
     this.#db.exec('BEGIN');
     try {
-      if (!this.#writeAll(batch)) {
+      if (!this.#requests.runAll(batch.requests)) {
         // Some record was already stored: start again, one row at a time.
         this.#db.exec('ROLLBACK');
         this.#db.exec('BEGIN');
         this.#writeOneByOne(batch);
+      } else {
+        this.#attempts.runAll(batch.attempts);
       }
       this.#db.exec('COMMIT');
     } catch (error) {
@@ -44,30 +51,23 @@ export class LedgerBatchWriter {
     }
   }
 
-  /** False (stopped, to be rolled back) as soon as one statement skipped a stored record. */
-  #writeAll(batch) {
-    const requests = new Array(batch.length);
-    const attempts = [];
-    for (let i = 0; i < batch.length; i++) {
-      const [request, rowAttempts] = batch[i];
-      requests[i] = request;
-      for (const attempt of rowAttempts) attempts.push(attempt);
-    }
-    if (!this.#requests.runAll(requests)) return false;
-    this.#attempts.runAll(attempts);
-    return true;
-  }
-
-  #writeOneByOne(batch) {
-    for (const [request, attempts] of batch) {
+  #writeOneByOne({ requests, attempts, attemptCounts }) {
+    let attempt = 0;
+    for (let record = 0; record < attemptCounts.length; record++) {
+      const count = attemptCounts[record];
       // A row already present keeps its attempts as they were.
-      if (this.#requests.runOne(request) === 0) continue;
-      for (const attempt of attempts) this.#attempts.runOne(attempt);
+      if (this.#requests.runOne(requests, record) !== 0) {
+        for (let i = attempt; i < attempt + count; i++) this.#attempts.runOne(attempts, i);
+      }
+      attempt += count;
     }
   }
 }
 
-/** Prepared multi-row INSERT statements for one table, one per power-of-two row count. */
+/**
+ * Prepared multi-row INSERT statements for one table, one per power-of-two row count. Rows come
+ * as one flat array of values, `columns` to a row.
+ */
 class ChunkedInsert {
   #db;
   #shape;
@@ -81,25 +81,34 @@ class ChunkedInsert {
     this.#rowPlaceholders = `(${Array.from({ length: shape.columns }, () => '?').join(', ')})`;
   }
 
-  /** Inserts the rows; false, stopping there, at the first statement that added fewer than it was given. */
-  runAll(rows) {
-    for (let at = 0, k = Math.log2(MAX_ROWS_PER_STATEMENT); at < rows.length; ) {
-      while (1 << k > rows.length - at) k--;
+  /** Throws unless `values` holds exactly `rows` rows: a batch built wrong must not be half written. */
+  check(values, rows) {
+    if (values.length !== rows * this.#shape.columns) {
+      throw new Error(
+        `usage ledger batch: ${values.length} values for ${rows} rows of ${this.#shape.columns} columns`,
+      );
+    }
+  }
+
+  /** Inserts every row; false, stopping there, at the first statement that added fewer than it was given. */
+  runAll(values) {
+    const columns = this.#shape.columns;
+    const rows = values.length / columns;
+    for (let at = 0, k = Math.log2(MAX_ROWS_PER_STATEMENT); at < rows; ) {
+      while (1 << k > rows - at) k--;
       const count = 1 << k;
-      const values = [];
-      for (let i = at; i < at + count; i++) {
-        const row = rows[i];
-        for (let c = 0; c < row.length; c++) values.push(row[c]);
-      }
-      if (Number(this.#statement(k).run(...values).changes) !== count) return false;
+      const chunk = values.slice(at * columns, (at + count) * columns);
+      if (Number(this.#statement(k).run(...chunk).changes) !== count) return false;
       at += count;
     }
     return true;
   }
 
-  /** Inserts one row; how many rows it added (0 for a conflict). */
-  runOne(row) {
-    return Number(this.#statement(0).run(...row).changes);
+  /** Inserts row `row` alone; how many rows it added (0 for a conflict). */
+  runOne(values, row) {
+    const columns = this.#shape.columns;
+    const chunk = values.slice(row * columns, (row + 1) * columns);
+    return Number(this.#statement(0).run(...chunk).changes);
   }
 
   #statement(k) {
