@@ -29,6 +29,35 @@ export interface CaseResult {
   mockCpuUsPerRequest: number;
   /** Highest RSS of the server under test during the run, MiB. */
   rssMaxMb: number;
+  /** Set on a row chosen as the median of several rounds: how far the rounds spread. */
+  acrossRounds?: RoundSpread;
+}
+
+/** The lowest and highest figures over the rounds a median row was chosen from. */
+export interface RoundSpread {
+  rounds: number;
+  rpsMin: number;
+  rpsMax: number;
+  cpuMin: number;
+  cpuMax: number;
+}
+
+/** The median round by req/s, with the spread of all the rounds beside it. */
+export function medianRound(rows: readonly CaseResult[]): CaseResult {
+  if (rows.length === 0) throw new Error('no rounds to take the median of');
+  const median = [...rows].sort((a, b) => a.rps - b.rps)[Math.floor(rows.length / 2)] as CaseResult;
+  const rps = rows.map((r) => r.rps);
+  const cpu = rows.map((r) => r.cpuUsPerRequest);
+  return {
+    ...median,
+    acrossRounds: {
+      rounds: rows.length,
+      rpsMin: Math.min(...rps),
+      rpsMax: Math.max(...rps),
+      cpuMin: Math.min(...cpu),
+      cpuMax: Math.max(...cpu),
+    },
+  };
 }
 
 export interface CaseSpec {

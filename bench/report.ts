@@ -22,6 +22,9 @@ const f3 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–
 const f0 = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
 const ratio = (n: number | undefined) =>
   n === undefined || Number.isNaN(n) ? '–' : `${(n * 100).toFixed(0)}%`;
+/** The CPU per request of the fastest and slowest round, where a row is a median of several. */
+const cpuRange = (r: CaseResult | undefined) =>
+  r?.acrossRounds === undefined ? '–' : `${f0(r.acrossRounds.cpuMin)}-${f0(r.acrossRounds.cpuMax)}`;
 
 function table(head: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -128,11 +131,21 @@ export function variantTable(variants: readonly CaseResult[]): string {
       f3(r.latency.p50),
       f3(r.latency.p99),
       f0(r.cpuUsPerRequest),
+      cpuRange(r),
       base === undefined ? '–' : ratio(r.rps / base.rps),
     ];
   });
   return table(
-    ['gateway variant', 'conc', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'req/s vs default'],
+    [
+      'gateway variant',
+      'conc',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'CPU µs/req',
+      'CPU over the rounds',
+      'req/s vs default',
+    ],
     body,
   );
 }
@@ -195,6 +208,8 @@ export function baselineTable(
       f0(base?.cpuUsPerRequest),
       f0(r.cpuUsPerRequest),
       base === undefined ? '–' : ratio(r.cpuUsPerRequest / base.cpuUsPerRequest),
+      cpuRange(base),
+      cpuRange(r),
       f3(base?.latency.p50),
       f3(r.latency.p50),
     ];
@@ -210,6 +225,8 @@ export function baselineTable(
         `CPU µs/req at ${commit}`,
         'CPU µs/req now',
         'CPU now vs then',
+        `CPU over the rounds at ${commit}`,
+        'CPU over the rounds now',
         `p50 ms at ${commit}`,
         'p50 ms now',
       ],

@@ -6,7 +6,7 @@ import { prepareBaseline } from './baseline.ts';
 import { measureBoxSpeed } from './box-speed.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { describeMachine } from './machine.ts';
-import { type CaseResult, measureCase } from './measure.ts';
+import { type CaseResult, measureCase, medianRound } from './measure.ts';
 import { memory } from './proc-stats.ts';
 import { freePort, ROOT, type Server, startCommand, startGateway, startHelper } from './processes.ts';
 import {
@@ -65,9 +65,6 @@ mkdirSync(tempDir, { recursive: true });
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const TARGETS = ['direct', 'forwarder', 'gateway'] as const;
-function medianByRps(rows: CaseResult[]): CaseResult {
-  return [...rows].sort((a, b) => a.rps - b.rps)[Math.floor(rows.length / 2)] as CaseResult;
-}
 const running: Server[] = [];
 
 /** The command `npm start` runs, as the report shows it. */
@@ -153,7 +150,7 @@ async function main(): Promise<void> {
           );
         }
       }
-      for (const target of TARGETS) rows.push(medianByRps(runs.get(target) ?? []));
+      for (const target of TARGETS) rows.push(medianRound(runs.get(target) ?? []));
     }
   }
   const gatewayPeakRssMb = memory(main.pid).peakRssMb;
@@ -198,7 +195,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    return [...runs.values()].map(medianByRps);
+    return [...runs.values()].map(medianRound);
   };
 
   const compared: CaseResult[] = [];
