@@ -106,7 +106,7 @@ export async function measureCase(spec: CaseSpec): Promise<CaseResult> {
   const rssMaxMb = rss.stop();
   const perRequest = (before: number, pid: number) => usPerRequest(cpuMs(pid) - before, result.requests);
   const threadsAfter = cpuMsByThread(spec.server.pid);
-  const byThread = { ...threadsAfter };
+  const byThread = {} as ThreadCpu;
   for (const kind of THREAD_KINDS)
     byThread[kind] = usPerRequest(threadsAfter[kind] - serverThreads[kind], result.requests);
   const row: CaseResult = {

@@ -156,17 +156,19 @@ export function variantTable(variants: readonly CaseResult[]): string {
  * with the load generator and the mock than req/s does.
  */
 export function threadTable(rows: readonly CaseResult[], variants: readonly CaseResult[]): string {
-  const servers = [
-    ...rows.filter((r) => r.target !== 'direct' && r.variant === 'default'),
-    ...variants.map((r) => ({ ...r, variant: `variant: ${r.variant}` })),
-  ];
-  const body = servers.map((r) => [
+  const line = (r: CaseResult, server: string) => [
     r.workload,
     String(r.concurrency),
-    r.variant === 'default' ? LABEL[r.target] : `${LABEL[r.target]}, ${r.variant}`,
+    server,
     f0(r.cpuUsPerRequest),
     ...THREAD_KINDS.map((kind) => f0(r.cpuUsByThread[kind])),
-  ]);
+  ];
+  const body = [
+    ...rows
+      .filter((r) => r.target !== 'direct' && r.variant === 'default')
+      .map((r) => line(r, LABEL[r.target])),
+    ...variants.map((r) => line(r, `${LABEL[r.target]}, variant: ${r.variant}`)),
+  ];
   return table(
     [
       'workload',

@@ -25,6 +25,17 @@ export const ATTEMPT_INSERT: InsertShape = {
   columns: ATTEMPT_COLUMNS.length,
   tail: 'ON CONFLICT (usage_id, attempt) DO NOTHING',
 };
+/** Records in the flat form the batch writer takes (see LedgerBatch). */
+export function ledgerBatchOf(records: readonly UsageRecord[]): LedgerBatch {
+  const batch: LedgerBatch = { requests: [], attempts: [], attemptCounts: [] };
+  for (const record of records) {
+    batch.requests.push(...requestValues(record));
+    for (const attempt of record.attempts) batch.attempts.push(...attemptValues(record.id, attempt));
+    batch.attemptCounts.push(record.attempts.length);
+  }
+  return batch;
+}
+
 const DAY_EXPRESSION = "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')";
 
 export class SqliteUsageLedger implements UsageLedger {
@@ -46,13 +57,7 @@ export class SqliteUsageLedger implements UsageLedger {
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const batch: LedgerBatch = { requests: [], attempts: [], attemptCounts: [] };
-    for (const record of records) {
-      batch.requests.push(...requestValues(record));
-      for (const attempt of record.attempts) batch.attempts.push(...attemptValues(record.id, attempt));
-      batch.attemptCounts.push(record.attempts.length);
-    }
-    await this.#write(batch);
+    await this.#write(ledgerBatchOf(records));
   }
 
   async readRecords(query: UsageQuery): Promise<UsageRecord[]> {

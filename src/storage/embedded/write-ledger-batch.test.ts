@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sampleRecord } from '../../../test/contracts/storage-contract.ts';
-import { attemptValues, requestValues } from '../usage-rows.ts';
 import { openSqlite } from './open-sqlite.ts';
-import { ATTEMPT_INSERT, REQUEST_INSERT } from './sqlite-usage-ledger.ts';
-import { type LedgerBatch, LedgerBatchWriter } from './write-ledger-batch.js';
+import { ATTEMPT_INSERT, ledgerBatchOf, REQUEST_INSERT } from './sqlite-usage-ledger.ts';
+import { LedgerBatchWriter } from './write-ledger-batch.js';
 
 // The batch format's own checks; what a well-formed batch writes is the storage contract's.
 describe('LedgerBatchWriter', () => {
   const countRows = (db: ReturnType<typeof openSqlite>, table: string) =>
     Number((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
 
-  const batchOf = (ids: string[]): LedgerBatch => {
-    const records = ids.map((id) => sampleRecord(id));
-    return {
-      requests: records.flatMap(requestValues),
-      attempts: records.flatMap((r) => r.attempts.flatMap((a) => attemptValues(r.id, a))),
-      attemptCounts: records.map((r) => r.attempts.length),
-    };
-  };
+  const batchOf = (ids: string[]) => ledgerBatchOf(ids.map((id) => sampleRecord(id)));
 
   it('writes a batch whose arrays agree with its counts', () => {
     const db = openSqlite(':memory:');
