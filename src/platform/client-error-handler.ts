@@ -50,13 +50,20 @@ export function createClientErrorHandler(log: FastifyBaseLogger): (error: Error,
   return (error, socket) => {
     const fault = error as NodeJS.ErrnoException;
     if (fault.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
-    log.debug({ err: error }, 'client error before a request could be handled');
     if (!socket.writable || responseStarted(socket)) {
+      log.debug({ err: error }, 'client error after the answer began; connection closed');
       socket.destroy();
       return;
     }
     answered.add(socket);
-    socket.end(formatClientFault(toClientFault(fault), pickRequestId(undefined)));
+    const clientFault = toClientFault(fault);
+    const requestId = pickRequestId(undefined);
+    // One line per answered connection, like a request's, so timeouts and malformed requests show.
+    log.info(
+      { reqId: requestId, status: errorStatus[clientFault.code], code: clientFault.code, cause: fault.code },
+      'answered a client error on the connection',
+    );
+    socket.end(formatClientFault(clientFault, requestId));
     lingerThenDestroy(socket);
   };
 }
