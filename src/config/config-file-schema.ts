@@ -87,6 +87,16 @@ export const ConfigFileSchema = Type.Object(
       StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     ),
     maxBodyBytes: Type.Optional(PositiveInt),
+    connections: Type.Optional(
+      Type.Object(
+        {
+          headersTimeoutMs: Type.Optional(NonNegativeInt),
+          requestTimeoutMs: Type.Optional(NonNegativeInt),
+          keepAliveTimeoutMs: Type.Optional(PositiveInt),
+        },
+        strict,
+      ),
+    ),
     trustProxy: Type.Optional(
       Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.Array(Type.String({ minLength: 1 }))]),
     ),
@@ -166,6 +176,7 @@ export const ConfigFileSchema = Type.Object(
           identityDiscoveryFile: Type.Optional(Type.String({ minLength: 1 })),
           newsletterRateLimitPerMinute: Type.Optional(PositiveInt),
           mcpAllowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+          maxConcurrentRequestsPerClient: Type.Optional(NonNegativeInt),
           mail: Type.Optional(
             Type.Object(
               {

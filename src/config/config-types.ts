@@ -148,6 +148,18 @@ export interface SiteSettings {
   newsletterIpHashKey: string | undefined;
   /** Extra browser origins allowed to call POST /mcp. */
   mcpAllowedOrigins: string[];
+  /** Requests in progress per client address (TRUST_PROXY-aware); more get 429. 0: no cap. */
+  maxConcurrentRequestsPerClient: number;
+}
+
+/** How long a client may take, each in ms (0 turns one off); see docs/operations.md. */
+export interface ConnectionTimeouts {
+  /** From a connection's or request's first byte until its headers are complete. */
+  headersTimeoutMs: number;
+  /** From a request's first byte until its whole body is received; the answer is not limited. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection between two requests. */
+  keepAliveTimeoutMs: number;
 }
 
 export interface Config {
@@ -163,6 +175,8 @@ export interface Config {
   redisKeyPrefix: string;
   logLevel: string;
   maxBodyBytes: number;
+  /** Slow-client limits of both surfaces. */
+  connections: ConnectionTimeouts;
   /** Which proxies' X-Forwarded-For to believe (Fastify's trustProxy). */
   trustProxy: boolean | number | string[];
   publicGatewayUrl: string;

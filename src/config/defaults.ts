@@ -51,6 +51,17 @@ export const DEFAULTS = {
   maxEmbedInputs: 2048,
   streamKeepAliveMs: 15_000,
   shutdownGraceMs: 10_000,
+  connections: {
+    // Headers are a few hundred bytes: a client that needs 15 s for them is stalling.
+    headersTimeoutMs: 15_000,
+    // The whole request, body included (4 MiB in 60 s is 70 kB/s); it never limits the answer,
+    // so a long streamed chat answer is not cut.
+    requestTimeoutMs: 60_000,
+    // Behind a load balancer, idle keep-alive connections must outlive the balancer's timeout.
+    keepAliveTimeoutMs: 72_000,
+  },
+  // Browsers open 6 connections per origin; 32 leaves room for several people behind one NAT.
+  siteMaxConcurrentRequestsPerClient: 32,
 } as const;
 
 /**

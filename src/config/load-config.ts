@@ -22,6 +22,7 @@ import {
 } from './defaults.ts';
 import { parseAppSeeds } from './parse-apps.ts';
 import { readConfigFile } from './read-config-file.ts';
+import { readConnectionTimeouts } from './read-connection-timeouts.ts';
 import { type Env, EnvReader } from './read-env.ts';
 import { readAllowedOrigins, readTrustProxy } from './read-network-settings.ts';
 import { readNewsletterSettings } from './read-newsletter-settings.ts';
@@ -68,6 +69,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
       DEFAULTS.logLevel,
     maxBodyBytes:
       read.integer('MAX_BODY_BYTES', 1024, 1024 * 1024 * 1024) ?? file.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    connections: readConnectionTimeouts(read, file.connections ?? {}),
     trustProxy: readTrustProxy(read, file.trustProxy),
     publicGatewayUrl: publicUrl(
       'PUBLIC_GATEWAY_URL',
@@ -103,6 +105,10 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
         DEFAULTS.newsletterRateLimitPerMinute,
       ...readNewsletterSettings(read, file.site ?? {}),
       mcpAllowedOrigins: readAllowedOrigins(read, file.site?.mcpAllowedOrigins),
+      maxConcurrentRequestsPerClient:
+        read.integer('SITE_MAX_CONCURRENT_REQUESTS_PER_CLIENT', 0, 1_000_000) ??
+        file.site?.maxConcurrentRequestsPerClient ??
+        DEFAULTS.siteMaxConcurrentRequestsPerClient,
     },
   };
   if (config.retry.maxDelayMs < config.retry.baseDelayMs) {

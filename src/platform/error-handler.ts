@@ -29,7 +29,10 @@ export function toApiError(error: unknown): ApiError {
       first === undefined ? 'request body is invalid' : `${first.path || 'body'} ${first.message}`;
     return new ApiError('invalid_request', summary, { details });
   }
-  const mapped = fastifyError.code === undefined ? undefined : FASTIFY_CODES[fastifyError.code];
+  const mapped =
+    fastifyError.code !== undefined && Object.hasOwn(FASTIFY_CODES, fastifyError.code)
+      ? FASTIFY_CODES[fastifyError.code]
+      : undefined;
   if (mapped !== undefined) return new ApiError(mapped, MESSAGES[mapped] ?? fastifyError.message ?? mapped);
   if (error instanceof SyntaxError && (fastifyError.statusCode === 400 || 'body' in error)) {
     return new ApiError('invalid_json', MESSAGES.invalid_json as string);
@@ -54,6 +57,16 @@ export function respondWithError(error: unknown, request: FastifyRequest, reply:
   const apiError = toApiError(error);
   if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
   return sendError(reply, apiError);
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL that cannot be decoded (bad percent-encoding), a path
+ * parameter over its length limit. These are answered before any hook runs, so the request id
+ * header is set here.
+ */
+export function respondToFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header('x-request-id', request.id);
+  respondWithError(error, request, reply);
 }
 
 /**
@@ -82,6 +95,14 @@ export function installErrorEnvelope(app: FastifyInstance): void {
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
+/**
+ * `hasRoute` reads its url as a route pattern, where `*`, `:` and parentheses mean wildcards,
+ * parameters and regular expressions (and a malformed pattern throws). A requested path is not a
+ * pattern: one with those characters cannot name a static route, so it has no allowed methods.
+ */
+const PATTERN_SYNTAX = /[*:()]/;
+
 function allowedMethods(app: FastifyInstance, url: string): string[] {
+  if (PATTERN_SYNTAX.test(url)) return [];
   return METHODS.filter((method) => app.hasRoute({ method, url }));
 }

@@ -11,14 +11,17 @@ export const errorStatus = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal_error: 500,
   upstream_failure: 500,
   upstream_error: 502,
   json_validation_failed: 502,
   provider_unavailable: 503,
+  shutting_down: 503,
   upstream_timeout: 504,
 } as const;
 

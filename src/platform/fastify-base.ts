@@ -1,12 +1,18 @@
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { installErrorEnvelope } from './error-handler.ts';
+import type { ConnectionTimeouts } from '../config/config-types.ts';
+import { DEFAULTS } from '../config/defaults.ts';
+import { createClientErrorHandler } from './client-error-handler.ts';
+import { drainUnreadBody } from './drain-unread-body.ts';
+import { installErrorEnvelope, respondToFrameworkError } from './error-handler.ts';
 import { pickRequestId } from './ids.ts';
 import type { Logger } from './logger.ts';
+import { refuseWhileClosing } from './refuse-while-closing.ts';
 
 export interface BaseAppOptions {
   logger: Logger;
   maxBodyBytes: number;
   trustProxy?: boolean | number | string[];
+  timeouts?: ConnectionTimeouts;
 }
 
 /**
@@ -15,6 +21,7 @@ export interface BaseAppOptions {
  * reports every failing field, and one log line per request.
  */
 export function createBaseApp(options: BaseAppOptions): FastifyInstance {
+  const timeouts = options.timeouts ?? DEFAULTS.connections;
   const app = Fastify({
     loggerInstance: options.logger,
     // Fastify's two lines per request are replaced by one line on completion (onResponse below).
@@ -23,8 +30,19 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     requestIdHeader: false,
     bodyLimit: options.maxBodyBytes,
     trustProxy: toTrustProxy(options.trustProxy ?? false),
-    // Behind a load balancer, idle keep-alive connections must outlive the balancer's timeout.
-    keepAliveTimeout: 72_000,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    http: {
+      headersTimeout: timeouts.headersTimeoutMs,
+      // Node enforces both timeouts on this tick (30 s by default, which would let a 15 s limit
+      // run to 45 s): a quarter of the headers timeout, at most a second.
+      connectionsCheckingInterval: checkingInterval(timeouts),
+    },
+    // Requests arriving while the server drains get the envelope (refuseWhileClosing), not Fastify's body.
+    return503OnClosing: false,
+    frameworkErrors: respondToFrameworkError,
+    // Malformed HTTP, oversized headers and timeouts, answered before Fastify sees a request.
+    clientErrorHandler: createClientErrorHandler(options.logger),
     ajv: {
       customOptions: {
         allErrors: true,
@@ -43,6 +61,12 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     reply.header('x-request-id', request.id);
     done();
   });
+  refuseWhileClosing(app);
+  app.addHook('onSend', (request, reply, payload, done) => {
+    // Answered before the body was read (413, 401, 415…): read on a bounded amount so the client gets the answer.
+    if (!request.raw.complete) drainUnreadBody(request.raw, reply.raw);
+    done(null, payload);
+  });
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
@@ -56,6 +80,14 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+function checkingInterval(timeouts: ConnectionTimeouts): number {
+  const shortest = Math.min(
+    ...[timeouts.headersTimeoutMs, timeouts.requestTimeoutMs].filter((ms) => ms > 0),
+    4_000,
+  );
+  return Math.max(25, Math.min(1_000, Math.floor(shortest / 4)));
 }
 
 /** Link tokens (newsletter confirm and unsubscribe) are credentials: the request log keeps them out. */

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config-types.ts';
+import { capConcurrentRequestsPerClient } from '../platform/client-concurrency-cap.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
 import { createBaseApp } from '../platform/fastify-base.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -27,8 +28,11 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<FastifyInstance> 
     logger: deps.logger,
     maxBodyBytes: deps.config.maxBodyBytes,
     trustProxy: deps.config.trustProxy,
+    timeouts: deps.config.connections,
   });
   const clock = deps.clock ?? systemClock;
+  if (deps.config.site.maxConcurrentRequestsPerClient > 0)
+    capConcurrentRequestsPerClient(app, deps.config.site.maxConcurrentRequestsPerClient);
 
   // --- site content, OpenAPI, MCP and discovery: first, as @fastify/swagger records only later routes ---
   await registerSiteDiscovery(app, deps.config, { mcpAllowedOrigins: deps.config.site.mcpAllowedOrigins });

@@ -75,4 +75,28 @@ describe('CredentialVerifier', () => {
     assert.ok(results.every(Boolean));
     assert.equal(store.reads, 1);
   });
+
+  it('keeps a bounded number of unknown names, and a flood of them leaves a real app verified from cache', async () => {
+    let now = 1_000;
+    const clock = { now: () => now, monotonic: () => now };
+    const store = new CountingStore();
+    const verifier = new CredentialVerifier(store, clock, { recheckMs: 5_000, maxRememberedAbsentApps: 8 });
+    await store.createApp('web', await hashSecret('old'), 0);
+    assert.equal(await verifier.verify('web', 'old'), true);
+    const readsBefore = store.reads;
+    // Each unknown name costs a decoy scrypt, so the flood is small; the bound is smaller still.
+    for (let i = 0; i < 24; i++) assert.equal(await verifier.verify(`ghost-${i}`, 'x'), false);
+    assert.equal(store.reads - readsBefore, 24, 'one store read per new unknown name');
+    assert.ok(verifier.cachedNames <= 1 + 8, `cached names: ${verifier.cachedNames}`);
+    assert.equal(await verifier.verify('web', 'old'), true);
+    assert.equal(store.reads - readsBefore, 24, 'the real app is still served from cache');
+    // A recent unknown name is still remembered: repeating it reads nothing.
+    assert.equal(await verifier.verify('ghost-23', 'x'), false);
+    assert.equal(store.reads - readsBefore, 24);
+    // Rotation is still seen within the recheck interval.
+    await store.setSecret('web', await hashSecret('new'), 1);
+    now += 5_001;
+    assert.equal(await verifier.verify('web', 'old'), false);
+    assert.equal(await verifier.verify('web', 'new'), true);
+  });
 });

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { BoundedCache } from '../../platform/bounded-cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { constantTimeEqual } from '../../platform/constant-time.ts';
 import { verifySecret } from '../../platform/secret-hash.ts';
@@ -7,7 +8,6 @@ import type { AppStore } from '../../storage/ports.ts';
 interface CachedApp {
   /** The stored hash the cached verification was made against. */
   secretHash: string;
-  active: boolean;
   /** SHA-256 (base64) of the secret that last verified against secretHash. */
   verifiedDigest: string | undefined;
   checkedAt: number;
@@ -18,6 +18,8 @@ export interface CredentialVerifierOptions {
   recheckMs?: number;
   /** Wrong (app, secret) pairs remembered, so repeating one costs no scrypt. */
   maxRememberedFailures?: number;
+  /** Unknown or revoked app names remembered, so repeating one costs no store read. */
+  maxRememberedAbsentApps?: number;
 }
 
 // A well-formed hash of a random secret: unknown apps pay the same scrypt as known ones,
@@ -40,7 +42,14 @@ export class CredentialVerifier {
   readonly #clock: Clock;
   readonly #recheckMs: number;
   readonly #maxFailures: number;
+  /** Active apps only: no more entries than the store has apps, whatever callers send. */
   readonly #apps = new Map<string, CachedApp>();
+  /**
+   * Unknown and revoked names, with when they were checked. Callers choose these names, so this is
+   * bounded, and kept apart from #apps: a flood of invented names cannot push a real app's cached
+   * verification out (which would cost it a scrypt again).
+   */
+  readonly #absent: BoundedCache<string, number>;
   readonly #failures = new Map<string, number>();
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
@@ -49,6 +58,12 @@ export class CredentialVerifier {
     this.#clock = clock;
     this.#recheckMs = options.recheckMs ?? 5_000;
     this.#maxFailures = options.maxRememberedFailures ?? 10_000;
+    this.#absent = new BoundedCache(options.maxRememberedAbsentApps ?? 10_000);
+  }
+
+  /** App names cached, known and absent (bounded: tests and metrics read it). */
+  get cachedNames(): number {
+    return this.#apps.size + this.#absent.size;
   }
 
   /** Resolves true only for an active app whose secret matches. */
@@ -62,9 +77,11 @@ export class CredentialVerifier {
    */
   check(appName: string, secret: string): boolean | Promise<boolean> {
     const secretDigest = digest(secret);
+    const now = this.#clock.now();
+    const absentSince = this.#absent.get(appName);
+    if (absentSince !== undefined && now - absentSince < this.#recheckMs) return false;
     const cached = this.#apps.get(appName);
-    if (cached !== undefined && this.#clock.now() - cached.checkedAt < this.#recheckMs) {
-      if (!cached.active) return false;
+    if (cached !== undefined && now - cached.checkedAt < this.#recheckMs) {
       if (cached.verifiedDigest !== undefined && constantTimeEqual(cached.verifiedDigest, secretDigest))
         return true;
     }
@@ -81,6 +98,7 @@ export class CredentialVerifier {
   /** Forget what is cached about an app (after the CLI or an admin call changed it in-process). */
   forget(appName: string): void {
     this.#apps.delete(appName);
+    this.#absent.delete(appName);
   }
 
   async #verifyAgainstStore(
@@ -92,19 +110,15 @@ export class CredentialVerifier {
     const record = await this.#store.findApp(appName);
     const now = this.#clock.now();
     if (record === undefined || record.revokedAt !== null) {
-      this.#apps.set(appName, {
-        secretHash: record?.secretHash ?? '',
-        active: false,
-        verifiedDigest: undefined,
-        checkedAt: now,
-      });
+      this.#apps.delete(appName);
+      this.#absent.set(appName, now);
       if (!this.#rememberedFailure(key, record?.secretHash ?? '')) await verifySecret(secret, DECOY_HASH);
       return false;
     }
+    this.#absent.delete(appName);
     const previous = this.#apps.get(appName);
     const entry: CachedApp = {
       secretHash: record.secretHash,
-      active: true,
       verifiedDigest: previous?.secretHash === record.secretHash ? previous.verifiedDigest : undefined,
       checkedAt: now,
     };

@@ -57,7 +57,11 @@ export function planRoute(
     };
   }
 
-  const taskRoute = request.task !== undefined && !embed ? routing.tasks[request.task] : undefined;
+  // Own properties only: a task named `constructor` or `__proto__` is an unknown task, not Object's.
+  const taskRoute =
+    request.task !== undefined && !embed && Object.hasOwn(routing.tasks, request.task)
+      ? routing.tasks[request.task]
+      : undefined;
   const route = taskRoute !== undefined ? `task:${request.task}` : embed ? 'default-embed' : 'default';
   const listed: RouteCandidate[] = taskRoute ?? (embed ? routing.embed : routing.chat);
   const usable = listed.filter((c) => !embed || slots[c.provider].canEmbed);

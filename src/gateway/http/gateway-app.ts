@@ -28,6 +28,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     logger: deps.logger,
     maxBodyBytes: deps.config.maxBodyBytes,
     trustProxy: deps.config.trustProxy,
+    timeouts: deps.config.connections,
   });
   for (const schema of [...SHARED_SCHEMAS, ChatResponse, EmbedResponse, JsonResponse, GatewayHealth])
     app.addSchema(schema);

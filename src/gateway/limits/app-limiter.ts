@@ -48,7 +48,9 @@ export class AppLimiter {
   }
 
   limitsFor(app: string): AppLimits {
-    return this.#settings.apps[app] ?? this.#settings.default;
+    // App names may be `constructor` or `toString` (APP_NAME_PATTERN allows them): own entries only.
+    const own = Object.hasOwn(this.#settings.apps, app) ? this.#settings.apps[app] : undefined;
+    return own ?? this.#settings.default;
   }
 
   async admit(app: string, estimate: UsageEstimate): Promise<Admission> {

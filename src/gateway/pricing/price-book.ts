@@ -1,4 +1,5 @@
 import type { ModelPrice, ProviderKind } from '../../config/config-types.ts';
+import { BoundedCache } from '../../platform/bounded-cache.ts';
 
 export interface ResolvedPrice {
   price: ModelPrice;
@@ -15,17 +16,25 @@ const VENDOR_IDS: Partial<Record<ProviderKind, string>> = {
 };
 const NO_PRICE: ResolvedPrice = { price: { inputPerMTok: 0, outputPerMTok: 0 }, source: 'none' };
 
+/** Model names are the caller's to invent: the memo keeps this many (provider kind, model) prices. */
+export const PRICE_MEMO_ENTRIES = 1_000;
+
 /**
  * Prices per model: configured overrides first, then the maintained table of
  * `@pydantic/genai-prices`. Lookups are memoised, so the hot path pays a Map read.
  */
 export class PriceBook {
   readonly #overrides: Record<string, ModelPrice>;
-  readonly #memo = new Map<string, ResolvedPrice>();
+  readonly #memo = new BoundedCache<string, ResolvedPrice>(PRICE_MEMO_ENTRIES);
   #calcPrice: CalcPrice | undefined;
 
   constructor(overrides: Record<string, ModelPrice>) {
     this.#overrides = overrides;
+  }
+
+  /** Prices remembered (bounded by PRICE_MEMO_ENTRIES). */
+  get memoSize(): number {
+    return this.#memo.size;
   }
 
   /** Loads the price table (about 1 MB of data); call once at start-up. */
@@ -44,7 +53,8 @@ export class PriceBook {
   }
 
   #lookup(kind: ProviderKind, model: string): ResolvedPrice {
-    const override = this.#overrides[model];
+    // The model name is the caller's: only the table's own entries count, never Object's `constructor`.
+    const override = Object.hasOwn(this.#overrides, model) ? this.#overrides[model] : undefined;
     if (override !== undefined) return { price: override, source: 'config' };
     const providerId = VENDOR_IDS[kind];
     if (providerId === undefined || this.#calcPrice === undefined) return NO_PRICE;
