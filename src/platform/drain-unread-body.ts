@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 
 export interface DrainLimits {
   /** Unread body bytes discarded after the answer before the connection is destroyed. */
@@ -26,6 +26,8 @@ export function drainUnreadBody(
   response: ServerResponse,
   limits: DrainLimits = DEFAULT_DRAIN_LIMITS,
 ): void {
+  // `inject()` runs requests over a stand-in socket with nothing to drain or destroy.
+  if (!(request.socket instanceof Socket)) return;
   const socket = request.socket as ClosableSocket;
   let discarded = 0;
   const timer = setTimeout(() => socket.destroy(), limits.maxMs);
