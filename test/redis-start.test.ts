@@ -41,7 +41,12 @@ async function startServer(redisUrl: string, limitMs: number) {
   const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
   const [code, signal] = await once(child, 'exit');
   clearTimeout(killer);
-  return { code: code as number | null, signal: signal as string | null, output, ms: performance.now() - started };
+  return {
+    code: code as number | null,
+    signal: signal as string | null,
+    output,
+    ms: performance.now() - started,
+  };
 }
 
 describe('Redis unreachable at start', () => {
