@@ -47,10 +47,12 @@ export async function startRedisRelay(target = { host: '127.0.0.1', port: 6379 }
   const server: Server = createServer((client) => {
     const pair: Pair = { client, upstream: undefined };
     pairs.add(pair);
-    client.on('error', () => {}).on('close', () => {
-      pair.upstream?.destroy();
-      pairs.delete(pair);
-    });
+    client
+      .on('error', () => {})
+      .on('close', () => {
+        pair.upstream?.destroy();
+        pairs.delete(pair);
+      });
     // Accepted during a blackhole: held silent until the relay heals.
     if (mode === 'blackhole') client.pause();
     else join(pair);
