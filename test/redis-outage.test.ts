@@ -165,4 +165,20 @@ describe('Redis lost while running', () => {
       assert.equal(redisLines(40).length - warningsBefore, 1, 'still one warning for the outage');
     });
   }
+
+  it('shows an outage to /metrics without waiting for a request to meet it', async () => {
+    const waitForMode = async (mode: 'shared' | 'local', withinMs: number) => {
+      const started = performance.now();
+      while (app.sharedCounting()?.mode !== mode && performance.now() - started < withinMs) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(app.sharedCounting()?.mode, mode);
+    };
+    const outages = app.sharedCounting()?.outages ?? 0;
+    await relay.cut('refused');
+    await waitForMode('local', 1_000);
+    assert.equal(app.sharedCounting()?.outages, outages + 1);
+    await relay.restore();
+    await waitForMode('shared', 5_000);
+  });
 });

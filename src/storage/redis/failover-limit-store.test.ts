@@ -47,6 +47,7 @@ function setUp() {
   // What RedisAvailability reads of the connection: its status and a PING that fails while down.
   const redis = {
     status: 'ready',
+    on: () => {},
     ping: async () => {
       if (shared.down) throw new Error('Command timed out');
       return 'PONG';

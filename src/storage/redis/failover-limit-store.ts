@@ -15,11 +15,11 @@ const SWEEP_OWED_COUNTS_AT = 10_000;
  * semantics, from the first failed command until Redis answers again (RedisAvailability). Every
  * call answers: a request never fails, nor waits past one command timeout, because Redis is gone.
  *
- * When Redis is back, two things made during the outage are settled with it: the counts this
- * instance made locally are added to the shared counters (so a day's spend during an outage still
- * counts against the daily budget), and concurrency leases taken in Redis whose release failed are
- * released. Corrections to Redis counters that failed are not replayed: a timed-out command may
- * still have run, and replaying it would count twice.
+ * When Redis is back, what the outage left is handed to it: the counts this instance made
+ * locally (reservations and their corrections) are added to the shared counters of live windows,
+ * so a day's spend during an outage still counts against the daily budget, and concurrency leases
+ * taken in Redis whose release failed are released. A command that timed out may still have run
+ * in Redis, so what it counted may count twice (once there, once here); it is never resent.
  */
 export class FailoverLimitStore implements LimitStore {
   readonly #shared: LimitStore;

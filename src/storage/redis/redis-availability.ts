@@ -23,12 +23,15 @@ export class RedisAvailability {
   #state: SharedCountingState;
   #probe: NodeJS.Timeout | undefined;
   #probing = false;
+  #closed = false;
 
   constructor(redis: Redis, logger: Logger, probeMs = 250) {
     this.#redis = redis;
     this.#logger = logger;
     this.#probeMs = probeMs;
     this.#state = { mode: 'shared', since: Date.now(), outages: 0 };
+    // A dropped connection is an outage even before a request notices: /metrics shows it at once.
+    redis.on('close', () => this.markLost(new Error('connection closed')));
   }
 
   get usable(): boolean {
@@ -46,7 +49,7 @@ export class RedisAvailability {
 
   /** A Redis command failed: count in this process until Redis answers again. */
   markLost(error: unknown): void {
-    if (this.#state.mode === 'local') return;
+    if (this.#state.mode === 'local' || this.#closed) return;
     this.#state = { mode: 'local', since: Date.now(), outages: this.#state.outages + 1 };
     this.#logger.warn(
       { reason: error instanceof Error ? error.message : String(error) },
@@ -56,7 +59,9 @@ export class RedisAvailability {
     this.#probe.unref();
   }
 
+  /** Before the connection is closed on purpose, which is no outage. */
   close(): void {
+    this.#closed = true;
     clearInterval(this.#probe);
   }
 
