@@ -22,6 +22,7 @@ import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/ports.ts';
+import type { SharedCountingState } from './storage/redis/redis-availability.ts';
 
 export interface Application {
   config: Config;
@@ -31,6 +32,8 @@ export interface Application {
   verifier: CredentialVerifier;
   gateway: FastifyInstance | undefined;
   site: FastifyInstance | undefined;
+  /** With REDIS_URL: whether limits count in Redis or, during an outage, in this process (for /metrics). */
+  sharedCounting(): SharedCountingState | undefined;
   /** Stops accepting work, lets in-flight requests finish (up to the grace period), flushes records. */
   close(): Promise<void>;
 }
@@ -58,7 +61,7 @@ export async function buildApplication(
   await admin.applySeeds(config.apps);
   await createDemoAppIfEmpty(admin, config, logger);
 
-  const shared = await openSharedState(config);
+  const shared = await openSharedState(config, logger);
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
   const registry = buildRegistry(config, options.adapterFactories);
@@ -107,6 +110,7 @@ export async function buildApplication(
     verifier,
     gateway,
     site,
+    sharedCounting: () => shared.sharedCounting(),
     async close() {
       const servers = [gateway, site].filter((app): app is FastifyInstance => app !== undefined);
       const grace = setTimeout(() => {

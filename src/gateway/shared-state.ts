@@ -1,5 +1,7 @@
 import type { Config } from '../config/config-types.ts';
+import type { Logger } from '../platform/logger.ts';
 import { InProcessLimitStore, type LimitStore } from '../storage/limit-store.ts';
+import type { SharedCountingState } from '../storage/redis/redis-availability.ts';
 import type { Redis } from '../storage/redis/redis-client.ts';
 import { InProcessProviderHealth, type ProviderHealth } from './health/circuit-breaker.ts';
 
@@ -8,36 +10,52 @@ export interface SharedState {
   health: ProviderHealth;
   /** The Redis connection when REDIS_URL is set (surface B's rate limits may use it too). */
   redis: Redis | undefined;
+  /** Whether limits count in Redis or, during an outage, in this process; undefined without REDIS_URL. */
+  sharedCounting(): SharedCountingState | undefined;
   close(): Promise<void>;
 }
 
 /**
  * Limit counters and provider health: in this process by default; in Redis when REDIS_URL is
  * set, so every instance behind a load balancer enforces one limit and sees one circuit state.
+ * While Redis is lost, limits count in this process (failover-limit-store.ts) and the circuit
+ * state keeps its last known value plus this instance's own observations.
  * The Redis modules are loaded only then: a single instance does not pay for ioredis's code.
  */
-export async function openSharedState(config: Config): Promise<SharedState> {
+export async function openSharedState(config: Config, logger: Logger): Promise<SharedState> {
   if (config.redisUrl === undefined) {
     return {
       limits: new InProcessLimitStore(),
       health: new InProcessProviderHealth(config.circuit),
       redis: undefined,
+      sharedCounting: () => undefined,
       close: async () => {},
     };
   }
-  const [{ connectRedis }, { RedisLimitStore }, { RedisProviderHealth }] = await Promise.all([
+  const [
+    { connectRedis },
+    { RedisLimitStore },
+    { RedisProviderHealth },
+    { RedisAvailability },
+    { FailoverLimitStore },
+  ] = await Promise.all([
     import('../storage/redis/redis-client.ts'),
     import('../storage/redis/redis-limit-store.ts'),
     import('../storage/redis/redis-provider-health.ts'),
+    import('../storage/redis/redis-availability.ts'),
+    import('../storage/redis/failover-limit-store.ts'),
   ]);
   const redis = await connectRedis(config.redisUrl);
+  const availability = new RedisAvailability(redis, logger.child({ component: 'redis' }));
   const health = new RedisProviderHealth(redis, config.circuit, config.redisKeyPrefix);
   await health.refresh();
   return {
-    limits: new RedisLimitStore(redis, config.redisKeyPrefix),
+    limits: new FailoverLimitStore(new RedisLimitStore(redis, config.redisKeyPrefix), availability),
     health,
     redis,
+    sharedCounting: () => availability.state(),
     close: async () => {
+      availability.close();
       await health.close();
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -18,8 +18,9 @@ export interface SignupRateLimit {
  * lets a client burst up to twice the limit across a window boundary, which is acceptable for a
  * signup form and costs one counter per client.
  *
- * When the store itself fails (Redis down), signups are let through: losing a subscriber is worse
- * than a minute of unthrottled signups, and the mail re-send throttle still protects inboxes.
+ * While Redis is lost, its store counts in this process instead (failover-limit-store.ts). Should
+ * a store still fail, signups are let through: losing a subscriber is worse than a minute of
+ * unthrottled signups, and the mail re-send throttle still protects inboxes.
  */
 export function createSignupRateLimit(
   store: LimitStore,

@@ -29,6 +29,16 @@ redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 return 1`;
 
+/** An acquisition that failed in flight: Redis may have taken the lease, so its holder owes a release. */
+export class LeaseInDoubtError extends Error {
+  readonly leaseId: string;
+
+  constructor(leaseId: string, cause: unknown) {
+    super(`lease acquisition failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.leaseId = leaseId;
+  }
+}
+
 /** Limit counters in Redis, shared by every gateway instance; each operation is one atomic script. */
 export class RedisLimitStore implements LimitStore {
   readonly #redis: Redis;
@@ -63,7 +73,12 @@ export class RedisLimitStore implements LimitStore {
     expiresAt: number,
   ): Promise<string | undefined> {
     const id = randomUUID();
-    const ok = (await this.#redis.eval(ACQUIRE, 1, this.#prefix + key, now, limit, expiresAt, id)) as number;
+    let ok: number;
+    try {
+      ok = (await this.#redis.eval(ACQUIRE, 1, this.#prefix + key, now, limit, expiresAt, id)) as number;
+    } catch (error) {
+      throw new LeaseInDoubtError(id, error);
+    }
     return ok === 1 ? id : undefined;
   }
 

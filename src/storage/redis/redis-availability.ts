@@ -1,0 +1,86 @@
+import type { Logger } from '../../platform/logger.ts';
+import type { Redis } from './redis-client.ts';
+
+/** What `/metrics` reads: whether limits count in Redis (`shared`) or in this process (`local`). */
+export interface SharedCountingState {
+  mode: 'shared' | 'local';
+  /** Epoch ms of the last change of mode (of start-up while it never changed). */
+  since: number;
+  /** Outages seen since start-up. */
+  outages: number;
+}
+
+/**
+ * Whether Redis is usable for shared counting, and the one owner of an outage's lifecycle: the
+ * first failed command starts it (one warning), a probe every `probeMs` ends it once a PING
+ * answers (one info), then the resume hooks run. ioredis redials by itself; this only notices.
+ */
+export class RedisAvailability {
+  readonly #redis: Redis;
+  readonly #logger: Logger;
+  readonly #probeMs: number;
+  readonly #resumeHooks: (() => Promise<void>)[] = [];
+  #state: SharedCountingState;
+  #probe: NodeJS.Timeout | undefined;
+  #probing = false;
+  #closed = false;
+
+  constructor(redis: Redis, logger: Logger, probeMs = 250) {
+    this.#redis = redis;
+    this.#logger = logger;
+    this.#probeMs = probeMs;
+    this.#state = { mode: 'shared', since: Date.now(), outages: 0 };
+    // A dropped connection is an outage even before a request notices: /metrics shows it at once.
+    redis.on('close', () => this.markLost(new Error('connection closed')));
+  }
+
+  get usable(): boolean {
+    return this.#state.mode === 'shared';
+  }
+
+  state(): SharedCountingState {
+    return { ...this.#state };
+  }
+
+  /** Runs `hook` each time shared counting resumes (requests may already count in Redis meanwhile). */
+  onResume(hook: () => Promise<void>): void {
+    this.#resumeHooks.push(hook);
+  }
+
+  /** A Redis command failed: count in this process until Redis answers again. */
+  markLost(error: unknown): void {
+    if (this.#state.mode === 'local' || this.#closed) return;
+    this.#state = { mode: 'local', since: Date.now(), outages: this.#state.outages + 1 };
+    this.#logger.warn(
+      { reason: error instanceof Error ? error.message : String(error) },
+      'Redis unreachable: limits and budgets count in this instance alone until it is back',
+    );
+    this.#probe = setInterval(() => void this.#tryResume(), this.#probeMs);
+    this.#probe.unref();
+  }
+
+  /** Before the connection is closed on purpose, which is no outage. */
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#probe);
+  }
+
+  async #tryResume(): Promise<void> {
+    // Not connected: ioredis is redialling; a PING now would only fail.
+    if (this.#probing || this.#redis.status !== 'ready') return;
+    this.#probing = true;
+    try {
+      await this.#redis.ping();
+    } catch {
+      return;
+    } finally {
+      this.#probing = false;
+    }
+    if (this.#state.mode === 'shared') return;
+    clearInterval(this.#probe);
+    const outageMs = Date.now() - this.#state.since;
+    this.#state = { ...this.#state, mode: 'shared', since: Date.now() };
+    this.#logger.info({ outageMs }, 'Redis is back: limits and budgets count across instances again');
+    for (const hook of this.#resumeHooks) await hook().catch((error) => this.markLost(error));
+  }
+}
