@@ -62,7 +62,12 @@ export function recordRequest(
     attempts: scope.attempts,
   };
   deps.recorder.record(record);
-  void scope.admission?.settle({ tokens: usage.tokensIn + usage.tokensOut, costUsd: usage.estimatedCost });
+  // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
+  // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
+  // process. A lost settlement leaves its reservation standing until the window (or the lease) ends.
+  scope.admission
+    ?.settle({ tokens: usage.tokensIn + usage.tokensOut, costUsd: usage.estimatedCost })
+    .catch(() => {});
 }
 
 function statusOf(error: unknown): { status: number; code: string | null } {
