@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -241,6 +241,11 @@ describe('discovery documents of surface B', () => {
       assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
       assert.equal(card.name, 'test.example.www/site');
       assert.equal(card.title, 'Fieldstone Gateway');
+      const summary = parse(
+        readFileSync(new URL('../site-content/site.yaml', import.meta.url), 'utf8'),
+      ).summary;
+      assert.equal(card.description, summary, "site.yaml's summary, not its long description");
+      assert.ok(card.description.length >= 1 && card.description.length <= 100, card.description);
       assert.equal(card.version, '1.0.0');
       assert.equal(card.websiteUrl, SITE_URL);
       assert.equal(card.remotes.length, 1);
