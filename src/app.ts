@@ -132,12 +132,22 @@ export async function buildApplication(
 /**
  * With no app at all, `npm start` would be unusable: create `demo` with a fresh secret and
  * write the secret to a file readable only by the owner (secrets never go to the log).
+ * With several instances starting together on one database, only the instance whose insert
+ * created `demo` knows its secret and writes the file; the others log where to find it and write
+ * nothing, so no file ever holds a secret that does not work.
  */
 async function createDemoAppIfEmpty(admin: AppAdmin, config: Config, logger: Logger): Promise<void> {
   if (config.dataDir === ':memory:' || (await admin.list()).length > 0) return;
-  const { secret } = await admin.create(DEMO_APP);
+  const created = await admin.createIfAbsent(DEMO_APP);
+  if (created === undefined) {
+    logger.info(
+      { app: DEMO_APP },
+      `no apps were configured: app "demo" was created by another instance starting at the same time; its secret is in ${DEMO_SECRET_FILE} of that instance's DATA_DIR`,
+    );
+    return;
+  }
   const file = join(config.dataDir, DEMO_SECRET_FILE);
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  writeFileSync(file, `${created.secret}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   logger.info(
     { app: DEMO_APP, secretFile: file },

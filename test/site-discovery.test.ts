@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { postMcp, rpc } from './helpers/mcp-http.ts';
+import { readTarGz } from './helpers/read-tar-gz.ts';
 import { SITE_URL, type SiteHarness, startSite } from './helpers/site-harness.ts';
 
 const GATEWAY_URL = 'https://gateway.example.test';
@@ -155,27 +159,50 @@ describe('discovery documents of surface B', () => {
   });
 
   describe('/.well-known/agent-skills (Agent Skills Discovery 0.2.0)', () => {
-    it('lists a skill whose digests match the bytes served for every file', async () => {
+    const INDEX_URL = `${SITE_URL}/.well-known/agent-skills/index.json`;
+    /** Fetches an entry's artifact at its url, resolved against the index URL as the specification says. */
+    const fetchArtifact = (url: string) => get(new URL(url, INDEX_URL).pathname);
+
+    it('has the $schema form, and each digest is the SHA-256 of the bytes served at its url', async () => {
       const index = (await get('/.well-known/agent-skills/index.json')).json();
-      assert.equal(index.version, '0.2.0');
-      assert.equal(index.skills.length, 1);
-      const [skill] = index.skills;
-      assert.equal(skill.name, 'inference-gateway');
+      assert.equal(index.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
+      assert.equal(index.version, undefined, "the earlier text's fields are gone");
       assert.deepEqual(
-        skill.files.map((file: any) => file.path),
-        ['SKILL.md', 'references/errors.md'],
+        index.skills.map((skill: any) => [skill.name, skill.type]),
+        [['inference-gateway', 'archive']],
+        'the bundled skill has a supporting file, so it is published as an archive',
       );
-      const manifest: Buffer[] = [];
-      for (const file of [...skill.files].sort((a: any, b: any) =>
-        Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)),
-      )) {
-        const res = await get(`/.well-known/agent-skills/${skill.name}/${file.path}`);
-        assert.equal(res.statusCode, 200, file.path);
-        assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');
-        assert.equal(file.digest, `sha256:${sha256(res.rawPayload)}`, file.path);
-        manifest.push(Buffer.from(`${file.path}\0${sha256(res.rawPayload)}\n`));
+      for (const skill of index.skills) {
+        assert.deepEqual(Object.keys(skill).sort(), ['description', 'digest', 'name', 'type', 'url']);
+        assert.match(skill.digest, /^sha256:[0-9a-f]{64}$/);
+        const res = await fetchArtifact(skill.url);
+        assert.equal(res.statusCode, 200, skill.url);
+        assert.equal(res.headers['content-type'], 'application/gzip');
+        assert.equal(skill.digest, `sha256:${sha256(res.rawPayload)}`);
       }
-      assert.equal(skill.digest, `sha256:${sha256(Buffer.concat(manifest))}`);
+    });
+
+    it('archives the skill directory: SKILL.md at the root, with the index name, and the files served one by one', async () => {
+      const index = (await get('/.well-known/agent-skills/index.json')).json();
+      const [skill] = index.skills;
+      const archive = (await fetchArtifact(skill.url)).rawPayload;
+      const files = readTarGz(archive);
+      assert.deepEqual([...files.keys()], ['SKILL.md', 'references/errors.md']);
+      for (const [path, bytes] of files) {
+        const res = await get(`/.well-known/agent-skills/${skill.name}/${path}`);
+        assert.equal(res.statusCode, 200, path);
+        assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');
+        assert.ok(res.rawPayload.equals(bytes), `${path} in the archive is the file served`);
+      }
+      const front = parse(
+        files
+          .get('SKILL.md')
+          ?.toString('utf8')
+          .split('\n---\n')[0]
+          ?.replace(/^---\n/, '') ?? '',
+      );
+      assert.equal(front.name, skill.name);
+      assert.equal(front.description, skill.description);
     });
 
     it('serves a SKILL.md whose front matter names the skill and which points at the configured gateway', async () => {
@@ -183,8 +210,6 @@ describe('discovery documents of surface B', () => {
       const front = parse(text.split('\n---\n')[0]?.replace(/^---\n/, '') ?? '');
       assert.equal(front.name, 'inference-gateway');
       assert.ok(front.description.length <= 1024);
-      const index = (await get('/.well-known/agent-skills/index.json')).json();
-      assert.equal(index.skills[0].description, front.description);
       for (const fact of [
         `${GATEWAY_URL}/openapi.json`,
         'x-gateway-app',
@@ -197,9 +222,10 @@ describe('discovery documents of surface B', () => {
       assert.ok(!text.includes('{{'), 'placeholders are filled');
     });
 
-    it('answers 404 with the envelope for a skill or file that does not exist', async () => {
+    it('answers 404 with the envelope for a skill, file or archive that does not exist', async () => {
       for (const url of [
         '/.well-known/agent-skills/nope/SKILL.md',
+        '/.well-known/agent-skills/nope.tar.gz',
         '/.well-known/agent-skills/inference-gateway/../../x',
       ]) {
         const res = await get(url);
@@ -215,6 +241,11 @@ describe('discovery documents of surface B', () => {
       assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
       assert.equal(card.name, 'test.example.www/site');
       assert.equal(card.title, 'Fieldstone Gateway');
+      const summary = parse(
+        readFileSync(new URL('../site-content/site.yaml', import.meta.url), 'utf8'),
+      ).summary;
+      assert.equal(card.description, summary, "site.yaml's summary, not its long description");
+      assert.ok(card.description.length >= 1 && card.description.length <= 100, card.description);
       assert.equal(card.version, '1.0.0');
       assert.equal(card.websiteUrl, SITE_URL);
       assert.equal(card.remotes.length, 1);
@@ -258,5 +289,48 @@ describe('discovery documents of surface B', () => {
       assert.equal(post.statusCode, 405);
       assert.equal(post.json().error.code, 'method_not_allowed');
     });
+  });
+});
+
+describe('agent skills: a skill that is SKILL.md alone is a skill-md entry', () => {
+  let h: SiteHarness;
+  let contentDir: string;
+  const SKILL_MD = '---\nname: single-file\ndescription: A skill of one file.\n---\n# Single\n';
+  before(async () => {
+    contentDir = mkdtempSync(join(tmpdir(), 'skills-content-'));
+    cpSync(new URL('../site-content/', import.meta.url), contentDir, { recursive: true });
+    mkdirSync(join(contentDir, 'agent-skills', 'single-file'));
+    writeFileSync(join(contentDir, 'agent-skills', 'single-file', 'SKILL.md'), SKILL_MD);
+    h = await startSite({ env: { SITE_CONTENT_DIR: contentDir } });
+  });
+  after(async () => {
+    await h.close();
+    rmSync(contentDir, { recursive: true, force: true });
+  });
+
+  it('points its url at SKILL.md, served as text/markdown, front matter first, digest of the served bytes', async () => {
+    const indexUrl = `${SITE_URL}/.well-known/agent-skills/index.json`;
+    const index = (
+      await h.site.inject({ method: 'GET', url: '/.well-known/agent-skills/index.json' })
+    ).json();
+    assert.deepEqual(
+      index.skills.map((skill: any) => [skill.name, skill.type]),
+      [
+        ['inference-gateway', 'archive'],
+        ['single-file', 'skill-md'],
+      ],
+    );
+    const skill = index.skills[1];
+    assert.equal(
+      new URL(skill.url, indexUrl).href,
+      `${SITE_URL}/.well-known/agent-skills/single-file/SKILL.md`,
+    );
+    const res = await h.site.inject({ method: 'GET', url: new URL(skill.url, indexUrl).pathname });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/markdown/);
+    assert.ok(res.body.startsWith('---\n'), 'YAML front matter first');
+    assert.equal(parse(res.body.split('\n---\n')[0]?.replace(/^---\n/, '') ?? '').name, skill.name);
+    assert.equal(res.body, SKILL_MD);
+    assert.equal(skill.digest, `sha256:${sha256(res.rawPayload)}`);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -48,6 +48,20 @@ describe('start-up refuses bad site content and identity files', () => {
     assert.equal(
       stderr.trim(),
       `Invalid configuration: SITE_CONTENT_DIR has a bad file ${broken}: /updated must match pattern "^\\d{4}-\\d{2}-\\d{2}$"`,
+    );
+  });
+
+  it('a site summary too long for the MCP server card stops the process naming SITE_CONTENT_DIR and /summary', async () => {
+    const dir = join(temporary, 'content-summary');
+    cpSync(BUNDLED_CONTENT_DIR, dir, { recursive: true });
+    const file = join(dir, 'site.yaml');
+    const yaml = readFileSync(file, 'utf8').replace(/^summary: .*$/m, `summary: ${'Long '.repeat(21)}`);
+    writeFileSync(file, yaml);
+    const { code, stderr } = await start({ SITE_CONTENT_DIR: dir });
+    assert.equal(code, 2);
+    assert.equal(
+      stderr.trim(),
+      `Invalid configuration: SITE_CONTENT_DIR has a bad file ${file}: /summary must NOT have more than 100 characters`,
     );
   });
 

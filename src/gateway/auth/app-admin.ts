@@ -2,7 +2,7 @@ import type { AppSeed } from '../../config/config-types.ts';
 import { APP_NAME_PATTERN } from '../../config/parse-apps.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { generateSecret, hashSecret, verifySecret } from '../../platform/secret-hash.ts';
-import type { AppRecord, AppStore } from '../../storage/ports.ts';
+import { AppExistsError, type AppRecord, type AppStore } from '../../storage/ports.ts';
 
 export class AppAdminError extends Error {
   constructor(message: string) {
@@ -51,18 +51,43 @@ export class AppAdmin {
   }
 
   /**
+   * Creates the app with a fresh secret unless the name is taken, also by an instance creating it
+   * at the same moment: the store's insert decides, so exactly one caller gets the credential.
+   */
+  async createIfAbsent(name: string): Promise<IssuedCredential | undefined> {
+    assertAppName(name);
+    const secret = generateSecret();
+    return (await this.#insert(name, secret)) ? { name, secret } : undefined;
+  }
+
+  /**
    * Makes the seeded apps (GATEWAY_APPS, config `apps`) exist with exactly the given secrets.
    * An app whose stored secret already matches is left untouched, so restarts do not rehash.
+   * Instances starting together with the same seeds all succeed: an insert lost to another
+   * instance falls back to checking the secret that instance stored. Given different secrets for
+   * one name, the instance that writes last wins, as it would one after the other.
    */
   async applySeeds(seeds: readonly AppSeed[]): Promise<void> {
     for (const seed of seeds) {
       assertAppName(seed.name);
-      const existing = await this.#store.findApp(seed.name);
-      if (existing === undefined) {
-        await this.#store.createApp(seed.name, await hashSecret(seed.secret), this.#clock.now());
-      } else if (existing.revokedAt !== null || !(await verifySecret(seed.secret, existing.secretHash))) {
+      const found = await this.#store.findApp(seed.name);
+      if (found === undefined && (await this.#insert(seed.name, seed.secret))) continue;
+      const existing = found ?? (await this.#store.findApp(seed.name));
+      if (existing === undefined) throw new AppAdminError(`app '${seed.name}' vanished while seeding`);
+      if (existing.revokedAt !== null || !(await verifySecret(seed.secret, existing.secretHash))) {
         await this.#store.setSecret(seed.name, await hashSecret(seed.secret), this.#clock.now());
       }
+    }
+  }
+
+  /** True when this call created the app; false when the name was taken, however recently. */
+  async #insert(name: string, secret: string): Promise<boolean> {
+    try {
+      await this.#store.createApp(name, await hashSecret(secret), this.#clock.now());
+      return true;
+    } catch (error) {
+      if (error instanceof AppExistsError) return false;
+      throw error;
     }
   }
 }

@@ -25,10 +25,14 @@ export const PageFrontMatter = Type.Object(
   strict,
 );
 
+/** The MCP server card's schema allows a description of 1 to 100 characters. */
+export const SUMMARY_MAX_LENGTH = 100;
+
 export const OverviewFile = Type.Object(
   {
     name: Text(200),
     description: Text(2000),
+    summary: Type.Optional(Type.String({ minLength: 1, maxLength: SUMMARY_MAX_LENGTH, pattern: '\\S' })),
     sections: Type.Array(
       Type.Object(
         {

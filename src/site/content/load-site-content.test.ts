@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError } from '../../config/config-error.ts';
-import { BUNDLED_CONTENT_DIR, loadSiteContent } from './load-site-content.ts';
+import { BUNDLED_CONTENT_DIR, DEFAULT_SUMMARY, loadSiteContent } from './load-site-content.ts';
 
 const URLS = { siteUrl: 'https://www.example.com', gatewayUrl: 'https://api.example.com' };
 const temporary: string[] = [];
@@ -109,6 +109,34 @@ describe('loadSiteContent', () => {
       loadError(sampleWith({ 'pages/api/status.md': page(VALID_FRONT) })).message,
       /slug 'api\/status' is reserved/,
     );
+  });
+
+  describe('summary (the MCP server card description, 1-100 characters)', () => {
+    const siteYaml = (extra: string, description = 'D') =>
+      `name: X\ndescription: ${description}\nsections: []\n${extra}`;
+    const summaryOf = (yaml: string) =>
+      loadSiteContent(sampleWith({ 'site.yaml': yaml }), URLS).overview.summary;
+
+    it('is the summary of site.yaml when given, up to 100 characters', () => {
+      assert.equal(summaryOf(siteYaml(`summary: ${'s'.repeat(100)}\n`)), 's'.repeat(100));
+      const bundled = loadSiteContent(BUNDLED_CONTENT_DIR, URLS).overview;
+      assert.ok(bundled.summary.length <= 100 && bundled.summary.length > 0);
+      assert.ok(bundled.description.length > 100, 'the bundled description alone would not fit');
+    });
+
+    it('refuses a longer or blank summary at start-up, naming SITE_CONTENT_DIR, site.yaml and /summary', () => {
+      assert.match(
+        loadError(sampleWith({ 'site.yaml': siteYaml(`summary: ${'s'.repeat(101)}\n`) })).message,
+        /site\.yaml: \/summary must NOT have more than 100 characters/,
+      );
+      assert.match(loadError(sampleWith({ 'site.yaml': siteYaml("summary: '   '\n") })).message, /\/summary/);
+    });
+
+    it('without one, is the description when that fits, else a short default (never a cut sentence)', () => {
+      assert.equal(summaryOf(siteYaml('', 'd'.repeat(100))), 'd'.repeat(100));
+      assert.equal(summaryOf(siteYaml('', 'd'.repeat(101))), DEFAULT_SUMMARY);
+      assert.ok(DEFAULT_SUMMARY.length <= 100);
+    });
   });
 
   it('checks the overview: YAML, shape, sections naming real pages, docs links', () => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ConfigError } from '../../config/config-error.ts';
 import { ContentFileError } from './content-file-error.ts';
-import { compileCheck, OverviewFile } from './content-schemas.ts';
+import { compileCheck, OverviewFile, SUMMARY_MAX_LENGTH } from './content-schemas.ts';
 import { loadAgentSkills } from './load-agent-skills.ts';
 import { loadPages } from './load-pages.ts';
 import {
@@ -81,9 +81,11 @@ function loadOverview(file: string, pages: readonly SitePage[], urls: PublicUrls
     const target = overview.apiDocs?.[api];
     if (target !== undefined) apiDocs[api] = resolveDocsLink(file, `/apiDocs/${api}`, target, slugs, urls);
   }
+  const description = overview.description.trim();
   return {
     name: overview.name,
-    description: overview.description.trim(),
+    description,
+    summary: chooseSummary(overview.summary, description),
     sections: overview.sections.map((section) => ({
       id: section.id,
       title: section.title,
@@ -92,6 +94,19 @@ function loadOverview(file: string, pages: readonly SitePage[], urls: PublicUrls
     })),
     apiDocs,
   };
+}
+
+/** Said of the MCP server when site.yaml gives no `summary` and its description is too long to stand in. */
+export const DEFAULT_SUMMARY = "Read-only MCP server for this site's pages, policies and API catalog.";
+
+/**
+ * The short text for places with a length limit (the server card: 1-100 characters). An explicit
+ * `summary` has been checked against the limit already; without one, a description that fits is
+ * used as it is, and a longer one gives way to the default rather than being cut mid-thought.
+ */
+function chooseSummary(summary: string | undefined, description: string): string {
+  if (summary !== undefined) return summary.trim();
+  return [...description].length <= SUMMARY_MAX_LENGTH ? description : DEFAULT_SUMMARY;
 }
 
 /** A docs link is a page slug (served by this site) or an absolute http(s) URL. */

@@ -26,6 +26,8 @@ export interface SiteSection {
 export interface SiteOverview {
   name: string;
   description: string;
+  /** At most 100 characters: the MCP server's description (initialize, server card). */
+  summary: string;
   sections: SiteSection[];
   /** Human-readable documentation per API of the catalog: absolute URLs. */
   apiDocs: { gateway?: string; site?: string };

@@ -50,7 +50,8 @@ export function createSiteMcpServer(context: SiteToolsContext): McpServer {
       name: 'site',
       title: overview.name,
       version: SITE_API_VERSION,
-      description: overview.description,
+      // The short text: the server card, built from this answer, allows 1-100 characters.
+      description: overview.summary,
       websiteUrl: context.siteUrl,
     },
     { instructions: INSTRUCTIONS, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS },

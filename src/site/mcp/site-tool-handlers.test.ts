@@ -25,6 +25,7 @@ const content: SiteContent = {
   overview: {
     name: 'Site',
     description: 'A site',
+    summary: 'A site',
     sections: [{ id: 'legal', title: 'Legal', pages: ['privacy'] }],
     apiDocs: {},
   },

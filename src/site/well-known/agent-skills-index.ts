@@ -1,50 +1,77 @@
 import { createHash } from 'node:crypto';
-import type { AgentSkillSource, SkillFile } from '../content/site-content.ts';
+import type { AgentSkillSource } from '../content/site-content.ts';
+import { buildSkillArchive } from './skill-archive.ts';
 
-/** Agent Skills Discovery via Well-Known URIs, version 0.2.0 (the index format and digests). */
-export const AGENT_SKILLS_INDEX_VERSION = '0.2.0';
+/** Agent Skills Discovery 0.2.0, as agentskills.io publishes it: `$schema` and one artifact per skill. */
+export const AGENT_SKILLS_SCHEMA = 'https://schemas.agentskills.io/discovery/0.2.0/schema.json';
 export const AGENT_SKILLS_PATH = '/.well-known/agent-skills';
 
+export type SkillArtifactType = 'skill-md' | 'archive';
+
 export interface AgentSkillsIndex {
-  version: string;
+  $schema: string;
   skills: {
     name: string;
+    type: SkillArtifactType;
     description: string;
+    url: string;
     digest: string;
-    files: { path: string; digest: string }[];
   }[];
 }
 
-function sha256Hex(bytes: Buffer | string): string {
-  return createHash('sha256').update(bytes).digest('hex');
+/** What one index entry points at: its bytes, served at `AGENT_SKILLS_PATH/<path>`. */
+export interface SkillArtifact {
+  name: string;
+  type: SkillArtifactType;
+  description: string;
+  /** Relative to the index's directory, so it is also the entry's `url`. */
+  path: string;
+  bytes: Buffer;
+  contentType: string;
 }
 
-/** Per-file digest: `sha256:` and the lowercase hex SHA-256 of the raw bytes. */
-export function fileDigest(bytes: Buffer): string {
-  return `sha256:${sha256Hex(bytes)}`;
+/** `sha256:` and the lowercase hex SHA-256 of the raw bytes. */
+export function digestOf(bytes: Buffer): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
 /**
- * Skill-level digest: the SHA-256 of the manifest `{path}\0{hex}\n` over the files sorted by path
- * in byte order, so a client can tell from the index alone whether anything in the skill changed.
+ * A skill that is SKILL.md alone is published as that file (`skill-md`); one with supporting
+ * files as a `.tar.gz` of its directory (`archive`), since the specification has a `skill-md`
+ * entry carry one file and one digest, and the supporting files need digests too.
  */
-export function skillDigest(files: readonly SkillFile[]): string {
-  const lines = files
-    .map((file) => ({ path: Buffer.from(file.path, 'utf8'), hex: sha256Hex(file.bytes) }))
-    .sort((a, b) => Buffer.compare(a.path, b.path))
-    .map((entry) => Buffer.concat([entry.path, Buffer.from(`\0${entry.hex}\n`, 'utf8')]));
-  return `sha256:${sha256Hex(Buffer.concat(lines))}`;
+export function toSkillArtifact(skill: AgentSkillSource): SkillArtifact {
+  const [skillMd] = skill.files;
+  if (skill.files.length === 1 && skillMd?.path === 'SKILL.md') {
+    return {
+      name: skill.name,
+      type: 'skill-md',
+      description: skill.description,
+      path: `${skill.name}/SKILL.md`,
+      bytes: skillMd.bytes,
+      contentType: 'text/markdown; charset=utf-8',
+    };
+  }
+  return {
+    name: skill.name,
+    type: 'archive',
+    description: skill.description,
+    path: `${skill.name}.tar.gz`,
+    bytes: buildSkillArchive(skill.files),
+    contentType: 'application/gzip',
+  };
 }
 
-/** The index, computed from the very bytes that are served, so digests always match. */
-export function buildAgentSkillsIndex(skills: readonly AgentSkillSource[]): AgentSkillsIndex {
+/** The index, with each digest computed from the very bytes that are served. */
+export function buildAgentSkillsIndex(artifacts: readonly SkillArtifact[]): AgentSkillsIndex {
   return {
-    version: AGENT_SKILLS_INDEX_VERSION,
-    skills: skills.map((skill) => ({
-      name: skill.name,
-      description: skill.description,
-      digest: skillDigest(skill.files),
-      files: skill.files.map((file) => ({ path: file.path, digest: fileDigest(file.bytes) })),
+    $schema: AGENT_SKILLS_SCHEMA,
+    skills: artifacts.map((artifact) => ({
+      name: artifact.name,
+      type: artifact.type,
+      description: artifact.description,
+      url: artifact.path,
+      digest: digestOf(artifact.bytes),
     })),
   };
 }

@@ -1,3 +1,6 @@
+import { SKILL_NAME_PATTERN } from '../content/content-schemas.ts';
+import { AGENT_SKILLS_SCHEMA } from './agent-skills-index.ts';
+
 /** JSON Schemas of the discovery documents, for the OpenAPI document (bodies are pre-serialised). */
 const Link = {
   type: 'object',
@@ -28,30 +31,21 @@ export const LinksetSchema = {
 
 export const AgentSkillsIndexSchema = {
   type: 'object',
-  required: ['version', 'skills'],
+  required: ['$schema', 'skills'],
   description: 'Agent Skills Discovery index, version 0.2.0',
   properties: {
-    version: { type: 'string', examples: ['0.2.0'] },
+    $schema: { type: 'string', const: AGENT_SKILLS_SCHEMA },
     skills: {
       type: 'array',
       items: {
         type: 'object',
-        required: ['name', 'description', 'digest', 'files'],
+        required: ['name', 'type', 'description', 'url', 'digest'],
         properties: {
-          name: { type: 'string' },
-          description: { type: 'string' },
+          name: { type: 'string', pattern: SKILL_NAME_PATTERN },
+          type: { type: 'string', enum: ['skill-md', 'archive'] },
+          description: { type: 'string', maxLength: 1024 },
+          url: { type: 'string', description: 'The artifact, relative to the index URL' },
           digest: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
-          files: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['path', 'digest'],
-              properties: {
-                path: { type: 'string' },
-                digest: { type: 'string', pattern: '^sha256:[0-9a-f]{64}$' },
-              },
-            },
-          },
         },
       },
     },

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import type { AgentSkillSource } from '../content/site-content.ts';
-import { AGENT_SKILLS_PATH, buildAgentSkillsIndex } from './agent-skills-index.ts';
+import { AGENT_SKILLS_PATH, buildAgentSkillsIndex, toSkillArtifact } from './agent-skills-index.ts';
 import {
   type CachedDocument,
   prepareDocument,
@@ -21,11 +21,20 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 /**
- * The Agent Skills Discovery index and every file it lists. Files are served from memory, looked
- * up by name and path in a map built at start-up, so no request ever touches the file system.
+ * The Agent Skills Discovery index, the artifact of each entry, and every file of every skill.
+ * A skill's SKILL.md and supporting files stay served one by one at `<name>/<path>` even when the
+ * index lists its archive, so the relative links inside SKILL.md resolve for an agent that reads
+ * it on the web. Everything is served from memory, looked up in maps built at start-up, so no
+ * request ever touches the file system.
  */
 export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly AgentSkillSource[]): void {
-  const index = prepareJsonDocument(buildAgentSkillsIndex(skills));
+  const artifacts = skills.map(toSkillArtifact);
+  const index = prepareJsonDocument(buildAgentSkillsIndex(artifacts));
+  const archives = new Map<string, CachedDocument>(
+    artifacts
+      .filter((artifact) => artifact.type === 'archive')
+      .map((artifact) => [artifact.path, prepareDocument(artifact.bytes, artifact.contentType)]),
+  );
   const files = new Map<string, CachedDocument>();
   for (const skill of skills) {
     for (const file of skill.files) {
@@ -39,7 +48,7 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
     {
       path: `${AGENT_SKILLS_PATH}/index.json`,
       operationId: 'agentSkillsIndex',
-      summary: 'Agent Skills Discovery index (0.2.0), with SHA-256 digests of every file',
+      summary: 'Agent Skills Discovery index (0.2.0): one artifact per skill, with its SHA-256 digest',
       mediaType: 'application/json',
       bodySchema: AgentSkillsIndexSchema,
     },
@@ -74,7 +83,35 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
       return serveDocument(request, reply, serveFile(name, 'SKILL.md'), { cors: true });
     },
   );
-  // Supporting files (references/, assets/...) named in the index's `files`.
+  app.get(
+    `${AGENT_SKILLS_PATH}/:name`,
+    {
+      schema: {
+        tags: [DISCOVERY_TAG],
+        summary: 'The archive (.tar.gz) of an agent skill that has supporting files',
+        operationId: 'agentSkillArchive',
+        params: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+        response: {
+          200: {
+            description: 'The skill directory, gzip-compressed tar',
+            content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } },
+          },
+          304: { description: 'Not modified', type: 'null' },
+          404: {
+            description: 'No such archive',
+            content: { 'application/json': { schema: ErrorEnvelopeSchema } },
+          },
+        },
+      },
+    },
+    (request, reply) => {
+      const { name } = request.params as { name: string };
+      const archive = archives.get(name);
+      if (archive === undefined) throw new ApiError('not_found', `no skill archive ${name}`);
+      return serveDocument(request, reply, archive, { cors: true });
+    },
+  );
+  // Supporting files (references/, assets/...), which SKILL.md links to by relative path.
   app.get(`${AGENT_SKILLS_PATH}/:name/*`, { schema: { hide: true } }, (request, reply) => {
     const params = request.params as { name: string; '*': string };
     return serveDocument(request, reply, serveFile(params.name, params['*']), { cors: true });

@@ -37,4 +37,21 @@ describe('buildServerCard', () => {
       },
     ]);
   });
+
+  it("refuses a description outside the card schema's 1-100 characters rather than serve an invalid card", () => {
+    const cardWith = (description: string) =>
+      buildServerCard({
+        publicSiteUrl: 'https://www.example.com',
+        mcpUrl: 'https://www.example.com/mcp',
+        server: {
+          serverInfo: { name: 'site', version: '1.0.0', description },
+          capabilities: {},
+          tools: [],
+          protocolVersions: ['2025-11-25'],
+        },
+      });
+    assert.equal(cardWith('x'.repeat(100)).description, 'x'.repeat(100));
+    assert.throws(() => cardWith('x'.repeat(101)), /101 characters; the card allows 1-100/);
+    assert.throws(() => cardWith(''), /0 characters/);
+  });
 });

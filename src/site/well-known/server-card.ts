@@ -1,3 +1,4 @@
+import { SUMMARY_MAX_LENGTH } from '../content/content-schemas.ts';
 import type { McpServerDescription } from '../mcp/describe-site-mcp-server.ts';
 
 /** MCP Server Cards (SEP-2127, draft): the schema URI the draft names for version 1 cards. */
@@ -15,6 +16,7 @@ export interface ServerCardInput {
  */
 export function buildServerCard(input: ServerCardInput): Record<string, unknown> {
   const { serverInfo, capabilities, tools, protocolVersions } = input.server;
+  if (serverInfo.description !== undefined) assertCardDescription(serverInfo.description);
   return {
     $schema: SERVER_CARD_SCHEMA,
     name: `${reverseDomainName(input.publicSiteUrl)}/${serverInfo.name}`,
@@ -33,6 +35,20 @@ export function buildServerCard(input: ServerCardInput): Record<string, unknown>
     capabilities,
     tools,
   };
+}
+
+/**
+ * The content loader already keeps the description within the card schema's 1-100 characters;
+ * this guards the card itself, so a change elsewhere stops start-up instead of serving a card
+ * that clients reject.
+ */
+function assertCardDescription(description: string): void {
+  const length = [...description].length;
+  if (length < 1 || length > SUMMARY_MAX_LENGTH) {
+    throw new Error(
+      `the MCP server card's description has ${length} characters; the card allows 1-${SUMMARY_MAX_LENGTH}`,
+    );
+  }
 }
 
 /**

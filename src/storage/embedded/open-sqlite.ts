@@ -13,9 +13,11 @@ export function openSqlite(dataDir: string): DatabaseSync {
   const inMemory = dataDir === ':memory:';
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const db = new DatabaseSync(inMemory ? ':memory:' : join(dataDir, DATABASE_FILE));
+  // The busy timeout comes first: processes opening a fresh file together contend for the lock
+  // that switching to WAL takes, and without it the loser fails at once with SQLITE_BUSY.
   // WAL lets the CLI and the server use the file at once; NORMAL sync is durable across
   // process crashes (only an OS crash can lose the last commits).
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   migrate(db);
   return db;
 }
