@@ -8,9 +8,9 @@ import { type ListeningApp, listenBoth, type RawAnswer } from './helpers/raw-htt
 /**
  * Malformed HTTP written straight to the sockets of both surfaces: whatever a client sends, it gets
  * an answer (never a reset or a silent close), every answer carries x-request-id, and every error
- * answer is the envelope. FUZZ_RUNS scales the run (raw requests are a fifth of it; default 300).
+ * answer is the envelope. FUZZ_RUNS scales the run (raw connections are a fifth of it; default 400).
  */
-const RUNS = Math.max(50, Math.round(Number(process.env.FUZZ_RUNS ?? 1_500) / 5));
+const RUNS = Math.max(50, Math.round(Number(process.env.FUZZ_RUNS ?? 2_000) / 5));
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
 let servers: ListeningApp;
