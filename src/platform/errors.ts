@@ -19,6 +19,7 @@ export const errorStatus = {
   upstream_error: 502,
   json_validation_failed: 502,
   provider_unavailable: 503,
+  service_unavailable: 503,
   upstream_timeout: 504,
 } as const;
 
