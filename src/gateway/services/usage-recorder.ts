@@ -136,11 +136,7 @@ export class UsageRecorder {
   /** Starts the drain loop unless it runs already (then it will take the new records too). */
   #startDrain(): void {
     if (this.#draining !== undefined || this.#closed || this.pending === 0) return;
-    clearTimeout(this.#timer);
-    clearImmediate(this.#immediate);
-    this.#timer = undefined;
-    this.#immediate = undefined;
-    this.#backingOff = false;
+    this.#clearTriggers();
     // Set before the loop runs, so nothing starts a second one meanwhile.
     this.#draining = Promise.resolve().then(() => this.#drainThenSettle());
   }
@@ -152,7 +148,12 @@ export class UsageRecorder {
     } finally {
       this.#draining = undefined;
     }
-    if (drained) return;
+    if (drained) {
+      // Records that came while the loop ran set a timer; the loop wrote them: drop it, so no
+      // timer outlives the work (nor holds a process that is otherwise done).
+      if (this.pending === 0) this.#clearTriggers();
+      return;
+    }
     // The ledger failed: flushes waiting now get their answer (their records stay queued).
     this.#settleFlushes(Number.POSITIVE_INFINITY);
     if (this.#closing) return;
@@ -184,6 +185,14 @@ export class UsageRecorder {
     }
   }
 
+  #clearTriggers(): void {
+    clearTimeout(this.#timer);
+    clearImmediate(this.#immediate);
+    this.#timer = undefined;
+    this.#immediate = undefined;
+    this.#backingOff = false;
+  }
+
   #takeBatch(): UsageRecord[] | undefined {
     const buffer = this.#buffer;
     if (buffer.length === 0) return undefined;
@@ -209,10 +218,7 @@ export class UsageRecorder {
 
   async #close(): Promise<void> {
     this.#closing = true;
-    clearTimeout(this.#timer);
-    clearImmediate(this.#immediate);
-    this.#timer = undefined;
-    this.#immediate = undefined;
+    this.#clearTriggers();
     for (let attempts = 0; ; attempts++) {
       // Join a write in flight: a batch it may still commit must not be spilled as well.
       while (this.#draining !== undefined) await this.#draining;
