@@ -4,6 +4,8 @@ export interface LoadOptions {
   origin: string;
   app: string;
   secret: string;
+  /** The simulated upstream's latency per chat (default 2 ms). */
+  latencyMs?: number;
   /** Chat requests in flight at once, on their own connections. */
   chatConnections: number;
   /** Connections that read `GET /v1/usage` in a loop meanwhile (0: none). */
@@ -12,6 +14,8 @@ export interface LoadOptions {
   total: number;
   /** ...or once this says so (checked before each request). */
   stop?: () => boolean;
+  /** Called with the number of 200s so far, each time one arrives. */
+  onAnswer?: (answers: number) => void;
 }
 
 export interface Answer {
@@ -57,13 +61,14 @@ export async function driveChatLoad(options: LoadOptions): Promise<LoadResult> {
           headers,
           body: JSON.stringify({
             messages: [{ role: 'user', content: `load ${sent}` }],
-            metadata: { simulated: { latencyMs: 2 } },
+            metadata: { simulated: { latencyMs: options.latencyMs ?? 2 } },
           }),
         });
         const body = (await res.body.json()) as { id?: string };
-        if (res.statusCode === 200 && typeof body.id === 'string')
+        if (res.statusCode === 200 && typeof body.id === 'string') {
           result.answers.push({ id: body.id, at: performance.now() });
-        else result.unanswered++;
+          options.onAnswer?.(result.answers.length);
+        } else result.unanswered++;
       } catch {
         result.unanswered++;
       }
