@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, mock } from 'node:test';
@@ -115,6 +115,7 @@ describe('UsageRecorder over random interleavings (property)', () => {
             'every flush has returned',
           );
           assert.deepEqual([...ledger.committed, ...readSpilled(spillDir)], recorded);
+          rmSync(spillDir, { recursive: true });
         },
       ),
       { numRuns: 300 },

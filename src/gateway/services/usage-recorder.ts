@@ -86,11 +86,12 @@ export class UsageRecorder {
     }
     this.#buffer.push(record);
     this.#recorded++;
-    if (this.#buffer.length >= this.#batchSize && this.#immediate === undefined) {
-      // A full batch is written on the next turn of the event loop, never inside the request.
-      this.#immediate = setImmediate(this.#onFullBatch);
-    } else {
+    if (this.#buffer.length < this.#batchSize) {
       this.#timer ??= setTimeout(this.#onTimer, this.#flushIntervalMs);
+    } else if (this.#immediate === undefined && !this.#backingOff) {
+      // A full batch is written on the next turn of the event loop, never inside the request;
+      // while backing off after a failure, the retry timer is already set.
+      this.#immediate = setImmediate(this.#onFullBatch);
     }
   }
 
@@ -226,6 +227,8 @@ export class UsageRecorder {
       this.#startDrain();
     }
     if (this.#closed) return;
+    // Records that came during shutdown may have set a timer; they are written or spilled now.
+    this.#clearTriggers();
     const rest = [...(this.#batch ?? []), ...this.#buffer];
     this.#batch = undefined;
     this.#buffer = [];
