@@ -22,6 +22,7 @@ export const errorStatus = {
   json_validation_failed: 502,
   provider_unavailable: 503,
   shutting_down: 503,
+  service_unavailable: 503,
   upstream_timeout: 504,
 } as const;
 

@@ -37,7 +37,8 @@ export async function spawnServer(
     sitePort: undefined,
     output,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // A child a signal ended has no exit code, only its signal.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       process.kill(-(child.pid as number), signal);
       const [code] = await once(child, 'exit');
       return code as number | null;

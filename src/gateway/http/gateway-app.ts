@@ -47,11 +47,12 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       return respondWithError(error, request, reply);
     });
     v1.addHook('onRequest', createAuthHook(deps.verifier));
-    // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being dropped.
+    // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
+    // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
     v1.addHook('preHandler', (_request, _reply, done) => {
       const backlog = deps.recorder.whenWritable();
       if (backlog === undefined) done();
-      else void backlog.then(() => done());
+      else void backlog.then(() => done(), done);
     });
     registerChatRoute(v1, deps);
     registerEmbedRoute(v1, deps);
