@@ -48,7 +48,11 @@ export async function spawnServer(
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   await new Promise<void>((resolve, reject) => {
     let listening = 0;
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => {
+      // A server that never said it listens is still running: stop its group, or it outlives the test run.
+      process.kill(-(child.pid as number), 'SIGKILL');
+      reject(new Error(`server did not start:\n${output.join('\n')}`));
+    }, 20_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));
