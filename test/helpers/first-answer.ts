@@ -44,7 +44,8 @@ function isComplete(bytes: Buffer, headOnly: boolean): boolean {
   const { status, headers } = parseAnswer(bytes.subarray(0, end + 4).toString('latin1'));
   // 1xx, 204 and 304 answers have no body whatever their headers say.
   if (headOnly || status < 200 || status === 204 || status === 304) return true;
-  if (headers['transfer-encoding'] === 'chunked') return bytes.subarray(-5).toString('latin1') === '0\r\n\r\n';
+  if (headers['transfer-encoding'] === 'chunked')
+    return bytes.subarray(-5).toString('latin1') === '0\r\n\r\n';
   const length = Number(headers['content-length']);
   return Number.isInteger(length) && bytes.length - end - 4 >= length;
 }
