@@ -82,6 +82,11 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   return config;
 }
 
+/** For the command-line tools: their arguments are their own, not the server's `--surface`. */
+export function loadConfigWithoutArguments(): Config {
+  return loadConfig(process.env, []);
+}
+
 function publicUrl(setting: string, value: string | undefined, port: number): string {
   const url = checkUrl(setting, value, ['http:', 'https:']) ?? `http://localhost:${port}`;
   return url.replace(/\/+$/, '');
