@@ -1,6 +1,11 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
-import { PROVIDER_KIND_ROWS, PROVIDER_KINDS } from './provider-kinds.ts';
+import {
+  PROVIDER_KIND_ROWS,
+  PROVIDER_KINDS,
+  type ProviderKind,
+  type ProviderKindRow,
+} from './provider-kinds.ts';
 import {
   CircuitSettingsSchema,
   ConnectionTimeoutsSchema,
@@ -36,6 +41,25 @@ const RouteCandidateSchema = Type.Object(
 const CandidateList = Type.Array(RouteCandidateSchema, { minItems: 1 });
 export type RouteCandidate = Static<typeof RouteCandidateSchema>;
 
+type KindRows = typeof PROVIDER_KIND_ROWS;
+type KindsWithSettings = {
+  [K in ProviderKind]: KindRows[K] extends { settings: TObject } ? K : never;
+}[ProviderKind];
+type KindBlocks = {
+  [K in KindsWithSettings]: TOptional<
+    TPartial<KindRows[K] extends { settings: infer S extends TObject } ? S : never>
+  >;
+};
+
+/** Each kind's own block (`providers.<slot>.simulated`), under the kind's name, from its row's `settings`. */
+function kindBlocks(): KindBlocks {
+  const blocks: Record<string, unknown> = {};
+  for (const [kind, row] of Object.entries(PROVIDER_KIND_ROWS) as [ProviderKind, ProviderKindRow][]) {
+    if (row.settings !== undefined) blocks[kind] = Type.Optional(Type.Partial(row.settings, strict));
+  }
+  return blocks as KindBlocks;
+}
+
 const ProviderFile = Type.Object(
   {
     kind: Type.Optional(StringEnum(PROVIDER_KINDS)),
@@ -46,8 +70,7 @@ const ProviderFile = Type.Object(
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     defaultMaxTokens: Type.Optional(ProviderCommonSchema.properties.defaultMaxTokens),
     timeouts: Type.Optional(Type.Partial(ProviderTimeoutsSchema, strict)),
-    // A kind's own block, under the kind's name (its row's `settings`).
-    simulated: Type.Optional(Type.Partial(PROVIDER_KIND_ROWS.simulated.settings, strict)),
+    ...kindBlocks(),
   },
   strict,
 );
