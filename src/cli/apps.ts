@@ -1,4 +1,4 @@
-import { loadConfig } from '../config/load-config.ts';
+import { loadConfigWithoutArguments } from '../config/load-config.ts';
 import { AppAdmin, AppAdminError } from '../gateway/auth/app-admin.ts';
 import { systemClock } from '../platform/clock.ts';
 import { openStorage } from '../storage/open-storage.ts';
@@ -24,7 +24,7 @@ async function run(args: string[]): Promise<number> {
     console.log(USAGE);
     return command === undefined ? 1 : 0;
   }
-  const storage = await openStorage(loadConfig(process.env, []));
+  const storage = await openStorage(loadConfigWithoutArguments());
   const admin = new AppAdmin(storage.apps, systemClock);
   try {
     switch (command) {

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config/load-config.ts';
+import { loadConfigWithoutArguments } from '../config/load-config.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import type { UsageRecord } from '../storage/ports.ts';
 
@@ -72,7 +72,7 @@ async function main(): Promise<number> {
   if (values.format !== 'jsonl' && values.format !== 'csv') throw new Error('--format must be jsonl or csv');
   const from = parseDay(values.from, '--from', false);
   const to = parseDay(values.to, '--to', true);
-  const storage = await openStorage(loadConfig(process.env, []));
+  const storage = await openStorage(loadConfigWithoutArguments());
   try {
     if (values.format === 'csv') process.stdout.write(`${CSV_COLUMNS.join(',')}\n`);
     let after: { createdAt: number; id: string } | undefined;

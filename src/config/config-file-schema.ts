@@ -1,19 +1,64 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
-import { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_KINDS, PROVIDER_SLOTS } from './config-types.ts';
+import {
+  PROVIDER_KIND_ROWS,
+  PROVIDER_KINDS,
+  type ProviderKind,
+  type ProviderKindRow,
+} from './provider-kinds.ts';
+import {
+  CircuitSettingsSchema,
+  ConnectionTimeoutsSchema,
+  JsonOutputSettingsSchema,
+  ModelPriceSchema,
+  ProviderCommonSchema,
+  ProviderTimeoutsSchema,
+  RetrySettingsSchema,
+  ServerSettingsSchema,
+  SiteLimitsSchema,
+  UsageSettingsSchema,
+} from './settings-schema.ts';
 
-/** The YAML config file. Every key is optional; unknown keys are rejected so typos surface at start-up. */
+/**
+ * The YAML config file: the settings schemas (settings-schema.ts) with every key optional, plus
+ * what has no default. Unknown keys are rejected so typos surface at start-up.
+ */
 const strict = { additionalProperties: false } as const;
-const Port = Type.Integer({ minimum: 0, maximum: 65535 });
 const PositiveInt = Type.Integer({ minimum: 1 });
-const NonNegativeInt = Type.Integer({ minimum: 0 });
+
+export const PROVIDER_SLOTS = ['provider-a', 'provider-b', 'provider-c'] as const;
+export type ProviderSlot = (typeof PROVIDER_SLOTS)[number];
+export const SURFACE_NAMES = ['gateway', 'site'] as const;
+export const MAIL_TRANSPORTS = ['none', 'log', 'smtp'] as const;
+export const NEWSLETTER_WEBHOOK_MODES = ['async', 'sync'] as const;
+
 const Slot = StringEnum(PROVIDER_SLOTS);
 
-const Candidate = Type.Object(
+const RouteCandidateSchema = Type.Object(
   { provider: Slot, model: Type.Optional(Type.String({ minLength: 1 })) },
   strict,
 );
-const CandidateList = Type.Array(Candidate, { minItems: 1 });
+const CandidateList = Type.Array(RouteCandidateSchema, { minItems: 1 });
+export type RouteCandidate = Static<typeof RouteCandidateSchema>;
+
+type KindRows = typeof PROVIDER_KIND_ROWS;
+type KindsWithSettings = {
+  [K in ProviderKind]: KindRows[K] extends { settings: TObject } ? K : never;
+}[ProviderKind];
+type KindBlocks = {
+  [K in KindsWithSettings]: TOptional<
+    TPartial<KindRows[K] extends { settings: infer S extends TObject } ? S : never>
+  >;
+};
+
+/** Each kind's own block (`providers.<slot>.simulated`), under the kind's name, from its row's `settings`. */
+function kindBlocks(): KindBlocks {
+  const blocks: Record<string, unknown> = {};
+  for (const [kind, row] of Object.entries(PROVIDER_KIND_ROWS) as [ProviderKind, ProviderKindRow][]) {
+    if (row.settings !== undefined) blocks[kind] = Type.Optional(Type.Partial(row.settings, strict));
+  }
+  return blocks as KindBlocks;
+}
 
 const ProviderFile = Type.Object(
   {
@@ -23,90 +68,80 @@ const ProviderFile = Type.Object(
     chatModel: Type.Optional(Type.String({ minLength: 1 })),
     embedModel: Type.Optional(Type.String({ minLength: 1 })),
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-    defaultMaxTokens: Type.Optional(PositiveInt),
-    timeouts: Type.Optional(
-      Type.Object(
-        {
-          connectMs: Type.Optional(PositiveInt),
-          firstByteMs: Type.Optional(PositiveInt),
-          totalMs: Type.Optional(PositiveInt),
-        },
-        strict,
-      ),
-    ),
-    simulated: Type.Optional(
-      Type.Object(
-        {
-          latencyMs: Type.Optional(NonNegativeInt),
-          chunkDelayMs: Type.Optional(NonNegativeInt),
-          chunkTokens: Type.Optional(PositiveInt),
-          embedDimensions: Type.Optional(Type.Integer({ minimum: 2, maximum: 8192 })),
-          failureRate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-          allowRequestDirectives: Type.Optional(Type.Boolean()),
-        },
-        strict,
-      ),
-    ),
+    defaultMaxTokens: Type.Optional(ProviderCommonSchema.properties.defaultMaxTokens),
+    timeouts: Type.Optional(Type.Partial(ProviderTimeoutsSchema, strict)),
+    ...kindBlocks(),
   },
   strict,
 );
 
-const Price = Type.Object(
-  {
-    inputPerMTok: Type.Number({ minimum: 0 }),
-    outputPerMTok: Type.Number({ minimum: 0 }),
-    cacheReadPerMTok: Type.Optional(Type.Number({ minimum: 0 })),
-    cacheWritePerMTok: Type.Optional(Type.Number({ minimum: 0 })),
-  },
-  strict,
-);
-
-const Limits = Type.Object(
+const AppLimitsSchema = Type.Object(
   {
     requestsPerMinute: Type.Optional(PositiveInt),
     tokensPerMinute: Type.Optional(PositiveInt),
     concurrentRequests: Type.Optional(PositiveInt),
-    dailyBudgetUsd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-    monthlyBudgetUsd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    dailyBudgetUsd: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: 'US dollars per UTC day.' }),
+    ),
+    monthlyBudgetUsd: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, description: 'US dollars per UTC calendar month.' }),
+    ),
+  },
+  strict,
+);
+/** Per-app limits; an absent field means no limit of that kind. */
+export type AppLimits = Static<typeof AppLimitsSchema>;
+
+const AppSeedSchema = Type.Object(
+  { name: Type.String({ minLength: 1 }), secret: Type.String({ minLength: 1 }) },
+  strict,
+);
+export type AppSeed = Static<typeof AppSeedSchema>;
+
+const NewsletterWebhookFile = Type.Object(
+  {
+    url: Type.String({ minLength: 1 }),
+    mode: Type.Optional(StringEnum(NEWSLETTER_WEBHOOK_MODES)),
+    secret: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  strict,
+);
+
+const SiteFile = Type.Object(
+  {
+    ...Type.Partial(SiteLimitsSchema).properties,
+    contentDir: Type.Optional(Type.String({ minLength: 1 })),
+    identityDiscoveryFile: Type.Optional(Type.String({ minLength: 1 })),
+    mcpAllowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    mail: Type.Optional(
+      Type.Object(
+        {
+          transport: Type.Optional(StringEnum(MAIL_TRANSPORTS)),
+          smtpUrl: Type.Optional(Type.String({ minLength: 1 })),
+          from: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        strict,
+      ),
+    ),
+    newsletterWebhook: Type.Optional(NewsletterWebhookFile),
+    newsletterIpHashKey: Type.Optional(Type.String({ minLength: 1 })),
   },
   strict,
 );
 
 export const ConfigFileSchema = Type.Object(
   {
-    environment: Type.Optional(Type.String({ minLength: 1 })),
-    host: Type.Optional(Type.String({ minLength: 1 })),
-    gatewayPort: Type.Optional(Port),
-    sitePort: Type.Optional(Port),
-    surfaces: Type.Optional(Type.Array(StringEnum(['gateway', 'site'] as const), { minItems: 1 })),
-    dataDir: Type.Optional(Type.String({ minLength: 1 })),
+    ...Type.Partial(ServerSettingsSchema).properties,
+    surfaces: Type.Optional(Type.Array(StringEnum(SURFACE_NAMES), { minItems: 1 })),
     databaseUrl: Type.Optional(Type.String({ minLength: 1 })),
     redisUrl: Type.Optional(Type.String({ minLength: 1 })),
-    redisKeyPrefix: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    logLevel: Type.Optional(
-      StringEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    ),
-    maxBodyBytes: Type.Optional(PositiveInt),
-    connections: Type.Optional(
-      Type.Object(
-        {
-          headersTimeoutMs: Type.Optional(NonNegativeInt),
-          requestTimeoutMs: Type.Optional(NonNegativeInt),
-          keepAliveTimeoutMs: Type.Optional(PositiveInt),
-        },
-        strict,
-      ),
-    ),
+    connections: Type.Optional(Type.Partial(ConnectionTimeoutsSchema, strict)),
     trustProxy: Type.Optional(
       Type.Union([Type.Boolean(), Type.Integer({ minimum: 0 }), Type.Array(Type.String({ minLength: 1 }))]),
     ),
     publicGatewayUrl: Type.Optional(Type.String({ minLength: 1 })),
     publicSiteUrl: Type.Optional(Type.String({ minLength: 1 })),
-    apps: Type.Optional(
-      Type.Array(
-        Type.Object({ name: Type.String({ minLength: 1 }), secret: Type.String({ minLength: 1 }) }, strict),
-      ),
-    ),
+    apps: Type.Optional(Type.Array(AppSeedSchema)),
     providers: Type.Optional(
       Type.Object(
         {
@@ -127,84 +162,25 @@ export const ConfigFileSchema = Type.Object(
         strict,
       ),
     ),
-    prices: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Price)),
-    retry: Type.Optional(
-      Type.Object(
-        {
-          maxRetries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
-          baseDelayMs: Type.Optional(NonNegativeInt),
-          maxDelayMs: Type.Optional(NonNegativeInt),
-          budgetMs: Type.Optional(PositiveInt),
-        },
-        strict,
-      ),
-    ),
-    circuit: Type.Optional(
-      Type.Object(
-        { failureThreshold: Type.Optional(PositiveInt), cooldownMs: Type.Optional(PositiveInt) },
-        strict,
-      ),
-    ),
+    prices: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ModelPriceSchema)),
+    retry: Type.Optional(Type.Partial(RetrySettingsSchema, strict)),
+    circuit: Type.Optional(Type.Partial(CircuitSettingsSchema, strict)),
     limits: Type.Optional(
       Type.Object(
         {
-          default: Type.Optional(Limits),
-          apps: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Limits)),
+          default: Type.Optional(AppLimitsSchema),
+          apps: Type.Optional(Type.Record(Type.String({ minLength: 1 }), AppLimitsSchema)),
         },
         strict,
       ),
     ),
-    usage: Type.Optional(Type.Object({ retentionDays: Type.Optional(NonNegativeInt) }, strict)),
-    json: Type.Optional(
-      Type.Object(
-        {
-          maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
-          maxSchemaBytes: Type.Optional(PositiveInt),
-          maxSchemaDepth: Type.Optional(PositiveInt),
-          schemaCacheSize: Type.Optional(PositiveInt),
-        },
-        strict,
-      ),
-    ),
-    maxEmbedInputs: Type.Optional(PositiveInt),
-    streamKeepAliveMs: Type.Optional(PositiveInt),
-    shutdownGraceMs: Type.Optional(NonNegativeInt),
-    site: Type.Optional(
-      Type.Object(
-        {
-          contentDir: Type.Optional(Type.String({ minLength: 1 })),
-          identityDiscoveryFile: Type.Optional(Type.String({ minLength: 1 })),
-          newsletterRateLimitPerMinute: Type.Optional(PositiveInt),
-          mcpAllowedOrigins: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
-          maxConcurrentRequestsPerClient: Type.Optional(NonNegativeInt),
-          mail: Type.Optional(
-            Type.Object(
-              {
-                transport: Type.Optional(StringEnum(MAIL_TRANSPORTS)),
-                smtpUrl: Type.Optional(Type.String({ minLength: 1 })),
-                from: Type.Optional(Type.String({ minLength: 1 })),
-              },
-              strict,
-            ),
-          ),
-          newsletterWebhook: Type.Optional(
-            Type.Object(
-              {
-                url: Type.String({ minLength: 1 }),
-                mode: Type.Optional(StringEnum(NEWSLETTER_WEBHOOK_MODES)),
-                secret: Type.Optional(Type.String({ minLength: 1 })),
-              },
-              strict,
-            ),
-          ),
-          newsletterIpHashKey: Type.Optional(Type.String({ minLength: 1 })),
-        },
-        strict,
-      ),
-    ),
+    usage: Type.Optional(Type.Partial(UsageSettingsSchema, strict)),
+    json: Type.Optional(Type.Partial(JsonOutputSettingsSchema, strict)),
+    site: Type.Optional(SiteFile),
   },
   strict,
 );
 
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type ProviderFileSettings = Static<typeof ProviderFile>;
+export type SiteFileSettings = Static<typeof SiteFile>;

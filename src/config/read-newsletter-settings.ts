@@ -1,51 +1,37 @@
 import { checkUrl } from './check-url.ts';
 import { ConfigError } from './config-error.ts';
-import type { ConfigFile } from './config-file-schema.ts';
-import {
-  MAIL_TRANSPORTS,
-  type MailSettings,
-  NEWSLETTER_WEBHOOK_MODES,
-  type NewsletterWebhookSettings,
-  type SiteSettings,
-} from './config-types.ts';
-import type { EnvReader } from './read-env.ts';
+import type { SiteFileSettings } from './config-file-schema.ts';
+import type { MailSettings, NewsletterWebhookSettings, SiteSettings } from './config-types.ts';
 
 const LOG_TRANSPORT_FROM = 'newsletter@localhost';
 /** HMAC keys shorter than this are too easy to guess to be worth having. */
 const MIN_KEY_LENGTH = 16;
 
-type SiteFileSettings = NonNullable<ConfigFile['site']>;
 type NewsletterSettings = Pick<SiteSettings, 'mail' | 'newsletterWebhook' | 'newsletterIpHashKey'>;
 
 /**
- * The newsletter's mail transport, mailing-list webhook and consent-hash key. Environment
- * variables win over the YAML `site` block. Errors name the setting and never echo a URL that may
- * hold a password, or a secret.
+ * The newsletter's mail transport, mailing-list webhook and consent-hash key, from the YAML
+ * `site` block with the environment laid over it. Errors name the setting and never echo a URL
+ * that may hold a password, or a secret.
  */
-export function readNewsletterSettings(read: EnvReader, file: SiteFileSettings): NewsletterSettings {
+export function readNewsletterSettings(site: SiteFileSettings): NewsletterSettings {
   return {
-    mail: readMail(read, file),
-    newsletterWebhook: readWebhook(read, file),
+    mail: readMail(site),
+    newsletterWebhook: readWebhook(site),
     newsletterIpHashKey: checkKey(
       'NEWSLETTER_IP_HASH_KEY (site.newsletterIpHashKey)',
-      read.string('NEWSLETTER_IP_HASH_KEY') ?? file.newsletterIpHashKey,
+      site.newsletterIpHashKey,
     ),
   };
 }
 
-function readMail(read: EnvReader, file: SiteFileSettings): MailSettings {
-  const smtpUrl = checkUrl(
-    'SMTP_URL (site.mail.smtpUrl)',
-    read.string('SMTP_URL') ?? file.mail?.smtpUrl,
-    ['smtp:', 'smtps:'],
-    { requireHost: true },
-  );
+function readMail(site: SiteFileSettings): MailSettings {
+  const smtpUrl = checkUrl('SMTP_URL (site.mail.smtpUrl)', site.mail?.smtpUrl, ['smtp:', 'smtps:'], {
+    requireHost: true,
+  });
   // Setting SMTP_URL alone means "send mail": silently staying single opt-in would surprise.
-  const transport =
-    read.oneOf('MAIL_TRANSPORT', MAIL_TRANSPORTS) ??
-    file.mail?.transport ??
-    (smtpUrl === undefined ? 'none' : 'smtp');
-  const from = read.string('MAIL_FROM') ?? file.mail?.from;
+  const transport = site.mail?.transport ?? (smtpUrl === undefined ? 'none' : 'smtp');
+  const from = site.mail?.from;
   if (transport === 'smtp') {
     if (smtpUrl === undefined) throw new ConfigError('SMTP_URL', 'is required when MAIL_TRANSPORT is smtp');
     if (from === undefined) throw new ConfigError('MAIL_FROM', 'is required when MAIL_TRANSPORT is smtp');
@@ -54,21 +40,19 @@ function readMail(read: EnvReader, file: SiteFileSettings): MailSettings {
   return { transport, smtpUrl, from: from ?? LOG_TRANSPORT_FROM };
 }
 
-function readWebhook(read: EnvReader, file: SiteFileSettings): NewsletterWebhookSettings | undefined {
+function readWebhook(site: SiteFileSettings): NewsletterWebhookSettings | undefined {
+  // The environment may set the mode or secret alone, so `url` can be missing here.
+  const webhook: Partial<NonNullable<SiteFileSettings['newsletterWebhook']>> = site.newsletterWebhook ?? {};
   const url = checkUrl(
     'NEWSLETTER_WEBHOOK_URL (site.newsletterWebhook.url)',
-    read.string('NEWSLETTER_WEBHOOK_URL') ?? file.newsletterWebhook?.url,
+    webhook.url,
     ['http:', 'https:'],
-    { requireHost: true },
+    {
+      requireHost: true,
+    },
   );
-  const mode =
-    read.oneOf('NEWSLETTER_WEBHOOK_MODE', NEWSLETTER_WEBHOOK_MODES) ??
-    file.newsletterWebhook?.mode ??
-    'async';
-  const secret = checkKey(
-    'NEWSLETTER_WEBHOOK_SECRET (site.newsletterWebhook.secret)',
-    read.string('NEWSLETTER_WEBHOOK_SECRET') ?? file.newsletterWebhook?.secret,
-  );
+  const mode = webhook.mode ?? 'async';
+  const secret = checkKey('NEWSLETTER_WEBHOOK_SECRET (site.newsletterWebhook.secret)', webhook.secret);
   return url === undefined ? undefined : { url, mode, secret };
 }
 

@@ -1,4 +1,5 @@
 import type { ModelPrice, ProviderKind } from '../../config/config-types.ts';
+import { PROVIDER_KIND_ROWS, type ProviderKindRow } from '../../config/provider-kinds.ts';
 import { BoundedCache } from '../../platform/bounded-cache.ts';
 
 export interface ResolvedPrice {
@@ -7,13 +8,8 @@ export interface ResolvedPrice {
   source: 'config' | 'genai-prices' | 'none';
 }
 
-type CalcPrice = typeof import('@pydantic/genai-prices').calcPrice;
-
-const VENDOR_IDS: Partial<Record<ProviderKind, string>> = {
-  openai: 'openai',
-  anthropic: 'anthropic',
-  gemini: 'google',
-};
+type PriceTable = typeof import('@pydantic/genai-prices');
+type CalcPrice = PriceTable['calcPrice'];
 const NO_PRICE: ResolvedPrice = { price: { inputPerMTok: 0, outputPerMTok: 0 }, source: 'none' };
 
 /** Model names are the caller's to invent: the memo keeps this many (provider kind, model) prices. */
@@ -27,6 +23,7 @@ export class PriceBook {
   readonly #overrides: Record<string, ModelPrice>;
   readonly #memo = new BoundedCache<string, ResolvedPrice>(PRICE_MEMO_ENTRIES);
   #calcPrice: CalcPrice | undefined;
+  #rows: Readonly<Record<ProviderKind, ProviderKindRow>> = PROVIDER_KIND_ROWS;
 
   constructor(overrides: Record<string, ModelPrice>) {
     this.#overrides = overrides;
@@ -37,9 +34,21 @@ export class PriceBook {
     return this.#memo.size;
   }
 
-  /** Loads the price table (about 1 MB of data); call once at start-up. */
-  async load(): Promise<void> {
-    this.#calcPrice ??= (await import('@pydantic/genai-prices')).calcPrice;
+  /**
+   * Loads the price table (about 1 MB of data); call once at start-up. A kind whose vendor the
+   * table does not know would price every answer at $0 without a word, so that stops start-up.
+   */
+  async load(rows: Readonly<Record<ProviderKind, ProviderKindRow>> = PROVIDER_KIND_ROWS): Promise<void> {
+    const table = await import('@pydantic/genai-prices');
+    for (const [kind, row] of Object.entries(rows) as [ProviderKind, ProviderKindRow][]) {
+      if ('vendor' in row.pricing && table.findProvider({ providerId: row.pricing.vendor }) === undefined) {
+        throw new Error(
+          `provider kind '${kind}' is priced by vendor '${row.pricing.vendor}', which @pydantic/genai-prices does not know`,
+        );
+      }
+    }
+    this.#rows = rows;
+    this.#calcPrice ??= table.calcPrice;
   }
 
   resolve(kind: ProviderKind, model: string): ResolvedPrice {
@@ -56,9 +65,12 @@ export class PriceBook {
     // The model name is the caller's: only the table's own entries count, never Object's `constructor`.
     const override = Object.hasOwn(this.#overrides, model) ? this.#overrides[model] : undefined;
     if (override !== undefined) return { price: override, source: 'config' };
-    const providerId = VENDOR_IDS[kind];
-    if (providerId === undefined || this.#calcPrice === undefined) return NO_PRICE;
-    const found = this.#calcPrice({ input_tokens: 0, output_tokens: 0 }, model, { providerId });
+    // A kind that carries its own model prices has them among the overrides (the loader puts them there).
+    const pricing = this.#rows[kind].pricing;
+    if (!('vendor' in pricing) || this.#calcPrice === undefined) return NO_PRICE;
+    const found = this.#calcPrice({ input_tokens: 0, output_tokens: 0 }, model, {
+      providerId: pricing.vendor,
+    });
     const prices = found?.model_price;
     if (prices === undefined) return NO_PRICE;
     const rate = (name: string): number | undefined => {

@@ -4,6 +4,7 @@ import {
   type ProviderKind,
   type ProviderSettings,
   type ProviderSlot,
+  type SettingsOfKind,
 } from '../../config/config-types.ts';
 import type { SlotProfile } from '../domain/routing.ts';
 import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
@@ -12,9 +13,15 @@ import { OpenAIProvider } from './openai/openai-provider.ts';
 import type { ProviderAdapter } from './provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
 
-export type AdapterFactory = (settings: ProviderSettings) => ProviderAdapter;
+export type AdapterFactory<K extends ProviderKind = ProviderKind> = (
+  settings: SettingsOfKind<K>,
+) => ProviderAdapter;
 
-export const ADAPTER_FACTORIES: Partial<Record<ProviderKind, AdapterFactory>> = {
+/**
+ * The one line per kind that is not in its row (src/config/provider-kinds.ts): the adapter, which
+ * config cannot import. Every kind must have one, or this does not compile.
+ */
+export const ADAPTER_FACTORIES: { readonly [K in ProviderKind]: AdapterFactory<K> } = {
   simulated: (settings) => new SimulatedProvider(settings),
   anthropic: (settings) => new AnthropicProvider(settings),
   gemini: (settings) => new GeminiProvider(settings),
@@ -63,10 +70,14 @@ export function buildRegistry(config: Config, factories = ADAPTER_FACTORIES): Pr
   const adapters = Object.fromEntries(
     PROVIDER_SLOTS.map((slot) => {
       const settings = config.providers[slot];
-      const factory = factories[settings.kind];
-      if (factory === undefined) throw new Error(`no adapter for provider kind '${settings.kind}' (${slot})`);
-      return [slot, factory(settings)];
+      return [slot, buildAdapter(settings, factories)];
     }),
   ) as Record<ProviderSlot, ProviderAdapter>;
   return new ProviderRegistry(adapters, config.providers);
+}
+
+function buildAdapter(settings: ProviderSettings, factories: typeof ADAPTER_FACTORIES): ProviderAdapter {
+  // TypeScript cannot pair a member of the union with the factory of the same kind; `kind` does.
+  const factory = factories[settings.kind] as (settings: ProviderSettings) => ProviderAdapter;
+  return factory(settings);
 }

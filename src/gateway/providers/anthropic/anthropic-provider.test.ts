@@ -5,15 +5,17 @@ import {
   type MockAnthropicServer,
   startMockAnthropic,
 } from '../../../../test/helpers/mock-anthropic-server.ts';
-import type { ProviderSettings } from '../../../config/config-types.ts';
-import { DEFAULT_SIMULATED } from '../../../config/defaults.ts';
+import type { SettingsOfKind } from '../../../config/config-types.ts';
 import type { CallContext, ChatCall, ChatStreamEvent } from '../provider.ts';
 import type { ProviderError } from '../provider-error.ts';
 import { AnthropicProvider } from './anthropic-provider.ts';
 
 const KEY = 'sk-ant-api03-test-key-never-shown';
 
-function settings(origin: string, extra: Partial<ProviderSettings> = {}): ProviderSettings {
+function settings(
+  origin: string,
+  extra: Partial<SettingsOfKind<'anthropic'>> = {},
+): SettingsOfKind<'anthropic'> {
   return {
     slot: 'provider-b',
     kind: 'anthropic',
@@ -24,7 +26,6 @@ function settings(origin: string, extra: Partial<ProviderSettings> = {}): Provid
     models: ['claude-sonnet-4-5'],
     defaultMaxTokens: 777,
     timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 5_000 },
-    simulated: DEFAULT_SIMULATED,
     ...extra,
   };
 }
@@ -246,7 +247,11 @@ describe('AnthropicProvider against a mock Messages API', () => {
   });
 
   it('without a key it sends no x-api-key and maps the 401', async () => {
-    const keyless = new AnthropicProvider(settings(mock.origin, { apiKey: undefined }));
+    // The loader refuses an Anthropic slot without a key; the adapter must stay safe all the same.
+    const keyless = new AnthropicProvider({
+      ...settings(mock.origin),
+      apiKey: undefined as unknown as string,
+    });
     await assert.rejects(
       keyless.chat(conversation, context()),
       (e: ProviderError) => e.status === 401 && !e.retryable,

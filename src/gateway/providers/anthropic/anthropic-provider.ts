@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
-import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
+import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
+import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import type {
   CallContext,
@@ -9,7 +10,6 @@ import type {
   ChatStreamEvent,
   EmbedResult,
   ProviderAdapter,
-  ProviderCapabilities,
 } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { mapAnthropicHttpError } from './anthropic-error.ts';
@@ -23,16 +23,6 @@ export const ANTHROPIC_MESSAGES_PATH = '/v1/messages';
 /** The API version every Messages request names; the wire formats here are those of this version. */
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-const CAPABILITIES: ProviderCapabilities = {
-  chat: true,
-  stream: true,
-  // Anthropic has no embeddings API; the router sends embeddings elsewhere.
-  embed: false,
-  // Structured output goes through a forced tool (see to-anthropic-request.ts).
-  nativeJsonSchema: true,
-  maxTemperature: 1,
-};
-
 export interface AnthropicProviderOptions {
   /** Replaces the slot's connection pool (tests use a mock agent or a local server's pool). */
   dispatcher?: Dispatcher;
@@ -42,12 +32,12 @@ export interface AnthropicProviderOptions {
 export class AnthropicProvider implements ProviderAdapter {
   readonly slot: ProviderSlot;
   readonly kind = 'anthropic' as const;
-  readonly capabilities = CAPABILITIES;
+  readonly capabilities = PROVIDER_KIND_ROWS.anthropic.capabilities;
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
   readonly #defaultMaxTokens: number;
 
-  constructor(settings: ProviderSettings, options: AnthropicProviderOptions = {}) {
+  constructor(settings: SettingsOfKind<'anthropic'>, options: AnthropicProviderOptions = {}) {
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#defaultMaxTokens = settings.defaultMaxTokens;

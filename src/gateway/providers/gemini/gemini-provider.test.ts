@@ -5,14 +5,14 @@ import {
   MockGeminiServer,
   mockEmbedding,
 } from '../../../../test/helpers/mock-gemini-server.ts';
-import type { ProviderSettings } from '../../../config/config-types.ts';
+import type { SettingsOfKind } from '../../../config/config-types.ts';
 import type { CallContext, ChatStreamEvent } from '../provider.ts';
 import type { ProviderError } from '../provider-error.ts';
 import { GeminiProvider } from './gemini-provider.ts';
 
 const KEY = 'AIzaSy-test-key-0123456789';
 
-function settings(baseUrl: string, apiKey = KEY): ProviderSettings {
+function settings(baseUrl: string, apiKey = KEY): SettingsOfKind<'gemini'> {
   return {
     slot: 'provider-b',
     kind: 'gemini',
@@ -23,14 +23,6 @@ function settings(baseUrl: string, apiKey = KEY): ProviderSettings {
     models: [],
     defaultMaxTokens: 1024,
     timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 10_000 },
-    simulated: {
-      latencyMs: 0,
-      chunkDelayMs: 0,
-      chunkTokens: 1,
-      embedDimensions: 8,
-      failureRate: 0,
-      allowRequestDirectives: false,
-    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
-import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
+import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
+import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { type BufferedResponse, isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import type {
   CallContext,
@@ -10,7 +11,6 @@ import type {
   EmbedCall,
   EmbedResult,
   ProviderAdapter,
-  ProviderCapabilities,
 } from '../provider.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';
 import { fromGeminiStream } from './from-gemini-stream.ts';
@@ -18,14 +18,6 @@ import { embedBatches, fromBatchEmbedResponse, toBatchEmbedRequest } from './gem
 import { geminiHttpError } from './gemini-error.ts';
 import { geminiMethodPath, geminiModelId } from './gemini-model.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
-
-const CAPABILITIES: ProviderCapabilities = {
-  chat: true,
-  stream: true,
-  embed: true,
-  nativeJsonSchema: true,
-  maxTemperature: 2,
-};
 
 /**
  * The Gemini API (Generative Language API, v1beta) behind one slot. The base URL is the origin
@@ -35,14 +27,14 @@ const CAPABILITIES: ProviderCapabilities = {
 export class GeminiProvider implements ProviderAdapter {
   readonly slot: ProviderSlot;
   readonly kind = 'gemini' as const;
-  readonly capabilities = CAPABILITIES;
+  readonly capabilities = PROVIDER_KIND_ROWS.gemini.capabilities;
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
 
-  constructor(settings: ProviderSettings, options: { dispatcher?: Dispatcher } = {}) {
+  constructor(settings: SettingsOfKind<'gemini'>, options: { dispatcher?: Dispatcher } = {}) {
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
-    this.#http = new UpstreamHttp(settings.slot, settings.baseUrl!, settings.timeouts, options.dispatcher);
+    this.#http = new UpstreamHttp(settings.slot, settings.baseUrl, settings.timeouts, options.dispatcher);
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { ProviderSettings, ProviderSlot } from '../../../config/config-types.ts';
+import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
+import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import type {
@@ -10,24 +11,12 @@ import type {
   EmbedCall,
   EmbedResult,
   ProviderAdapter,
-  ProviderCapabilities,
 } from '../provider.ts';
 import { fromOpenAIChatResponse } from './from-openai-response.ts';
 import { eventsFromCompletion, fromOpenAIStream } from './from-openai-stream.ts';
 import { fromOpenAIEmbeddingsResponse, toOpenAIEmbeddingsRequest } from './openai-embeddings.ts';
 import { errorFromResponse, errorFromStreamChunk } from './openai-error.ts';
 import { type MaxTokensField, maxTokensFieldFor, toOpenAIChatRequest } from './to-openai-request.ts';
-
-const CAPABILITIES: ProviderCapabilities = {
-  chat: true,
-  stream: true,
-  embed: true,
-  nativeJsonSchema: true,
-  maxTemperature: 2,
-};
-
-/** Where the config loader points an `openai` slot when no BASE_URL is set; repeated here only as a guard. */
-const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 export interface OpenAIProviderOptions {
   /** Replaces the slot's own connection pool (tests use undici's MockAgent). */
@@ -42,13 +31,13 @@ export interface OpenAIProviderOptions {
 export class OpenAIProvider implements ProviderAdapter {
   readonly slot: ProviderSlot;
   readonly kind = 'openai' as const;
-  readonly capabilities = CAPABILITIES;
+  readonly capabilities = PROVIDER_KIND_ROWS.openai.capabilities;
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
   readonly #maxTokensField: MaxTokensField;
 
-  constructor(settings: ProviderSettings, options: OpenAIProviderOptions = {}) {
-    const baseUrl = settings.baseUrl ?? OPENAI_BASE_URL;
+  constructor(settings: SettingsOfKind<'openai'>, options: OpenAIProviderOptions = {}) {
+    const { baseUrl } = settings;
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#maxTokensField = maxTokensFieldFor(baseUrl);

@@ -1,9 +1,9 @@
-import type { ProviderSettings } from '../../../config/config-types.ts';
+import type { SettingsOfKind } from '../../../config/config-types.ts';
 import type { CallContext } from '../provider.ts';
 
 // Test support shared by the adapter and SDK-fidelity tests (not imported by the adapter itself).
 
-export function openAISettings(baseUrl: string, apiKey?: string): ProviderSettings {
+export function openAISettings(baseUrl: string, apiKey?: string): SettingsOfKind<'openai'> {
   return {
     slot: 'provider-a',
     kind: 'openai',
@@ -14,14 +14,6 @@ export function openAISettings(baseUrl: string, apiKey?: string): ProviderSettin
     models: [],
     defaultMaxTokens: 1024,
     timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 10_000 },
-    simulated: {
-      latencyMs: 0,
-      chunkDelayMs: 0,
-      chunkTokens: 1,
-      embedDimensions: 8,
-      failureRate: 0,
-      allowRequestDirectives: false,
-    },
   };
 }
 

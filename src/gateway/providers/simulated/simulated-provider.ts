@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ProviderSettings, ProviderSlot, SimulatedSettings } from '../../../config/config-types.ts';
+import type { ProviderSlot, SettingsOfKind, SimulatedSettings } from '../../../config/config-types.ts';
+import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { fnv1a, seededRandom } from '../../domain/hash-seed.ts';
 import { countChatInputTokens, loadTokenizer, type Tokenizer } from '../../domain/token-count.ts';
 import type {
@@ -10,21 +11,12 @@ import type {
   EmbedCall,
   EmbedResult,
   ProviderAdapter,
-  ProviderCapabilities,
 } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { sampleFromSchema } from './sample-from-schema.ts';
 import { readDirectives, type SimulatedDirectives, type SimulatedFault } from './simulated-directives.ts';
 import { simulateEmbedding } from './simulated-embedding.ts';
 import { simulateReply } from './simulated-text.ts';
-
-const CAPABILITIES: ProviderCapabilities = {
-  chat: true,
-  stream: true,
-  embed: true,
-  nativeJsonSchema: true,
-  maxTemperature: 2,
-};
 
 /** Every model a simulated slot answers with carries this prefix, so no answer passes for a real model's. */
 export function simulatedModelName(model: string): string {
@@ -38,10 +30,10 @@ export function simulatedModelName(model: string): string {
 export class SimulatedProvider implements ProviderAdapter {
   readonly slot: ProviderSlot;
   readonly kind = 'simulated' as const;
-  readonly capabilities = CAPABILITIES;
+  readonly capabilities = PROVIDER_KIND_ROWS.simulated.capabilities;
   readonly #settings: SimulatedSettings;
 
-  constructor(settings: ProviderSettings) {
+  constructor(settings: SettingsOfKind<'simulated'>) {
     this.slot = settings.slot;
     this.#settings = settings.simulated;
   }

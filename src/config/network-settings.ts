@@ -1,5 +1,6 @@
 import { ConfigError } from './config-error.ts';
-import type { EnvReader } from './read-env.ts';
+import type { SURFACE_NAMES } from './config-file-schema.ts';
+import { commaList, type Parser } from './env-parsers.ts';
 
 /** Which proxies' X-Forwarded-For to believe: none, all, a hop count, or addresses and CIDRs. */
 export type TrustProxy = boolean | number | string[];
@@ -9,39 +10,39 @@ export type TrustProxy = boolean | number | string[];
  * proxy), a hop count (`1` behind one load balancer), or a comma-separated list of proxy
  * addresses and CIDR ranges. The client address feeds per-address limits (newsletter signups).
  */
-export function readTrustProxy(read: EnvReader, fromFile: TrustProxy | undefined): TrustProxy {
-  const raw = read.string('TRUST_PROXY');
-  if (raw === undefined) return fromFile ?? false;
+export const parseTrustProxy: Parser<TrustProxy> = (raw, name) => {
   if (raw === 'true' || raw === 'false') return raw === 'true';
   if (/^\d+$/.test(raw)) return Number(raw);
-  const entries = raw
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
+  const entries = commaList(raw, name);
   const bad = entries.find((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry));
   if (bad !== undefined || entries.length === 0) {
     throw new ConfigError(
-      'TRUST_PROXY',
+      name,
       'must be true, false, a hop count, or comma-separated addresses or CIDR ranges',
     );
   }
   return entries;
-}
+};
+
+type Surface = (typeof SURFACE_NAMES)[number];
+
+/** SURFACES or `--surface=`: `gateway`, `site` or `both`, comma-separated. */
+export const parseSurfaces: Parser<Surface[]> = (raw, name) => {
+  const names = raw.split(',').map((s) => s.trim().toLowerCase());
+  const valid = ['gateway', 'site', 'both'];
+  const unknown = names.find((entry) => !valid.includes(entry));
+  if (unknown !== undefined || names.length === 0) {
+    throw new ConfigError(name, `must be gateway, site or both (got '${raw}')`);
+  }
+  const both = names.includes('both');
+  return (['gateway', 'site'] as const).filter((surface) => both || names.includes(surface));
+};
 
 /**
- * MCP_ALLOWED_ORIGINS: browser origins (`https://app.example.com`) allowed to call POST /mcp on top
- * of the site's and gateway's own public origins and localhost.
+ * MCP_ALLOWED_ORIGINS (or `site.mcpAllowedOrigins`): browser origins (`https://app.example.com`)
+ * allowed to call POST /mcp on top of the site's and gateway's own public origins and localhost.
  */
-export function readAllowedOrigins(read: EnvReader, fromFile: readonly string[] | undefined): string[] {
-  const raw = read.string('MCP_ALLOWED_ORIGINS');
-  const entries =
-    raw === undefined
-      ? [...(fromFile ?? [])]
-      : raw
-          .split(',')
-          .map((e) => e.trim())
-          .filter(Boolean);
-  const setting = raw === undefined ? 'site.mcpAllowedOrigins' : 'MCP_ALLOWED_ORIGINS';
+export function checkAllowedOrigins(setting: string, entries: readonly string[]): string[] {
   return entries.map((entry) => {
     let url: URL;
     try {

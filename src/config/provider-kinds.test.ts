@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError } from './config-error.ts';
+import { loadConfig } from './load-config.ts';
+import { PROVIDER_KIND_ROWS, PROVIDER_KINDS, type ProviderKindRow } from './provider-kinds.ts';
+
+const rows = Object.entries(PROVIDER_KIND_ROWS) as [keyof typeof PROVIDER_KIND_ROWS, ProviderKindRow][];
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env, []);
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    return error;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('provider kind rows', () => {
+  it('are one per kind, in the order of PROVIDER_KINDS', () => {
+    assert.deepEqual(Object.keys(PROVIDER_KIND_ROWS), [...PROVIDER_KINDS]);
+  });
+
+  for (const [kind, row] of rows) {
+    it(`${kind}: the loader takes the slot's defaults from the row`, () => {
+      const slot = loadConfig({ PROVIDER_B_KIND: kind, PROVIDER_B_API_KEY: 'k' }, []).providers['provider-b'];
+      assert.equal(slot.kind, kind);
+      assert.equal(slot.baseUrl, row.baseUrl);
+      assert.equal(slot.chatModel, row.chatModel);
+      assert.equal(slot.embedModel, row.embedModel);
+    });
+
+    it(`${kind}: the loader applies the row's key rule (${row.apiKey})`, () => {
+      const keyless = { PROVIDER_B_KIND: kind };
+      if (row.apiKey === 'never') {
+        assert.equal(loadConfig(keyless, []).providers['provider-b'].apiKey, undefined);
+        return;
+      }
+      assert.match(failure(keyless).message, /^Invalid configuration: PROVIDER_B_API_KEY is required/);
+      if (row.apiKey === 'at-default-base-url') {
+        const local = loadConfig({ ...keyless, PROVIDER_B_BASE_URL: 'http://localhost:11434/v1' }, []);
+        assert.equal(local.providers['provider-b'].apiKey, undefined);
+      }
+    });
+
+    it(`${kind}: an embedding model is ${row.capabilities.embed ? 'taken' : 'refused'} as the row's capabilities say`, () => {
+      const env = { PROVIDER_C_KIND: kind, PROVIDER_C_API_KEY: 'k', PROVIDER_C_EMBED_MODEL: 'some-embedder' };
+      if (row.capabilities.embed) {
+        assert.equal(loadConfig(env, []).providers['provider-c'].embedModel, 'some-embedder');
+      } else {
+        assert.match(failure(env).message, new RegExp(`PROVIDER_C_EMBED_MODEL cannot be set: ${row.vendor}`));
+      }
+    });
+  }
+
+  it('keep the messages of before for the vendors users know', () => {
+    assert.equal(
+      failure({ PROVIDER_A_KIND: 'openai' }).message,
+      'Invalid configuration: PROVIDER_A_API_KEY is required for api.openai.com (set a BASE_URL for a keyless local server)',
+    );
+    assert.equal(
+      failure({ PROVIDER_A_KIND: 'gemini' }).message,
+      'Invalid configuration: PROVIDER_A_API_KEY is required when PROVIDER_A_KIND is gemini',
+    );
+    assert.equal(
+      failure({ PROVIDER_A_KIND: 'anthropic', PROVIDER_A_API_KEY: 'k', PROVIDER_A_EMBED_MODEL: 'e' }).message,
+      'Invalid configuration: PROVIDER_A_EMBED_MODEL cannot be set: Anthropic has no embeddings API',
+    );
+  });
+
+  it('are what docs/configuration.md says under "Defaults per provider kind"', () => {
+    const text = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
+    const section = text.split('### Defaults per provider kind')[1]?.split('\n## ')[0] ?? '';
+    const documented = new Map<string, string[]>();
+    for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
+      const cells = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim());
+      // A cell's value is its first backticked word; "none" or "(none: …)" is no value.
+      const values = cells.map((cell) => /^`([^`]+)`/.exec(cell)?.[1] ?? '');
+      documented.set(values[0] ?? '', values.slice(1));
+    }
+    for (const [kind, row] of rows) {
+      assert.deepEqual(documented.get(kind), [row.baseUrl ?? '', row.chatModel, row.embedModel ?? ''], kind);
+    }
+    assert.equal(documented.size, rows.length);
+  });
+});

@@ -1,0 +1,31 @@
+import type { Static, TObject } from 'typebox';
+import type { ProviderSlot } from './config-file-schema.ts';
+import type { PROVIDER_KIND_ROWS, ProviderKind } from './provider-kinds.ts';
+import type { ProviderTimeouts } from './settings-schema.ts';
+
+type Row<K extends ProviderKind> = (typeof PROVIDER_KIND_ROWS)[K];
+
+/**
+ * One slot bound to kind K, derived from the kind's row: a kind with a default base URL always
+ * has one; a kind whose key is required `always` always has a key; a kind that cannot embed has
+ * no embedding model; a kind with its own settings block has it under its name.
+ */
+export type KindSettings<K extends ProviderKind> = {
+  slot: ProviderSlot;
+  kind: K;
+  baseUrl: Row<K>['baseUrl'] extends string ? string : string | undefined;
+  apiKey: Row<K>['apiKey'] extends 'always' ? string : string | undefined;
+  chatModel: string;
+  embedModel: Row<K>['capabilities']['embed'] extends false ? undefined : string | undefined;
+  /** Models this slot is known to serve; used to route a request that names a model but no provider. */
+  models: string[];
+  /** Output-token cap sent when the caller gives no maxTokens and the upstream requires one. */
+  defaultMaxTokens: number;
+  timeouts: ProviderTimeouts;
+} & (Row<K> extends { settings: infer S extends TObject } ? { [P in K]: Static<S> } : unknown);
+
+/** One slot's settings, told apart by `kind`: each adapter takes only its own kind's. */
+export type ProviderSettings = { [K in ProviderKind]: KindSettings<K> }[ProviderKind];
+
+/** The settings of one kind, e.g. `SettingsOfKind<'gemini'>`. */
+export type SettingsOfKind<K extends ProviderKind> = Extract<ProviderSettings, { kind: K }>;
