@@ -14,19 +14,21 @@ const pending = new Set<Promise<void>>();
 const started = performance.now();
 let sent = 0;
 
+const inFlight = new Set<number>();
+
 function probe(due: number): Promise<void> {
+  inFlight.add(due);
   return new Promise((resolve) => {
+    const finish = (latency: number) => {
+      if (!inFlight.delete(due)) return;
+      latencies.push(latency);
+      resolve();
+    };
     const req = request({ host: '127.0.0.1', port, path: '/health', agent }, (res) => {
       res.resume();
-      res.on('end', () => {
-        latencies.push(performance.now() - due);
-        resolve();
-      });
+      res.on('end', () => finish(performance.now() - due));
     });
-    req.on('error', () => {
-      latencies.push(Number.POSITIVE_INFINITY);
-      resolve();
-    });
+    req.on('error', () => finish(Number.POSITIVE_INFINITY));
     req.end();
   });
 }
@@ -36,18 +38,26 @@ function probe(due: number): Promise<void> {
 let timer: NodeJS.Timeout;
 function scheduleNext(): void {
   const due = started + ++sent * everyMs;
-  timer = setTimeout(() => {
-    const done = probe(due);
-    pending.add(done);
-    void done.finally(() => pending.delete(done));
-    scheduleNext();
-  }, due - performance.now());
+  timer = setTimeout(
+    () => {
+      const done = probe(due);
+      pending.add(done);
+      void done.finally(() => pending.delete(done));
+      scheduleNext();
+    },
+    Math.max(0, due - performance.now()),
+  );
 }
 scheduleNext();
 
+/** How long stop waits for probes still in flight (a server stuck on a request answers none). */
+const DRAIN_MS = 2000;
+
 parentPort?.on('message', async () => {
   clearTimeout(timer);
-  await Promise.all(pending);
+  await Promise.race([Promise.all(pending), new Promise((resolve) => setTimeout(resolve, DRAIN_MS))]);
+  // Probes still unanswered waited at least this long: record that, as a lower bound.
+  for (const due of inFlight) latencies.push(performance.now() - due);
   agent.destroy();
   parentPort?.postMessage(latencies);
 });

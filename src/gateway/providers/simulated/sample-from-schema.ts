@@ -3,9 +3,9 @@
  * provider's /v1/json answers: types, properties, required, additionalProperties,
  * patternProperties-free names, items and prefixItems, min/max counts, enum, const, numeric bounds
  * and multipleOf, lengths, formats, `pattern` (drawn from the pattern, checked with RE2), local
- * `$ref` and anchors, allOf, anyOf and oneOf. `not`, `if`/`then`/`else`, `contains` with
- * constraints of its own and `dependentSchemas` are not honoured: such an answer may fail
- * validation, and the gateway's re-ask path then reports it honestly.
+ * `$ref` and anchors, allOf, anyOf and oneOf. `not`, `if`/`then`/`else`, `propertyNames` and
+ * `dependentSchemas` are not honoured: such an answer may fail validation, and the gateway's
+ * re-ask path then reports it honestly.
  *
  * Bounded: it builds the smallest instance (see SmallestInstance) plus a few optional parts while
  * it has built fewer than GENEROUS_VALUES values, so its time, depth and output stay bounded for
