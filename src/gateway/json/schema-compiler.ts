@@ -12,6 +12,7 @@ import { assertNoInPlaceCycle } from './reference-cycles.ts';
 import { schemaError } from './schema-error.ts';
 import { MAX_REQUIRED_VALUES } from './schema-limits.ts';
 import { SmallestInstance } from './smallest-instance.ts';
+import { replaceUniqueItems } from './unique-items.ts';
 
 const DRAFT_07 = new Set([
   'http://json-schema.org/draft-07/schema#',
@@ -55,6 +56,8 @@ export class SchemaCompiler {
     this.#draft07 = new Ajv(options);
     addFormats.default(this.#draft2020);
     addFormats.default(this.#draft07);
+    replaceUniqueItems(this.#draft2020);
+    replaceUniqueItems(this.#draft07);
   }
 
   compile(schema: unknown): CompiledSchema {
