@@ -68,10 +68,16 @@ describe('token counting', () => {
       const tokenizer = await loadTokenizer();
       await tokenizer.count(randomText(MIB, 5)); // what filled the library's cache before
       const text = build();
-      const { value, maxStallMs, elapsedMs } = await measureLoopStall(() => tokenizer.count(text));
+      const { value, maxStallMs, maxStallCpuMs, elapsedMs } = await measureLoopStall(() =>
+        tokenizer.count(text),
+      );
       assert.ok(value > 0);
       assert.ok(elapsedMs < MAX_ELAPSED_MS, `took ${elapsedMs.toFixed(0)} ms`);
-      assert.ok(maxStallMs < MAX_STALL_MS, `event loop blocked for ${maxStallMs.toFixed(0)} ms`);
+      // CPU time of the main thread, not wall time: see test/helpers/event-loop-probe.ts.
+      assert.ok(
+        maxStallCpuMs < MAX_STALL_MS,
+        `event loop blocked for ${maxStallCpuMs.toFixed(0)} ms of CPU (${maxStallMs.toFixed(0)} ms wall)`,
+      );
     });
   }
 
