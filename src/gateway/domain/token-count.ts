@@ -1,9 +1,41 @@
 import type { ChatMessage } from '../providers/provider.ts';
+import { sliceForTokenizer } from './tokenizer-slices.ts';
 
+/**
+ * Token counting that answers in bounded time and keeps the event loop free for any input up to
+ * MAX_BODY_BYTES:
+ * - text is fed to the tokenizer in bounded slices (see tokenizer-slices.ts), so no single
+ *   library call is quadratic in the input;
+ * - the work yields to other requests every YIELD_EVERY_CHARS characters;
+ * - up to EXACT_COUNT_CHARS characters per call are counted exactly; past that, evenly spaced
+ *   slices adding up to about EXACT_COUNT_CHARS are counted and the total is scaled from them.
+ */
 export interface Tokenizer {
-  encode(text: string): number[];
+  /** Tokens of each text counted separately, summed. */
+  count(texts: string | readonly string[]): Promise<number>;
+  /** Exact tokens of one text (simulated answers only; they stream and truncate by token). */
+  encode(text: string): Promise<number[]>;
   decode(tokens: readonly number[]): string;
-  count(text: string): number;
+}
+
+/**
+ * Characters counted exactly in one call. The slowest text for gpt-tokenizer (random CJK, one
+ * repeated letter) tokenizes at about 1-2 MB/s on this project's 2-core reference box, so this
+ * bounds a count to a few hundred milliseconds; ordinary prose of this size takes ~15 ms.
+ */
+export const EXACT_COUNT_CHARS = 256 * 1024;
+
+/** Characters tokenized between two yields: a few milliseconds of work at worst. */
+const YIELD_EVERY_CHARS = 8 * 1024;
+
+/** Slicing a character costs about this many times less than tokenizing it. */
+const SCAN_COST_RATIO = 16;
+
+interface Encoding {
+  encode(text: string): number[];
+  decode(tokens: number[]): string;
+  countTokens(text: string): number;
+  setMergeCacheSize(size: number): void;
 }
 
 let loading: Promise<Tokenizer> | undefined;
@@ -13,12 +45,70 @@ let loading: Promise<Tokenizer> | undefined;
  * gateway bound only to upstreams that report usage never needs to pay.
  */
 export function loadTokenizer(): Promise<Tokenizer> {
-  loading ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => ({
-    encode: (text: string) => module.encode(text),
-    decode: (tokens: readonly number[]) => module.decode(tokens as number[]),
-    count: (text: string) => module.countTokens(text),
-  }));
+  loading ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => {
+    const encoding = module as unknown as Encoding;
+    // The library's merge cache (100,000 entries, evicted oldest first from a Map) grows by
+    // hundreds of MB on random text, and once full every insert scans the Map's deleted
+    // entries: after one 1 MB random prompt the next took over 15 s. Slices keep each merge
+    // short, so merging afresh costs less than that cache.
+    encoding.setMergeCacheSize(0);
+    return buildTokenizer(encoding);
+  });
   return loading;
+}
+
+function buildTokenizer(encoding: Encoding): Tokenizer {
+  return {
+    count: (texts) => countSampled(encoding, typeof texts === 'string' ? [texts] : texts),
+    encode: async (text) => {
+      const tokens: number[] = [];
+      const pacer = new Pacer();
+      for (const slice of sliceForTokenizer(text)) {
+        for (const token of encoding.encode(slice.text)) tokens.push(token);
+        await pacer.after(slice.text.length);
+      }
+      return tokens;
+    },
+    decode: (tokens) => encoding.decode(tokens as number[]),
+  };
+}
+
+async function countSampled(encoding: Encoding, texts: readonly string[]): Promise<number> {
+  const totalChars = texts.reduce((sum, text) => sum + text.length, 0);
+  // Count one slice in `stride`; with stride 1 every slice is counted and the result is exact.
+  const stride = Math.max(1, Math.ceil(totalChars / EXACT_COUNT_CHARS));
+  const pacer = new Pacer();
+  let total = 0;
+  for (const text of texts) {
+    let tokens = 0;
+    let countedChars = 0;
+    let index = 0;
+    for (const slice of sliceForTokenizer(text)) {
+      if (index++ % stride !== 0) {
+        // Skipping still scans the slice for boundaries: cheap per character, not on 4 MiB.
+        await pacer.after(slice.text.length / SCAN_COST_RATIO);
+        continue;
+      }
+      tokens += encoding.countTokens(slice.text);
+      countedChars += slice.text.length;
+      await pacer.after(slice.text.length);
+    }
+    total += stride === 1 || countedChars === 0 ? tokens : Math.round((tokens * text.length) / countedChars);
+  }
+  return total;
+}
+
+/** Yields to the event loop after each YIELD_EVERY_CHARS characters of tokenizing. */
+class Pacer {
+  #sinceYield = 0;
+
+  async after(chars: number): Promise<void> {
+    this.#sinceYield += chars;
+    if (this.#sinceYield < YIELD_EVERY_CHARS) return;
+    this.#sinceYield = 0;
+    // setImmediate, not a microtask: pending I/O (other requests) runs before the next batch.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 // OpenAI's documented accounting for chat input: each message costs 3 tokens of framing,
@@ -27,11 +117,19 @@ const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_NAME = 1;
 const TOKENS_REPLY_PRIMER = 3;
 
-export function countChatInputTokens(tokenizer: Tokenizer, messages: readonly ChatMessage[]): number {
-  let total = TOKENS_REPLY_PRIMER;
+export async function countChatInputTokens(
+  tokenizer: Tokenizer,
+  messages: readonly ChatMessage[],
+): Promise<number> {
+  let framing = TOKENS_REPLY_PRIMER;
+  const texts: string[] = [];
   for (const message of messages) {
-    total += TOKENS_PER_MESSAGE + tokenizer.count(message.role) + tokenizer.count(message.content);
-    if (message.name !== undefined) total += TOKENS_PER_NAME + tokenizer.count(message.name);
+    framing += TOKENS_PER_MESSAGE;
+    texts.push(message.role, message.content);
+    if (message.name !== undefined) {
+      framing += TOKENS_PER_NAME;
+      texts.push(message.name);
+    }
   }
-  return total;
+  return framing + (await tokenizer.count(texts));
 }

@@ -2,10 +2,17 @@ import { hash } from 'node:crypto';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import safeRegex from 'safe-regex2';
 import type { JsonOutputSettings } from '../../config/config-types.ts';
-import { ApiError, type FieldIssue } from '../../platform/errors.ts';
+import type { FieldIssue } from '../../platform/errors.ts';
 import { toFieldIssues } from '../../platform/validation-issues.ts';
+import { assertDepthWithin, inspectSchema } from './inspect-schema.ts';
+import { linearRegExpEngine } from './linear-regexp.ts';
+import { LocalReferences } from './local-references.ts';
+import { assertNoInPlaceCycle } from './reference-cycles.ts';
+import { schemaError } from './schema-error.ts';
+import { MAX_REQUIRED_VALUES } from './schema-limits.ts';
+import { SmallestInstance } from './smallest-instance.ts';
+import { replaceUniqueItems } from './unique-items.ts';
 
 const DRAFT_07 = new Set([
   'http://json-schema.org/draft-07/schema#',
@@ -22,8 +29,11 @@ export interface CompiledSchema {
 
 /**
  * Compiles caller-supplied JSON Schemas (2020-12 by default, draft-07 when `$schema` says so)
- * once, and caches them by content hash. Hostile schemas are refused with a 400 before Ajv
- * sees them: too large, too deep, remote references, or regular expressions open to ReDoS.
+ * once, and caches them by content hash. Schemas that would cost unbounded time are refused
+ * with a 400 before Ajv sees them: too deep or too large, remote references, patterns RE2 cannot
+ * run, size keywords past their caps, reference cycles that never descend into the instance, and
+ * schemas whose smallest instance needs more than MAX_REQUIRED_VALUES values. Patterns run on
+ * RE2, in time linear in the input (see linear-regexp.ts and docs/operations.md).
  */
 export class SchemaCompiler {
   readonly #settings: JsonOutputSettings;
@@ -35,14 +45,24 @@ export class SchemaCompiler {
     this.#settings = settings;
     // strict: false because the spec says unknown keywords are ignored, and callers' schemas
     // carry annotations (title, examples, x-…) that strict mode would reject.
-    const options = { strict: false, allErrors: true, validateFormats: true, logger: false as const };
+    const options = {
+      strict: false,
+      allErrors: true,
+      validateFormats: true,
+      logger: false as const,
+      code: { regExp: linearRegExpEngine },
+    };
     this.#draft2020 = new Ajv2020(options);
     this.#draft07 = new Ajv(options);
     addFormats.default(this.#draft2020);
     addFormats.default(this.#draft07);
+    replaceUniqueItems(this.#draft2020);
+    replaceUniqueItems(this.#draft07);
   }
 
   compile(schema: unknown): CompiledSchema {
+    // Before JSON.stringify, which recurses and overflowed the stack at ~5,000 levels.
+    assertDepthWithin(schema, this.#settings.maxSchemaDepth);
     const text = JSON.stringify(schema);
     if (Buffer.byteLength(text) > this.#settings.maxSchemaBytes) {
       throw schemaError(`schema is larger than ${this.#settings.maxSchemaBytes} bytes`);
@@ -55,7 +75,7 @@ export class SchemaCompiler {
       this.#cache.set(key, cached);
       return cached;
     }
-    inspectSchema(schema, this.#settings.maxSchemaDepth);
+    assertBoundedSchema(schema);
     const compiled = this.#compileFresh(schema as Record<string, unknown> | boolean);
     if (this.#cache.size >= this.#settings.schemaCacheSize) {
       const oldest = this.#cache.keys().next().value;
@@ -80,7 +100,16 @@ export class SchemaCompiler {
       throw schemaError(`schema does not compile: ${(error as Error).message}`);
     }
     return {
-      validate: (value) => (validate(value) ? [] : toFieldIssues(validate.errors)),
+      validate: (value) => {
+        try {
+          return validate(value) ? [] : toFieldIssues(validate.errors);
+        } catch (error) {
+          // A reference cycle the static check could not see (through a nested $id): report the
+          // schema, not a 500.
+          if (error instanceof RangeError) throw schemaError('schema recurses without end when validating');
+          throw error;
+        }
+      },
     };
   }
 }
@@ -102,57 +131,18 @@ function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
   return rest;
 }
 
-function schemaError(message: string, path = '/schema'): ApiError {
-  return new ApiError('invalid_request', 'schema is not a usable JSON Schema', {
-    details: [{ path, message }],
-  });
-}
-
-/** Walks the schema once: bounds its depth, refuses remote $ref and unsafe patterns. */
-function inspectSchema(schema: unknown, maxDepth: number): void {
-  const stack: { node: unknown; depth: number; path: string }[] = [
-    { node: schema, depth: 0, path: '/schema' },
-  ];
-  while (stack.length > 0) {
-    const { node, depth, path } = stack.pop() as { node: unknown; depth: number; path: string };
-    if (typeof node !== 'object' || node === null) continue;
-    if (depth > maxDepth) throw schemaError(`schema is nested deeper than ${maxDepth} levels`, path);
-    const record = node as Record<string, unknown>;
-    for (const key of ['$ref', '$dynamicRef', '$recursiveRef'] as const) {
-      const ref = record[key];
-      if (typeof ref === 'string' && !ref.startsWith('#')) {
-        throw schemaError('only local references (starting with #) are allowed', `${path}/${key}`);
-      }
-    }
-    if (typeof record.pattern === 'string' && !isSafePattern(record.pattern)) {
-      throw schemaError('pattern is too complex (risk of catastrophic backtracking)', `${path}/pattern`);
-    }
-    if (
-      typeof record.patternProperties === 'object' &&
-      record.patternProperties !== null &&
-      !Array.isArray(record)
-    ) {
-      for (const pattern of Object.keys(record.patternProperties)) {
-        if (!isSafePattern(pattern)) {
-          throw schemaError(
-            'pattern is too complex (risk of catastrophic backtracking)',
-            `${path}/patternProperties`,
-          );
-        }
-      }
-    }
-    for (const [key, child] of Object.entries(record)) {
-      if (typeof child === 'object' && child !== null)
-        stack.push({ node: child, depth: depth + 1, path: `${path}/${key}` });
-    }
+/** The checks that need the whole schema; run once per distinct schema, before Ajv compiles it. */
+function assertBoundedSchema(schema: unknown): void {
+  inspectSchema(schema);
+  const references = new LocalReferences(schema);
+  assertNoInPlaceCycle(references);
+  const smallest = new SmallestInstance(references, MAX_REQUIRED_VALUES + 1);
+  if (!smallest.settled) {
+    throw schemaError('schema references are chained too intricately to analyse in bounded time');
   }
-}
-
-function isSafePattern(pattern: string): boolean {
-  if (pattern.length > 1000) return false;
-  try {
-    return safeRegex(pattern);
-  } catch {
-    return false;
+  if (smallest.of(schema) > MAX_REQUIRED_VALUES) {
+    throw schemaError(
+      `every valid instance needs more than ${MAX_REQUIRED_VALUES} JSON values (required properties, minItems and minProperties multiply through nesting and $ref, or a required property recurses without end)`,
+    );
   }
 }

@@ -35,5 +35,8 @@ export async function estimateChatUsage(
   output: string,
 ): Promise<ReportedUsage> {
   const tokenizer = await loadTokenizer();
-  return { inputTokens: countChatInputTokens(tokenizer, messages), outputTokens: tokenizer.count(output) };
+  return {
+    inputTokens: await countChatInputTokens(tokenizer, messages),
+    outputTokens: await tokenizer.count(output),
+  };
 }

@@ -49,7 +49,7 @@ export async function runEmbed(
         estimate: async () => {
           const tokenizer = await loadTokenizer();
           return {
-            inputTokens: inputs.reduce((sum, text) => sum + tokenizer.count(text), 0),
+            inputTokens: await tokenizer.count(inputs),
             outputTokens: 0,
           };
         },

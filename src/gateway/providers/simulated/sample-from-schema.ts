@@ -1,213 +1,217 @@
 /**
  * Builds a JSON value that satisfies a JSON Schema (2020-12 or draft-07), for the simulated
- * provider's /v1/json answers. It covers what structured-output schemas use in practice: types,
- * properties, required, items, enum, const, numeric and length bounds, formats, local $ref,
- * allOf, anyOf and oneOf (first branch). A `pattern` it cannot honour yields a value that fails
- * validation, so the gateway's re-ask path reports it honestly.
+ * provider's /v1/json answers: types, properties, required, additionalProperties,
+ * patternProperties-free names, items and prefixItems, min/max counts, enum, const, numeric bounds
+ * and multipleOf, lengths, formats, `pattern` (drawn from the pattern, checked with RE2), local
+ * `$ref` and anchors, allOf, anyOf and oneOf. `not`, `if`/`then`/`else`, `propertyNames` and
+ * `dependentSchemas` are not honoured: such an answer may fail validation, and the gateway's
+ * re-ask path then reports it honestly.
+ *
+ * Bounded: it builds the smallest instance (see SmallestInstance) plus a few optional parts while
+ * it has built fewer than GENEROUS_VALUES values, so its time, depth and output stay bounded for
+ * any schema the gateway accepts (whose smallest instance is at most MAX_REQUIRED_VALUES values).
  */
+import { LocalReferences } from '../../json/local-references.ts';
+import { MAX_REQUIRED_VALUES } from '../../json/schema-limits.ts';
+import { SmallestInstance, typesOf } from '../../json/smallest-instance.ts';
+import { dereference, mergeSchemas } from './merge-schemas.ts';
+import { sampleNumber } from './sample-number.ts';
+import { sampleString } from './sample-string.ts';
+
 type Schema = Record<string, unknown> | boolean;
 
-const FORMAT_SAMPLES: Record<string, string> = {
-  email: 'user@example.com',
-  'idn-email': 'user@example.com',
-  'date-time': '2026-01-01T00:00:00Z',
-  date: '2026-01-01',
-  time: '12:00:00Z',
-  duration: 'P1D',
-  uri: 'https://example.com/',
-  'uri-reference': 'https://example.com/',
-  iri: 'https://example.com/',
-  url: 'https://example.com/',
-  uuid: '00000000-0000-4000-8000-000000000000',
-  hostname: 'example.com',
-  ipv4: '192.0.2.1',
-  ipv6: '2001:db8::1',
-  'json-pointer': '/a',
-  regex: '^a$',
-};
+/**
+ * Optional properties and a second array item are added only while fewer values than this are
+ * built and the answer is shallower than GENEROUS_DEPTH: enough to look like an answer, and
+ * recursion through optional references stops early.
+ */
+const GENEROUS_VALUES = 200;
+const GENEROUS_DEPTH = 6;
 
-const MAX_DEPTH = 24;
+/** Optional parts are added only when their smallest instance is this small. */
+const SMALL_OPTIONAL_VALUES = 20;
+
+/**
+ * A hard stop on nesting, whatever the schema: past it the answer is `null`. Accepted schemas
+ * need at most MAX_REQUIRED_VALUES values, but a chain of required references can nest that deep
+ * only within 64 KiB of schema, which holds no more than about a thousand definitions.
+ */
+const MAX_SAMPLE_DEPTH = 1000;
+
+/** Resamples of an array item that must differ from the ones before (uniqueItems). */
+const UNIQUE_TRIES = 8;
 
 export function sampleFromSchema(root: Schema, pick: () => number): unknown {
-  return sample(root, root, pick, 0);
+  return new Sampler(root, pick).sample(root, 0);
 }
 
-function sample(schema: Schema, root: Schema, pick: () => number, depth: number): unknown {
-  if (schema === true || schema === false || depth > MAX_DEPTH) return null;
-  const resolved = resolveRef(schema, root);
-  if (resolved !== schema) return sample(resolved, root, pick, depth + 1);
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0)
-    return schema.enum[Math.floor(pick() * schema.enum.length)];
-  if (Array.isArray(schema.allOf)) return sample(mergeAll(schema, root), root, pick, depth + 1);
-  const branch = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-  if (Array.isArray(branch) && branch.length > 0) {
-    const { anyOf: _a, oneOf: _o, ...rest } = schema;
-    return sample(mergeSchemas(rest, branch[0] as Schema, root), root, pick, depth + 1);
-  }
-  switch (pickType(schema)) {
-    case 'object':
-      return sampleObject(schema, root, pick, depth);
-    case 'array':
-      return sampleArray(schema, root, pick, depth);
-    case 'string':
-      return sampleString(schema, pick);
-    case 'integer':
-      return sampleNumber(schema, true);
-    case 'number':
-      return sampleNumber(schema, false);
-    case 'boolean':
-      return pick() < 0.5;
-    case 'null':
-      return null;
-    default:
-      return 'simulated';
-  }
-}
+class Sampler {
+  readonly #references: LocalReferences;
+  readonly #smallest: SmallestInstance;
+  readonly #pick: () => number;
+  #built = 0;
 
-function pickType(schema: Record<string, unknown>): string | undefined {
-  const type = schema.type;
-  if (typeof type === 'string') return type;
-  if (Array.isArray(type)) return (type.find((t) => t !== 'null') ?? type[0]) as string | undefined;
-  if (schema.properties !== undefined || schema.required !== undefined) return 'object';
-  if (schema.items !== undefined || schema.prefixItems !== undefined) return 'array';
-  return undefined;
-}
-
-function sampleObject(
-  schema: Record<string, unknown>,
-  root: Schema,
-  pick: () => number,
-  depth: number,
-): unknown {
-  const properties = (schema.properties ?? {}) as Record<string, Schema>;
-  const result: Record<string, unknown> = {};
-  for (const [key, propertySchema] of Object.entries(properties)) {
-    result[key] = sample(propertySchema, root, pick, depth + 1);
+  constructor(root: Schema, pick: () => number) {
+    this.#references = new LocalReferences(root);
+    this.#smallest = new SmallestInstance(this.#references, MAX_REQUIRED_VALUES + 1);
+    this.#pick = pick;
   }
-  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-  for (const key of required) {
-    if (!(key in result)) result[key] = extraValue(schema, root, pick, depth);
-  }
-  const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
-  for (let i = 0; Object.keys(result).length < minProperties; i++) {
-    result[`field${i}`] = extraValue(schema, root, pick, depth);
-  }
-  return result;
-}
 
-function extraValue(
-  schema: Record<string, unknown>,
-  root: Schema,
-  pick: () => number,
-  depth: number,
-): unknown {
-  const additional = schema.additionalProperties;
-  return typeof additional === 'object' ? sample(additional as Schema, root, pick, depth + 1) : 'simulated';
-}
+  #generous(depth: number): boolean {
+    return this.#built < GENEROUS_VALUES && depth < GENEROUS_DEPTH;
+  }
 
-function sampleArray(
-  schema: Record<string, unknown>,
-  root: Schema,
-  pick: () => number,
-  depth: number,
-): unknown[] {
-  const prefix = Array.isArray(schema.prefixItems) ? (schema.prefixItems as Schema[]) : [];
-  const items = Array.isArray(schema.items) ? undefined : (schema.items as Schema | undefined);
-  const min = typeof schema.minItems === 'number' ? schema.minItems : 1;
-  const max = typeof schema.maxItems === 'number' ? schema.maxItems : Math.max(min, 2);
-  const length = Math.min(Math.max(min, prefix.length, items === undefined ? 0 : Math.min(2, max)), max);
-  const result: unknown[] = [];
-  for (let i = 0; i < length; i++) {
-    const itemSchema = prefix[i] ?? items ?? true;
-    let value = sample(itemSchema, root, pick, depth + 1);
-    // uniqueItems: resample a few times before giving up.
-    for (let tries = 0; schema.uniqueItems === true && tries < 8 && containsEqual(result, value); tries++) {
-      value = sample(itemSchema, root, pick, depth + 1);
+  sample(input: Schema, depth: number): unknown {
+    if (input === true) return this.#leaf('simulated');
+    if (input === false || depth > MAX_SAMPLE_DEPTH) return null;
+    const schema = this.#flatten(input);
+    if (schema === false) return null;
+    if (schema === true) return this.#leaf('simulated');
+    if ('const' in schema) return this.#leaf(schema.const);
+    if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+      return this.#leaf(schema.enum[Math.floor(this.#pick() * schema.enum.length)]);
     }
-    result.push(value);
+    switch (this.#chooseType(schema, depth)) {
+      case 'object':
+        return this.#object(schema, depth);
+      case 'array':
+        return this.#array(schema, depth);
+      case 'string':
+        return this.#leaf(sampleString(schema, this.#pick));
+      case 'integer':
+        return this.#leaf(sampleNumber(schema, true));
+      case 'number':
+        return this.#leaf(sampleNumber(schema, false));
+      case 'boolean':
+        return this.#leaf(this.#pick() < 0.5);
+      default:
+        return this.#leaf(null);
+    }
   }
-  return result;
-}
 
-function sampleString(schema: Record<string, unknown>, pick: () => number): string {
-  const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
-  const format = typeof schema.format === 'string' ? FORMAT_SAMPLES[schema.format] : undefined;
-  if (format !== undefined) return padFormatted(schema.format as string, format, min);
-  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
-  const words = ['simulated', 'value', 'sample', 'gateway', 'answer', 'text'];
-  let text = words[Math.floor(pick() * words.length)] ?? 'simulated';
-  while ([...text].length < min) text += ' sample';
-  return [...text].slice(0, Math.max(min, Math.min(max, [...text].length))).join('');
-}
-
-/** Lengthens a format sample to minLength where the format has room for it. */
-function padFormatted(format: string, sample: string, minLength: number): string {
-  const missing = minLength - sample.length;
-  if (missing <= 0) return sample;
-  if (format === 'email' || format === 'idn-email') return `user${'x'.repeat(missing)}@example.com`;
-  if (format.startsWith('ur') || format === 'iri') return `${sample}${'x'.repeat(missing)}`;
-  if (format === 'date-time') return `2026-01-01T00:00:00.${'0'.repeat(Math.max(1, missing - 1))}Z`;
-  return sample;
-}
-
-function sampleNumber(schema: Record<string, unknown>, integer: boolean): number {
-  const num = (key: string): number | undefined =>
-    typeof schema[key] === 'number' ? (schema[key] as number) : undefined;
-  let low = num('minimum') ?? Number.NEGATIVE_INFINITY;
-  let high = num('maximum') ?? Number.POSITIVE_INFINITY;
-  const exclusiveMin =
-    num('exclusiveMinimum') ?? (schema.exclusiveMinimum === true ? num('minimum') : undefined);
-  const exclusiveMax =
-    num('exclusiveMaximum') ?? (schema.exclusiveMaximum === true ? num('maximum') : undefined);
-  const step = num('multipleOf') ?? (integer ? 1 : undefined);
-  const epsilon = step ?? 0.5;
-  if (exclusiveMin !== undefined) low = Math.max(low, exclusiveMin + epsilon);
-  if (exclusiveMax !== undefined) high = Math.min(high, exclusiveMax - epsilon);
-  let value = Number.isFinite(low) ? low : Number.isFinite(high) ? Math.min(high, 0) : 1;
-  if (Number.isFinite(low) && Number.isFinite(high)) value = low + (high - low) / 2;
-  if (step !== undefined) {
-    const snapped = Math.ceil(value / step) * step;
-    value = snapped <= high ? snapped : Math.floor(value / step) * step;
+  #leaf<T>(value: T): T {
+    this.#built++;
+    return value;
   }
-  return integer ? Math.round(value) : value;
-}
 
-function resolveRef(schema: Record<string, unknown>, root: Schema): Schema {
-  const ref = schema.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#') || typeof root !== 'object') return schema;
-  let target: unknown = root;
-  for (const raw of ref.slice(1).split('/').filter(Boolean)) {
-    const key = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    target =
-      typeof target === 'object' && target !== null ? (target as Record<string, unknown>)[key] : undefined;
+  /**
+   * One schema without $ref, allOf, anyOf or oneOf. anyOf and oneOf take the branch with the
+   * smallest instance (the first of equals), which also ends recursion through them.
+   */
+  #flatten(input: Schema): Schema {
+    let schema: Schema = input;
+    // Each step removes one combinator or reference; in-place cycles were refused by the
+    // gateway, and this bound keeps a schema that was not checked from looping.
+    for (let step = 0; step < MAX_SAMPLE_DEPTH && typeof schema === 'object'; step++) {
+      if (typeof schema.$ref === 'string') {
+        schema = dereference(schema, this.#references);
+        continue;
+      }
+      if (Array.isArray(schema.allOf)) {
+        const { allOf, ...rest } = schema;
+        schema = (allOf as Schema[]).reduce<Schema>(
+          (merged, part) => mergeSchemas(merged, part, this.#references),
+          rest,
+        );
+        continue;
+      }
+      const key = Array.isArray(schema.anyOf) ? 'anyOf' : Array.isArray(schema.oneOf) ? 'oneOf' : undefined;
+      if (key === undefined) return schema;
+      const { [key]: branches, ...rest } = schema;
+      schema = mergeSchemas(rest, this.#smallestOf(branches as Schema[]), this.#references);
+    }
+    return schema;
   }
-  if (typeof target !== 'object' && typeof target !== 'boolean') return schema;
-  const { $ref: _ref, ...rest } = schema;
-  return Object.keys(rest).length === 0 ? (target as Schema) : mergeSchemas(rest, target as Schema, root);
-}
 
-function mergeAll(schema: Record<string, unknown>, root: Schema): Schema {
-  const { allOf, ...rest } = schema;
-  return (allOf as Schema[]).reduce<Schema>((merged, part) => mergeSchemas(merged, part, root), rest);
-}
-
-function mergeSchemas(a: Schema, b: Schema, root: Schema): Schema {
-  if (typeof a === 'boolean' || typeof b === 'boolean') return typeof a === 'boolean' ? b : a;
-  const right = resolveRef(b, root) as Record<string, unknown>;
-  const merged: Record<string, unknown> = { ...a, ...right };
-  if (a.properties !== undefined || right.properties !== undefined) {
-    merged.properties = { ...(a.properties as object), ...(right.properties as object) };
+  #smallestOf(branches: readonly Schema[]): Schema {
+    let best: Schema = branches[0] ?? true;
+    for (const branch of branches) if (this.#smallest.of(branch) < this.#smallest.of(best)) best = branch;
+    return best;
   }
-  if (Array.isArray(a.required) || Array.isArray(right.required)) {
-    merged.required = [
-      ...new Set([...((a.required as string[]) ?? []), ...((right.required as string[]) ?? [])]),
-    ];
-  }
-  return merged;
-}
 
-function containsEqual(values: unknown[], value: unknown): boolean {
-  const text = JSON.stringify(value);
-  return values.some((v) => JSON.stringify(v) === text);
+  #chooseType(schema: Record<string, unknown>, depth: number): string | undefined {
+    const types = typesOf(schema);
+    if (types.length <= 1) return types[0];
+    // Several allowed: a non-null one while generous (a more useful answer), else the cheapest.
+    const nonNull = types.find((type) => type !== 'null');
+    if (
+      this.#generous(depth) &&
+      nonNull !== undefined &&
+      this.#smallest.of({ ...schema, type: nonNull }) <= SMALL_OPTIONAL_VALUES
+    )
+      return nonNull;
+    return types.includes('null') ? 'null' : types.includes('boolean') ? 'boolean' : nonNull;
+  }
+
+  #object(schema: Record<string, unknown>, depth: number): Record<string, unknown> {
+    this.#built++;
+    const properties = (
+      typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {}
+    ) as Record<string, Schema>;
+    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const additional = (schema.additionalProperties ?? true) as Schema;
+    const result: Record<string, unknown> = {};
+    for (const [name, propertySchema] of Object.entries(properties)) {
+      const wanted =
+        required.has(name) ||
+        (this.#generous(depth) && this.#smallest.of(propertySchema) <= SMALL_OPTIONAL_VALUES);
+      if (wanted) result[name] = this.sample(propertySchema, depth + 1);
+    }
+    for (const name of required) {
+      if (!Object.hasOwn(result, name)) result[name] = this.sample(additional, depth + 1);
+    }
+    const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
+    let count = Object.keys(result).length;
+    for (let index = 0; count < minProperties; index++) {
+      const name = `field${index}`;
+      if (Object.hasOwn(result, name)) continue;
+      result[name] = this.sample(additional, depth + 1);
+      count++;
+    }
+    return result;
+  }
+
+  #array(schema: Record<string, unknown>, depth: number): unknown[] {
+    this.#built++;
+    const prefix = (
+      Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : []
+    ) as Schema[];
+    const rest = (
+      Array.isArray(schema.items) ? (schema.additionalItems ?? true) : (schema.items ?? true)
+    ) as Schema;
+    const minContains =
+      schema.contains === undefined ? 0 : typeof schema.minContains === 'number' ? schema.minContains : 1;
+    const min = Math.max(typeof schema.minItems === 'number' ? schema.minItems : 0, minContains);
+    const max = typeof schema.maxItems === 'number' ? schema.maxItems : Number.POSITIVE_INFINITY;
+    const itemSchema = (index: number): Schema => (index < prefix.length ? (prefix[index] as Schema) : rest);
+    // While generous, one or two items even when none are required: answers look like answers.
+    let length = min;
+    if (this.#generous(depth) && this.#smallest.of(rest) <= SMALL_OPTIONAL_VALUES)
+      length = Math.max(min, Math.min(2, max));
+    const result: unknown[] = [];
+    const seen = new Set<string>();
+    for (let index = 0; index < length; index++) {
+      let value = this.sample(itemSchema(index), depth + 1);
+      if (schema.uniqueItems === true) {
+        for (let tries = 0; tries < UNIQUE_TRIES && seen.has(JSON.stringify(value)); tries++) {
+          value = this.sample(itemSchema(index), depth + 1);
+        }
+        if (seen.has(JSON.stringify(value))) {
+          if (index >= min) break;
+        }
+        seen.add(JSON.stringify(value));
+      }
+      result.push(value);
+    }
+    if (schema.contains !== undefined && minContains > 0 && result.length > 0) {
+      // Items that must match `contains`: the first minContains honour both item and contains.
+      for (let index = 0; index < Math.min(minContains, result.length); index++) {
+        result[index] = this.sample(
+          mergeSchemas(itemSchema(index), schema.contains as Schema, this.#references),
+          depth + 1,
+        );
+      }
+    }
+    return result;
+  }
 }

@@ -43,7 +43,8 @@ export class SimulatedProvider implements ProviderAdapter {
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'chat');
     const tokenizer = await loadTokenizer();
-    return this.#answer(call, context, directives, tokenizer);
+    const { result } = await this.#answer(call, context, directives, tokenizer);
+    return result;
   }
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
@@ -51,9 +52,8 @@ export class SimulatedProvider implements ProviderAdapter {
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'stream');
     const tokenizer = await loadTokenizer();
-    const answer = this.#answer(call, context, directives, tokenizer);
+    const { result: answer, tokens } = await this.#answer(call, context, directives, tokenizer);
     yield { type: 'model', model: answer.model };
-    const tokens = tokenizer.encode(answer.content);
     const chunkDelay = directives.chunkDelayMs ?? this.#settings.chunkDelayMs;
     const cut = this.#faultActive(directives, context) && directives.fault === 'stream_cut';
     let pending: number[] = [];
@@ -86,16 +86,17 @@ export class SimulatedProvider implements ProviderAdapter {
     return {
       model: simulatedModelName(call.model),
       vectors: call.inputs.map((text) => simulateEmbedding(text, dimensions)),
-      usage: { inputTokens: call.inputs.reduce((sum, text) => sum + tokenizer.count(text), 0) },
+      usage: { inputTokens: await tokenizer.count(call.inputs) },
     };
   }
 
-  #answer(
+  /** The answer, and its tokens for streaming. */
+  async #answer(
     call: ChatCall,
     context: CallContext,
     directives: SimulatedDirectives,
     tokenizer: Tokenizer,
-  ): ChatResult {
+  ): Promise<{ result: ChatResult; tokens: number[] }> {
     const seed = fnv1a(JSON.stringify(call.messages));
     let content: string;
     if (call.jsonSchema !== undefined) {
@@ -105,22 +106,23 @@ export class SimulatedProvider implements ProviderAdapter {
     } else {
       content = directives.reply ?? simulateReply(call.messages, seed);
     }
-    let outputTokens = tokenizer.encode(content);
+    let outputTokens = await tokenizer.encode(content);
     let finishReason: ChatResult['finishReason'] = 'stop';
     if (call.maxTokens !== undefined && outputTokens.length > call.maxTokens) {
       outputTokens = outputTokens.slice(0, call.maxTokens);
       content = tokenizer.decode(outputTokens).replace(/\uFFFD+$/, '');
       finishReason = 'length';
     }
-    return {
+    const result: ChatResult = {
       model: simulatedModelName(call.model),
       content,
       finishReason,
       usage: {
-        inputTokens: countChatInputTokens(tokenizer, call.messages),
+        inputTokens: await countChatInputTokens(tokenizer, call.messages),
         outputTokens: outputTokens.length,
       },
     };
+    return { result, tokens: outputTokens };
   }
 
   #directives(context: CallContext): SimulatedDirectives {

@@ -15,7 +15,11 @@ const QUOTE_LIMIT = 80;
 /** The reply of the simulated model: a quote of the last user message, then a few stock sentences. */
 export function simulateReply(messages: readonly ChatMessage[], seed: number): string {
   const lastUser = [...messages].reverse().find((m) => m.role === 'user') ?? messages[messages.length - 1];
-  const text = (lastUser?.content ?? '').replace(/\s+/g, ' ').trim();
+  // Only the head is quoted: normalising a 4 MiB prompt whole would cost the event loop for nothing.
+  const text = (lastUser?.content ?? '')
+    .slice(0, QUOTE_LIMIT * 8)
+    .replace(/\s+/g, ' ')
+    .trim();
   const quote = [...text].length > QUOTE_LIMIT ? `${[...text].slice(0, QUOTE_LIMIT).join('')}…` : text;
   const random = seededRandom(seed);
   const count = 2 + Math.floor(random() * 3);

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { measureLoopStall } from '../../../test/helpers/event-loop-probe.ts';
+import { seededRandom } from './hash-seed.ts';
+import { countChatInputTokens, EXACT_COUNT_CHARS, loadTokenizer } from './token-count.ts';
+
+const MIB = 1024 * 1024;
+/** The issue's targets: other requests wait at most 50 ms, a request is answered within 2 s. */
+const MAX_STALL_MS = 50;
+const MAX_ELAPSED_MS = 2000;
+
+function randomText(length: number, seed: number): string {
+  const random = seededRandom(seed);
+  const codes = new Uint16Array(length);
+  for (let i = 0; i < length; i++) codes[i] = 33 + Math.floor(random() * 94);
+  return new TextDecoder('utf-16le').decode(codes);
+}
+
+function prose(length: number, seed: number): string {
+  const words = [
+    'the',
+    'gateway',
+    'counts',
+    'tokens',
+    'of',
+    'every',
+    'request,',
+    'and',
+    'a',
+    'careful',
+    'reader.\n',
+  ];
+  const random = seededRandom(seed);
+  const parts: string[] = [];
+  for (let size = 0; size < length; ) {
+    const word = words[Math.floor(random() * words.length)] as string;
+    parts.push(word);
+    size += word.length + 1;
+  }
+  return parts.join(' ').slice(0, length);
+}
+
+describe('token counting', () => {
+  it('is exact up to EXACT_COUNT_CHARS, equal to the library counting the whole text', async () => {
+    const tokenizer = await loadTokenizer();
+    for (const text of [prose(EXACT_COUNT_CHARS - 10, 1), 'Hello, world!', '', '  spaced   out  ']) {
+      assert.equal(await tokenizer.count(text), countTokens(text));
+    }
+  });
+
+  it('estimates long prose within 1% of the exact count', async () => {
+    const tokenizer = await loadTokenizer();
+    const text = prose(2 * MIB, 2);
+    const exact = countTokens(text);
+    const estimate = await tokenizer.count(text);
+    assert.ok(Math.abs(estimate - exact) / exact < 0.01, `${estimate} against ${exact}`);
+  });
+
+  const hostile: [string, () => string][] = [
+    ['4 MiB of one letter', () => 'a'.repeat(4 * MIB)],
+    ['4 MiB of one emoji', () => '🙂'.repeat(2 * MIB)],
+    ['4 MiB of random text', () => randomText(4 * MIB, 3)],
+    ['a second 1 MiB of random text', () => randomText(MIB, 4)],
+  ];
+  for (const [name, build] of hostile) {
+    it(`counts ${name} within ${MAX_ELAPSED_MS} ms without blocking the event loop for ${MAX_STALL_MS} ms`, async () => {
+      const tokenizer = await loadTokenizer();
+      await tokenizer.count(randomText(MIB, 5)); // what filled the library's cache before
+      const text = build();
+      const { value, maxStallMs, maxStallCpuMs, elapsedMs } = await measureLoopStall(() =>
+        tokenizer.count(text),
+      );
+      assert.ok(value > 0);
+      assert.ok(elapsedMs < MAX_ELAPSED_MS, `took ${elapsedMs.toFixed(0)} ms`);
+      // CPU time of the main thread, not wall time: see test/helpers/event-loop-probe.ts.
+      assert.ok(
+        maxStallCpuMs < MAX_STALL_MS,
+        `event loop blocked for ${maxStallCpuMs.toFixed(0)} ms of CPU (${maxStallMs.toFixed(0)} ms wall)`,
+      );
+    });
+  }
+
+  it('adds the chat framing to the counts of every message part', async () => {
+    const tokenizer = await loadTokenizer();
+    const messages = [
+      { role: 'system' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'Hello there', name: 'ann' },
+    ];
+    const parts = ['system', 'Be brief.', 'user', 'Hello there', 'ann'].map((text) => countTokens(text));
+    const expected = 3 + 2 * 3 + 1 + parts.reduce((sum, n) => sum + n, 0);
+    assert.equal(await countChatInputTokens(tokenizer, messages), expected);
+  });
+});
