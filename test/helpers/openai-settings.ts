@@ -1,7 +1,8 @@
-import type { SettingsOfKind } from '../../../config/config-types.ts';
-import type { CallContext } from '../provider.ts';
+import type { SettingsOfKind } from '../../src/config/config-types.ts';
+import type { CallContext } from '../../src/gateway/providers/provider.ts';
 
-// Test support shared by the adapter and SDK-fidelity tests (not imported by the adapter itself).
+// Settings and call context shared by the OpenAI adapter and SDK-fidelity tests; test support, so
+// it lives under test/ and never reaches dist/.
 
 export function openAISettings(baseUrl: string, apiKey?: string): SettingsOfKind<'openai'> {
   return {
