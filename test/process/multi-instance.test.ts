@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { APP, AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { startInsideOneMinute } from '../helpers/minute-window.ts';
+import { createTestSchema } from '../helpers/postgres.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const messages = [{ role: 'user', content: 'shared' }];
+
+describe('two gateway instances sharing PostgreSQL and Redis', () => {
+  let schema: Awaited<ReturnType<typeof createTestSchema>>;
+  let one: Harness;
+  let two: Harness;
+  const prefix = `test:${randomBytes(4).toString('hex')}:`;
+
+  before(async () => {
+    schema = await createTestSchema();
+    const options = {
+      env: { DATABASE_URL: schema.url, REDIS_URL, REDIS_KEY_PREFIX: prefix },
+      file: {
+        limits: { apps: { [APP]: { requestsPerMinute: 6 } } },
+        circuit: { failureThreshold: 3, cooldownMs: 60_000 },
+      },
+    };
+    one = await startHarness(options);
+    two = await startHarness(options);
+  });
+
+  after(async () => {
+    await one.close();
+    await two.close();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+    await schema.drop();
+  });
+
+  it("enforces one app's limit once across both instances, not once per instance", async () => {
+    await startInsideOneMinute();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const instance = i % 2 === 0 ? one : two;
+      const res = await instance.gateway.inject({
+        method: 'POST',
+        url: '/v1/chat',
+        headers: AUTH,
+        payload: { messages },
+      });
+      statuses.push(res.statusCode);
+    }
+    assert.equal(statuses.filter((s) => s === 200).length, 6, `statuses ${statuses}`);
+    assert.equal(statuses.filter((s) => s === 429).length, 6);
+  });
+
+  it('writes both instances’ records to one ledger', async () => {
+    await one.app.recorder.flush();
+    await two.app.recorder.flush();
+    const rows = await one.app.storage.usage.readRecords({ app: APP, limit: 100 });
+    assert.equal(rows.filter((r) => r.status === 200).length, 6);
+  });
+
+  it('shares the circuit breaker: a slot opened by one instance is skipped by the other', async () => {
+    // Lift the rate limit out of the way for this test: another app without limits.
+    await one.app.storage.apps.createApp(
+      'free',
+      (await one.app.storage.apps.findApp(APP))?.secretHash ?? '',
+      Date.now(),
+    );
+    const headers = { ...AUTH, 'x-gateway-app': 'free' };
+    const failing = await one.gateway.inject({
+      method: 'POST',
+      url: '/v1/chat',
+      headers,
+      payload: { messages, metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } } },
+    });
+    assert.equal(failing.json().provider, 'provider-b');
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const before = two.callsTo('provider-a');
+    const res = await two.gateway.inject({ method: 'POST', url: '/v1/chat', headers, payload: { messages } });
+    assert.equal(res.json().provider, 'provider-b', 'instance two skips the slot instance one opened');
+    assert.equal(two.callsTo('provider-a'), before);
+  });
+});
