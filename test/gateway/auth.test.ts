@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { APP, AUTH, type Harness, SECRET, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 
 const chatBody = { messages: [{ role: 'user', content: 'hi' }] };
 
 describe('credentials on /v1 paths', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   const cases: { name: string; headers: Record<string, string> }[] = [
     { name: 'no headers', headers: {} },
@@ -23,18 +19,17 @@ describe('credentials on /v1 paths', () => {
   for (const path of ['/v1/chat', '/v1/embed', '/v1/json']) {
     for (const { name, headers } of cases) {
       it(`${path} answers 401 with the envelope for ${name}`, async () => {
-        const res = await h.gateway.inject({ method: 'POST', url: path, headers, payload: chatBody });
-        assert.equal(res.statusCode, 401);
-        const body = res.json();
-        assert.equal(body.error.code, 'unauthorized');
-        assert.equal(typeof body.error.message, 'string');
-        assert.ok(!res.body.includes(SECRET), 'the secret is never echoed');
+        const res = await gw.post(path, chatBody, { auth: false, headers });
+        assert.equal(res.status, 401);
+        assert.equal(res.body.error.code, 'unauthorized');
+        assert.equal(typeof res.body.error.message, 'string');
+        assert.ok(!res.text.includes(SECRET), 'the secret is never echoed');
       });
     }
   }
 
   it('checks credentials before the body: an unauthenticated malformed body is 401, not 400', async () => {
-    const res = await h.gateway.inject({
+    const res = await gw.gateway.inject({
       method: 'POST',
       url: '/v1/chat',
       headers: { 'content-type': 'application/json' },
@@ -45,29 +40,24 @@ describe('credentials on /v1 paths', () => {
 
   it('accepts the registered pair, and again from the verification cache', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await h.gateway.inject({
-        method: 'POST',
-        url: '/v1/chat',
-        headers: AUTH,
-        payload: chatBody,
-      });
-      assert.equal(res.statusCode, 200);
+      const res = await gw.chat(chatBody);
+      assert.equal(res.status, 200);
     }
   });
 
   it('GET /health needs no credentials', async () => {
-    const res = await h.gateway.inject({ method: 'GET', url: '/health' });
-    assert.equal(res.statusCode, 200);
-    const body = res.json();
+    const res = await gw.get('/health', { auth: false });
+    assert.equal(res.status, 200);
+    const body = res.body;
     assert.equal(body.ok, true);
     assert.equal(body.service, 'inference-gateway');
     assert.equal(body.requestId, res.headers['x-request-id']);
   });
 
   it('a revoked app is refused once the verifier re-reads the store', async () => {
-    await h.app.storage.apps.revokeApp(APP, Date.now());
-    h.app.verifier.forget(APP);
-    const res = await h.gateway.inject({ method: 'POST', url: '/v1/chat', headers: AUTH, payload: chatBody });
-    assert.equal(res.statusCode, 401);
+    await gw.app.storage.apps.revokeApp(APP, Date.now());
+    gw.app.verifier.forget(APP);
+    const res = await gw.chat(chatBody);
+    assert.equal(res.status, 401);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, parseSse, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 const messages = [{ role: 'user', content: 'Tell me about the gateway.' }];
 
@@ -13,22 +13,13 @@ function assertUsage(usage: Record<string, unknown>): void {
 }
 
 describe('POST /v1/chat', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   it('answers a ChatResponse with id, provider, model, message, usage and latency', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages },
-    });
-    assert.equal(res.statusCode, 200);
+    const res = await gw.chat({ messages });
+    assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^application\/json/);
-    const body = res.json();
+    const body = res.body;
     assert.match(body.id, /^chat_[0-9a-f]{32}$/);
     assert.equal(body.provider, 'provider-a');
     assert.equal(body.model, 'simulated-chat');
@@ -46,74 +37,39 @@ describe('POST /v1/chat', () => {
   });
 
   it('is deterministic and gives every answer a fresh id', async () => {
-    const [a, b] = await Promise.all(
-      [1, 2].map(() =>
-        h.gateway.inject({ method: 'POST', url: '/v1/chat', headers: AUTH, payload: { messages } }),
-      ),
-    );
-    assert.equal(a?.json().message.content, b?.json().message.content);
-    assert.notEqual(a?.json().id, b?.json().id);
+    const [a, b] = await Promise.all([gw.chat({ messages }), gw.chat({ messages })]);
+    assert.equal(a.body.message.content, b.body.message.content);
+    assert.notEqual(a.body.id, b.body.id);
   });
 
   it('honours maxTokens: the answer is cut to that many tokens', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages, maxTokens: 3 },
-    });
-    assert.equal(res.json().usage.tokensOut, 3);
+    const res = await gw.chat({ messages, maxTokens: 3 });
+    assert.equal(res.body.usage.tokensOut, 3);
   });
 
   it('honours an explicit provider and model; a simulated model is labelled as such', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages, provider: 'provider-c', model: 'gpt-4o' },
-    });
-    const body = res.json();
+    const { body } = await gw.chat({ messages, provider: 'provider-c', model: 'gpt-4o' });
     assert.equal(body.provider, 'provider-c');
     assert.equal(body.model, 'simulated-gpt-4o');
-    assert.equal(h.callsTo('provider-c'), 1);
+    assert.equal(gw.callsTo('provider-c'), 1);
   });
 
   it('echoes a safe x-request-id and mints one otherwise', async () => {
-    const given = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: { ...AUTH, 'x-request-id': 'trace-123' },
-      payload: { messages },
-    });
+    const given = await gw.chat({ messages }, { headers: { 'x-request-id': 'trace-123' } });
     assert.equal(given.headers['x-request-id'], 'trace-123');
-    const hostile = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: { ...AUTH, 'x-request-id': 'bad id\twith spaces' },
-      payload: { messages },
-    });
+    const hostile = await gw.chat({ messages }, { headers: { 'x-request-id': 'bad id\twith spaces' } });
     assert.match(String(hostile.headers['x-request-id']), /^req_[0-9a-f]{32}$/);
   });
 });
 
 describe('POST /v1/chat with stream: true', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   it('sends start, one delta per chunk, then done carrying exactly a ChatResponse', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages, stream: true },
-    });
-    assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers['content-type']), /^text\/event-stream/);
-    assert.ok(res.headers['x-request-id']);
-    const events = parseSse(res.body);
+    const { status, headers, events } = await gw.stream({ messages });
+    assert.equal(status, 200);
+    assert.match(String(headers['content-type']), /^text\/event-stream/);
+    assert.ok(headers['x-request-id']);
     assert.equal(events[0]?.event, 'start');
     assert.equal(events.at(-1)?.event, 'done');
     const deltas = events.slice(1, -1);
@@ -130,46 +86,31 @@ describe('POST /v1/chat with stream: true', () => {
     assert.equal(done.message.role, 'assistant');
     assertUsage(done.usage);
     // The same conversation without streaming gives the same text and usage.
-    const plain = (
-      await h.gateway.inject({ method: 'POST', url: '/v1/chat', headers: AUTH, payload: { messages } })
-    ).json();
+    const plain = (await gw.chat({ messages })).body;
     assert.equal(plain.message.content, text);
     assert.equal(plain.usage.tokensOut, done.usage.tokensOut);
   });
 
   it('ends with an error event (the envelope) when the upstream breaks mid-stream, without switching providers', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages, stream: true, metadata: { simulated: { fault: 'stream_cut' } } },
-    });
-    const events = parseSse(res.body);
+    const { events } = await gw.stream({ messages, metadata: { simulated: { fault: 'stream_cut' } } });
     assert.equal(events[0]?.event, 'start');
     const last = events.at(-1) as { event: string; data: any };
     assert.equal(last.event, 'error');
     assert.equal(last.data.error.code, 'upstream_error');
     assert.match(last.data.error.message, /provider-a/);
     assert.equal(events.filter((e) => e.event === 'done').length, 0);
-    assert.equal(h.calls.filter((c) => c.operation === 'stream' && c.slot !== 'provider-a').length, 0);
+    assert.equal(gw.calls.filter((c) => c.operation === 'stream' && c.slot !== 'provider-a').length, 0);
   });
 
   it('falls over before the first byte: a failing first candidate is invisible to the client', async () => {
-    const before = h.calls.length;
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: {
-        messages,
-        stream: true,
-        metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } },
-      },
+    const before = gw.calls.length;
+    const { events } = await gw.stream({
+      messages,
+      metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } },
     });
-    const events = parseSse(res.body);
     assert.equal((events[0]?.data as { provider?: string } | undefined)?.provider, 'provider-b');
     assert.equal(events.at(-1)?.event, 'done');
-    const made = h.calls.slice(before);
+    const made = gw.calls.slice(before);
     assert.deepEqual(
       made.map((c) => c.slot),
       ['provider-a', 'provider-a', 'provider-a', 'provider-b'],
@@ -177,19 +118,13 @@ describe('POST /v1/chat with stream: true', () => {
   });
 
   it('answers a plain JSON error when no candidate starts a stream', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: {
-        messages,
-        stream: true,
-        provider: 'provider-b',
-        metadata: { simulated: { fault: 'bad_request' } },
-      },
+    const res = await gw.stream({
+      messages,
+      provider: 'provider-b',
+      metadata: { simulated: { fault: 'bad_request' } },
     });
-    assert.equal(res.statusCode, 502);
+    assert.equal(res.status, 502);
     assert.match(String(res.headers['content-type']), /^application\/json/);
-    assert.equal(res.json().error.code, 'upstream_error');
+    assert.equal(res.body.error.code, 'upstream_error');
   });
 });

@@ -1,36 +1,31 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 const messages = [{ role: 'user', content: 'circuit' }];
 
 describe('per-provider circuit breaker', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ file: { circuit: { failureThreshold: 3, cooldownMs: 60_000 } } });
-  });
-  after(() => h.close());
+  const gw = shareGateway({ file: { circuit: { failureThreshold: 3, cooldownMs: 60_000 } } });
 
-  const post = (payload: Record<string, unknown>) =>
-    h.gateway.inject({ method: 'POST', url: '/v1/chat', headers: AUTH, payload: { messages, ...payload } });
+  const chat = (payload: Record<string, unknown>) => gw.chat({ messages, ...payload });
 
   it('opens after repeated failures, then skips the slot without calling it', async () => {
     const failing = { metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } } };
-    const first = await post(failing);
-    assert.equal(first.json().provider, 'provider-b');
-    assert.equal(h.callsTo('provider-a'), 3, 'three failed calls open the circuit');
+    const first = await chat(failing);
+    assert.equal(first.body.provider, 'provider-b');
+    assert.equal(gw.callsTo('provider-a'), 3, 'three failed calls open the circuit');
 
-    const second = await post({});
-    assert.equal(second.statusCode, 200);
-    assert.equal(second.json().provider, 'provider-b', 'the open slot is skipped');
-    assert.equal(h.callsTo('provider-a'), 3, 'no further call to the open slot');
+    const second = await chat({});
+    assert.equal(second.status, 200);
+    assert.equal(second.body.provider, 'provider-b', 'the open slot is skipped');
+    assert.equal(gw.callsTo('provider-a'), 3, 'no further call to the open slot');
   });
 
   it('an explicit provider with an open circuit gets 503 provider_unavailable at once', async () => {
-    const before = h.calls.length;
-    const res = await post({ provider: 'provider-a' });
-    assert.equal(res.statusCode, 503);
-    assert.equal(res.json().error.code, 'provider_unavailable');
-    assert.equal(h.calls.length, before);
+    const before = gw.calls.length;
+    const res = await chat({ provider: 'provider-a' });
+    assert.equal(res.status, 503);
+    assert.equal(res.body.error.code, 'provider_unavailable');
+    assert.equal(gw.calls.length, before);
   });
 });

@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 describe('POST /v1/embed', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   it('answers one vector per input string, equal for equal text, with usage (tokensOut 0)', async () => {
     const input = ['the cat sat', 'the dog ran', 'the cat sat'];
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/embed',
-      headers: AUTH,
-      payload: { input },
-    });
-    assert.equal(res.statusCode, 200);
-    const body = res.json();
+    const res = await gw.embed({ input });
+    assert.equal(res.status, 200);
+    const body = res.body;
     assert.match(body.id, /^emb_/);
     assert.equal(body.provider, 'provider-a');
     assert.equal(body.model, 'simulated-embed');
@@ -38,24 +29,14 @@ describe('POST /v1/embed', () => {
   });
 
   it('takes a single string as one input', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/embed',
-      headers: AUTH,
-      payload: { input: 'hello' },
-    });
-    assert.equal(res.json().embeddings.length, 1);
+    const res = await gw.embed({ input: 'hello' });
+    assert.equal(res.body.embeddings.length, 1);
   });
 
   it('refuses more inputs than the configured maximum with a field path', async () => {
     const input = Array.from({ length: 2049 }, (_, i) => `text ${i}`);
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/embed',
-      headers: AUTH,
-      payload: { input },
-    });
-    assert.equal(res.statusCode, 400);
-    assert.equal(res.json().error.details[0].path, '/input');
+    const res = await gw.embed({ input });
+    assert.equal(res.status, 400);
+    assert.equal(res.body.error.details[0].path, '/input');
   });
 });

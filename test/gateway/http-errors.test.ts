@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { AUTH, shareGateway } from '../helpers/gateway-harness.ts';
 
 describe('HTTP-level errors always use the envelope, never a 500', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({ env: { MAX_BODY_BYTES: '4096' } });
-  });
-  after(() => h.close());
+  const gw = shareGateway({ env: { MAX_BODY_BYTES: '4096' } });
 
   const raw = (payload: string, contentType = 'application/json', url = '/v1/chat') =>
-    h.gateway.inject({ method: 'POST', url, headers: { ...AUTH, 'content-type': contentType }, payload });
+    gw.gateway.inject({ method: 'POST', url, headers: { ...AUTH, 'content-type': contentType }, payload });
 
   const envelope = (
     res: { statusCode: number; json(): any; headers: Record<string, unknown> },
@@ -59,14 +55,14 @@ describe('HTTP-level errors always use the envelope, never a 500', () => {
   });
 
   it('unknown paths are 404 not_found', async () => {
-    envelope(await h.gateway.inject({ method: 'GET', url: '/v2/chat' }), 404, 'not_found');
+    envelope(await gw.gateway.inject({ method: 'GET', url: '/v2/chat' }), 404, 'not_found');
   });
 
   it('a known path with the wrong method is 405 with Allow', async () => {
-    const res = await h.gateway.inject({ method: 'GET', url: '/v1/chat' });
+    const res = await gw.gateway.inject({ method: 'GET', url: '/v1/chat' });
     envelope(res, 405, 'method_not_allowed');
     assert.equal(res.headers.allow, 'POST');
-    const del = await h.gateway.inject({ method: 'DELETE', url: '/health' });
+    const del = await gw.gateway.inject({ method: 'DELETE', url: '/health' });
     envelope(del, 405, 'method_not_allowed');
     assert.match(String(del.headers.allow), /GET/);
   });

@@ -1,38 +1,29 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AppLimiter } from '../../src/gateway/limits/app-limiter.ts';
 import { PRICE_MEMO_ENTRIES, PriceBook } from '../../src/gateway/pricing/price-book.ts';
 import { InProcessLimitStore } from '../../src/storage/limit-store.ts';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 /** Names every plain object answers to through its prototype. */
 const INHERITED = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', '__defineGetter__'];
 
 describe('keys a caller chooses are looked up as own entries only', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness({
-      file: {
-        routing: { tasks: { summarize: [{ provider: 'provider-b' }] } },
-        prices: { 'simulated-chat': { inputPerMTok: 1, outputPerMTok: 2 } },
-      },
-    });
+  const gw = shareGateway({
+    file: {
+      routing: { tasks: { summarize: [{ provider: 'provider-b' }] } },
+      prices: { 'simulated-chat': { inputPerMTok: 1, outputPerMTok: 2 } },
+    },
   });
-  after(() => h.close());
 
   const chat = (payload: Record<string, unknown>) =>
-    h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages: [{ role: 'user', content: 'hi' }], ...payload },
-    });
+    gw.chat({ messages: [{ role: 'user', content: 'hi' }], ...payload });
 
   for (const task of INHERITED) {
     it(`task ${JSON.stringify(task)} is an unknown task: the default route answers`, async () => {
       const res = await chat({ task });
-      assert.equal(res.statusCode, 200, res.body);
-      assert.equal(res.json().provider, 'provider-a');
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.provider, 'provider-a');
     });
   }
 

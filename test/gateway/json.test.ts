@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 const messages = [{ role: 'user', content: 'Extract the person.' }];
 const schema = {
@@ -17,21 +17,12 @@ const schema = {
 };
 
 describe('POST /v1/json', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   it('returns data that validates against the supplied schema, with raw message and usage', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/json',
-      headers: AUTH,
-      payload: { messages, schema },
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    const body = res.json();
+    const res = await gw.json({ messages, schema });
+    assert.equal(res.status, 200, res.text);
+    const body = res.body;
     assert.match(body.id, /^json_/);
     const validate = new Ajv2020({ strict: false }).compile(schema);
     assert.ok(validate(body.data), JSON.stringify(validate.errors));
@@ -47,35 +38,22 @@ describe('POST /v1/json', () => {
       properties: { n: { type: 'number', exclusiveMinimum: 5 } },
       required: ['n'],
     };
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/json',
-      headers: AUTH,
-      payload: { messages, schema: draft7 },
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    assert.ok(res.json().data.n > 5);
+    const res = await gw.json({ messages, schema: draft7 });
+    assert.equal(res.status, 200, res.text);
+    assert.ok(res.body.data.n > 5);
   });
 
   it('re-asks with the validation errors, and usage and cost add up over both calls', async () => {
-    const once = (
-      await h.gateway.inject({
-        method: 'POST',
-        url: '/v1/json',
-        headers: AUTH,
-        payload: { messages, schema },
-      })
-    ).json();
-    const before = h.calls.length;
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/json',
-      headers: AUTH,
-      payload: { messages, schema, metadata: { simulated: { fault: 'invalid_json', faultAttempts: 1 } } },
+    const once = (await gw.json({ messages, schema })).body;
+    const before = gw.calls.length;
+    const res = await gw.json({
+      messages,
+      schema,
+      metadata: { simulated: { fault: 'invalid_json', faultAttempts: 1 } },
     });
-    assert.equal(res.statusCode, 200, res.body);
-    const body = res.json();
-    assert.equal(h.calls.length - before, 2, 'one call, one re-ask');
+    assert.equal(res.status, 200, res.text);
+    const body = res.body;
+    assert.equal(gw.calls.length - before, 2, 'one call, one re-ask');
     assert.ok(
       body.usage.tokensIn > once.usage.tokensIn,
       'the re-ask carries the conversation, so more input',
@@ -85,19 +63,14 @@ describe('POST /v1/json', () => {
   });
 
   it('gives 502 json_validation_failed with the last errors when no attempt validates', async () => {
-    const before = h.calls.length;
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/json',
-      headers: AUTH,
-      payload: { messages, schema, metadata: { simulated: { fault: 'invalid_json' } } },
-    });
-    assert.equal(res.statusCode, 502);
-    const { error } = res.json();
+    const before = gw.calls.length;
+    const res = await gw.json({ messages, schema, metadata: { simulated: { fault: 'invalid_json' } } });
+    assert.equal(res.status, 502);
+    const { error } = res.body;
     assert.equal(error.code, 'json_validation_failed');
     assert.ok(Array.isArray(error.details) && error.details.length > 0);
     assert.match(error.details[0].message, /not valid JSON/);
-    assert.equal(h.calls.length - before, 3, 'bounded: three calls by default');
+    assert.equal(gw.calls.length - before, 3, 'bounded: three calls by default');
   });
 
   it('reports a schema the simulated model cannot satisfy as json_validation_failed, never invalid data', async () => {
@@ -106,14 +79,9 @@ describe('POST /v1/json', () => {
       properties: { code: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' } },
       required: ['code'],
     };
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/json',
-      headers: AUTH,
-      payload: { messages, schema: strict },
-    });
-    assert.equal(res.statusCode, 502);
-    assert.equal(res.json().error.details[0].path, '/code');
+    const res = await gw.json({ messages, schema: strict });
+    assert.equal(res.status, 502);
+    assert.equal(res.body.error.details[0].path, '/code');
   });
 
   const hostile: { name: string; schema: unknown; path?: string }[] = [
@@ -137,18 +105,13 @@ describe('POST /v1/json', () => {
   ];
   for (const c of hostile) {
     it(`refuses a hostile or invalid schema with 400: ${c.name}`, async () => {
-      const before = h.calls.length;
-      const res = await h.gateway.inject({
-        method: 'POST',
-        url: '/v1/json',
-        headers: AUTH,
-        payload: { messages, schema: c.schema },
-      });
-      assert.equal(res.statusCode, 400, res.body);
-      const { error } = res.json();
+      const before = gw.calls.length;
+      const res = await gw.json({ messages, schema: c.schema });
+      assert.equal(res.status, 400, res.text);
+      const { error } = res.body;
       assert.equal(error.code, 'invalid_request');
       if (c.path !== undefined) assert.equal(error.details[0].path, c.path);
-      assert.equal(h.calls.length, before, 'no upstream call for a bad schema');
+      assert.equal(gw.calls.length, before, 'no upstream call for a bad schema');
     });
   }
 });

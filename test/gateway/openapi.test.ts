@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { type Harness, startHarness } from '../helpers/harness.ts';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 describe('GET /openapi.json (surface A)', () => {
-  let h: Harness;
+  const gw = shareGateway({ env: { PUBLIC_GATEWAY_URL: 'https://gateway.example.com/' } });
   let doc: any;
   before(async () => {
-    h = await startHarness({ env: { PUBLIC_GATEWAY_URL: 'https://gateway.example.com/' } });
-    const res = await h.gateway.inject({ method: 'GET', url: '/openapi.json' });
-    assert.equal(res.statusCode, 200);
-    doc = res.json();
+    const res = await gw.get('/openapi.json', { auth: false });
+    assert.equal(res.status, 200);
+    doc = res.body;
   });
-  after(() => h.close());
 
   it('is a valid OpenAPI 3.1 document', async () => {
     assert.equal(doc.openapi, '3.1.0');

@@ -7,7 +7,7 @@ import { type Application, buildApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { minuteWindow } from '../../src/gateway/limits/limit-windows.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { APP, AUTH, writeConfigFile } from '../helpers/harness.ts';
+import { APP, AUTH, writeConfigFile } from '../helpers/gateway-harness.ts';
 import { startInsideOneMinute } from '../helpers/minute-window.ts';
 import { type CutMode, type RedisRelay, startRedisRelay } from '../helpers/redis-relay.ts';
 

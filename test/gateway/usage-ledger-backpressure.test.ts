@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { UsageLedger } from '../../src/storage/ports.ts';
 import { sampleRecord } from '../contracts/storage-contract.ts';
-import { AUTH, startHarness } from '../helpers/harness.ts';
+import { startGateway } from '../helpers/gateway-harness.ts';
 
 const HIGH_WATER_MARK = 20_000;
 const WAIT_MS = 10_000;
@@ -26,24 +26,17 @@ function takeDown(ledger: UsageLedger): () => void {
  */
 describe('the usage ledger at its high-water mark', () => {
   it('makes a request wait at most 10 s, then refuses it with 503; nothing recorded is lost', async (t) => {
-    const h = await startHarness();
-    t.after(() => h.close());
-    const bringBack = takeDown(h.app.storage.usage);
-    for (let i = 0; i < HIGH_WATER_MARK; i++) h.app.recorder.record(sampleRecord(`backlog-${i}`));
-    const chat = () =>
-      h.gateway.inject({
-        method: 'POST',
-        url: '/v1/chat',
-        headers: AUTH,
-        payload: { messages: [{ role: 'user', content: 'hello' }] },
-      });
+    const gw = await startGateway(t);
+    const bringBack = takeDown(gw.app.storage.usage);
+    for (let i = 0; i < HIGH_WATER_MARK; i++) gw.app.recorder.record(sampleRecord(`backlog-${i}`));
+    const chat = () => gw.chat({ messages: [{ role: 'user', content: 'hello' }] });
 
     const started = performance.now();
     const refused = await chat();
     const waited = performance.now() - started;
-    console.log(`# high-water mark: refused after ${waited.toFixed(0)} ms with ${refused.statusCode}`);
-    assert.equal(refused.statusCode, 503);
-    assert.equal(refused.json().error.code, 'service_unavailable');
+    console.log(`# high-water mark: refused after ${waited.toFixed(0)} ms with ${refused.status}`);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.body.error.code, 'service_unavailable');
     assert.ok(Number(refused.headers['retry-after']) > 0);
     assert.ok(waited >= WAIT_MS - 50 && waited < WAIT_MS + 2_000, `waited ${waited.toFixed(0)} ms`);
 
@@ -55,17 +48,17 @@ describe('the usage ledger at its high-water mark', () => {
     console.log(
       `# high-water mark: a waiting request answered ${(performance.now() - resumedAt).toFixed(0)} ms after the database came back`,
     );
-    assert.equal(answered.statusCode, 200);
-    await h.app.recorder.flush();
-    assert.equal(h.app.recorder.pending, 0);
-    const rows = await h.app.storage.usage.readRecords({ limit: HIGH_WATER_MARK + 10 });
+    assert.equal(answered.status, 200);
+    await gw.app.recorder.flush();
+    assert.equal(gw.app.recorder.pending, 0);
+    const rows = await gw.app.storage.usage.readRecords({ limit: HIGH_WATER_MARK + 10 });
     assert.equal(
       rows.filter((r) => r.id.startsWith('backlog-')).length,
       HIGH_WATER_MARK,
       'the backlog, once each',
     );
     assert.ok(
-      rows.some((r) => r.id === answered.json().id),
+      rows.some((r) => r.id === answered.body.id),
       'the answered request',
     );
     assert.equal(rows.length, HIGH_WATER_MARK + 1, 'and the refused request left no row');

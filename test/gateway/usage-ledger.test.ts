@@ -1,61 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, parseSse, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 const messages = [{ role: 'user', content: 'count me' }];
 
 describe('usage ledger records every request', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   it('writes one row per request, with attempts, whose totals equal the responses', async () => {
     const responses: any[] = [];
+    responses.push((await gw.chat({ messages, task: 't1' })).body);
+    responses.push((await gw.embed({ input: ['a', 'b'] })).body);
     responses.push(
-      (
-        await h.gateway.inject({
-          method: 'POST',
-          url: '/v1/chat',
-          headers: AUTH,
-          payload: { messages, task: 't1' },
-        })
-      ).json(),
+      (await gw.chat({ messages, metadata: { simulated: { fault: 'server_error', faultAttempts: 1 } } }))
+        .body,
     );
-    responses.push(
-      (
-        await h.gateway.inject({
-          method: 'POST',
-          url: '/v1/embed',
-          headers: AUTH,
-          payload: { input: ['a', 'b'] },
-        })
-      ).json(),
-    );
-    responses.push(
-      (
-        await h.gateway.inject({
-          method: 'POST',
-          url: '/v1/chat',
-          headers: AUTH,
-          payload: { messages, metadata: { simulated: { fault: 'server_error', faultAttempts: 1 } } },
-        })
-      ).json(),
-    );
-    const stream = parseSse(
-      (
-        await h.gateway.inject({
-          method: 'POST',
-          url: '/v1/chat',
-          headers: AUTH,
-          payload: { messages, stream: true },
-        })
-      ).body,
-    );
-    responses.push(stream.at(-1)?.data as any);
-    await h.app.recorder.flush();
-    const rows = await h.app.storage.usage.readRecords({ limit: 100 });
+    const { events } = await gw.stream({ messages });
+    responses.push(events.at(-1)?.data as any);
+    await gw.app.recorder.flush();
+    const rows = await gw.app.storage.usage.readRecords({ limit: 100 });
     for (const response of responses) {
       const row = rows.find((r) => r.id === response.id);
       assert.ok(row, `row for ${response.id}`);
@@ -77,15 +40,14 @@ describe('usage ledger records every request', () => {
   });
 
   it('records failed requests with their status and error code', async () => {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers: AUTH,
-      payload: { messages, provider: 'provider-b', metadata: { simulated: { fault: 'unauthorized' } } },
+    const res = await gw.chat({
+      messages,
+      provider: 'provider-b',
+      metadata: { simulated: { fault: 'unauthorized' } },
     });
-    assert.equal(res.statusCode, 502);
-    await h.app.recorder.flush();
-    const rows = await h.app.storage.usage.readRecords({ limit: 100 });
+    assert.equal(res.status, 502);
+    await gw.app.recorder.flush();
+    const rows = await gw.app.storage.usage.readRecords({ limit: 100 });
     const failed = rows.find((r) => r.status === 502);
     assert.equal(failed?.errorCode, 'upstream_error');
     assert.equal(failed?.attempts[0]?.upstreamStatus, 401);

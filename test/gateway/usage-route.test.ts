@@ -1,42 +1,24 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 describe('GET /v1/usage', () => {
-  let h: Harness;
   const other = { 'x-gateway-app': 'other-app', 'x-gateway-secret': 'other-secret-123' };
-  before(async () => {
-    h = await startHarness({
-      env: { GATEWAY_APPS: `test-app:test-secret-0123456789,other-app:${other['x-gateway-secret']}` },
-    });
+  const gw = shareGateway({
+    env: { GATEWAY_APPS: `test-app:test-secret-0123456789,other-app:${other['x-gateway-secret']}` },
   });
-  after(() => h.close());
 
   it("reports the app's own totals, equal to the sum of its answers, grouped as asked", async () => {
     const answers: any[] = [];
     for (const provider of ['provider-a', 'provider-b', 'provider-b']) {
-      const res = await h.gateway.inject({
-        method: 'POST',
-        url: '/v1/chat',
-        headers: AUTH,
-        payload: { messages: [{ role: 'user', content: `hi ${provider}` }], provider },
-      });
-      answers.push(res.json());
+      const res = await gw.chat({ messages: [{ role: 'user', content: `hi ${provider}` }], provider });
+      answers.push(res.body);
     }
-    await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/embed',
-      headers: other,
-      payload: { input: 'not mine' },
-    });
+    await gw.embed({ input: 'not mine' }, { headers: other });
 
-    const res = await h.gateway.inject({
-      method: 'GET',
-      url: '/v1/usage?groupBy=provider,operation',
-      headers: AUTH,
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    const report = res.json();
+    const res = await gw.get('/v1/usage?groupBy=provider,operation');
+    assert.equal(res.status, 200, res.text);
+    const report = res.body;
     assert.equal(report.app, 'test-app');
     assert.deepEqual(report.groupBy, ['provider', 'operation']);
     const sum = (key: 'tokensIn' | 'tokensOut') => answers.reduce((s, a) => s + a.usage[key], 0);
@@ -63,13 +45,13 @@ describe('GET /v1/usage', () => {
       ['/v1/usage?limit=3', '/limit'],
     ];
     for (const [url, path] of cases) {
-      const res = await h.gateway.inject({ method: 'GET', url, headers: AUTH });
-      assert.equal(res.statusCode, 400, url);
-      assert.equal(res.json().error.details[0].path, path, url);
+      const res = await gw.get(url);
+      assert.equal(res.status, 400, url);
+      assert.equal(res.body.error.details[0].path, path, url);
     }
   });
 
   it('needs credentials', async () => {
-    assert.equal((await h.gateway.inject({ method: 'GET', url: '/v1/usage' })).statusCode, 401);
+    assert.equal((await gw.get('/v1/usage', { auth: false })).status, 401);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { describe, it } from 'node:test';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 const msgs = [{ role: 'user', content: 'hi' }];
 const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
@@ -206,22 +206,13 @@ const cases: Case[] = [
 ];
 
 describe('request validation (400 invalid_request with JSON Pointer field paths)', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const gw = shareGateway();
 
   for (const c of cases) {
     it(`${c.url}: ${c.name}`, async () => {
-      const res = await h.gateway.inject({
-        method: 'POST',
-        url: c.url,
-        headers: AUTH,
-        payload: c.body as object,
-      });
-      assert.equal(res.statusCode, 400, res.body);
-      const { error } = res.json();
+      const res = await gw.post(c.url, c.body);
+      assert.equal(res.status, 400, res.text);
+      const { error } = res.body;
       assert.equal(error.code, 'invalid_request');
       assert.equal(typeof error.message, 'string');
       assert.ok(Array.isArray(error.details), 'details lists the failing fields');
@@ -243,13 +234,14 @@ describe('request validation (400 invalid_request with JSON Pointer field paths)
       name: 'n',
     }));
     for (const temperature of [0, 2]) {
-      const res = await h.gateway.inject({
-        method: 'POST',
-        url: '/v1/chat',
-        headers: AUTH,
-        payload: { messages, temperature, maxTokens: 1, stream: false, metadata: { any: { nested: [1] } } },
+      const res = await gw.chat({
+        messages,
+        temperature,
+        maxTokens: 1,
+        stream: false,
+        metadata: { any: { nested: [1] } },
       });
-      assert.equal(res.statusCode, 200, res.body);
+      assert.equal(res.status, 200, res.text);
     }
   });
 });

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import { errorStatus } from '../../src/platform/errors.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { type FuzzRequest, type FuzzTarget, fuzzRequests } from '../helpers/fuzz-requests.ts';
-import { writeConfigFile } from '../helpers/harness.ts';
+import { writeConfigFile } from '../helpers/gateway-harness.ts';
 import { listRoutes } from '../helpers/route-list.ts';
 
 /**

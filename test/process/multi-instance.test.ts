@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { APP, AUTH, type Harness, startHarness } from '../helpers/harness.ts';
+import { APP, shareGateway } from '../helpers/gateway-harness.ts';
 import { startInsideOneMinute } from '../helpers/minute-window.ts';
 import { createTestSchema } from '../helpers/postgres.ts';
 
@@ -11,26 +11,21 @@ const messages = [{ role: 'user', content: 'shared' }];
 
 describe('two gateway instances sharing PostgreSQL and Redis', () => {
   let schema: Awaited<ReturnType<typeof createTestSchema>>;
-  let one: Harness;
-  let two: Harness;
   const prefix = `test:${randomBytes(4).toString('hex')}:`;
-
   before(async () => {
     schema = await createTestSchema();
-    const options = {
-      env: { DATABASE_URL: schema.url, REDIS_URL, REDIS_KEY_PREFIX: prefix },
-      file: {
-        limits: { apps: { [APP]: { requestsPerMinute: 6 } } },
-        circuit: { failureThreshold: 3, cooldownMs: 60_000 },
-      },
-    };
-    one = await startHarness(options);
-    two = await startHarness(options);
   });
-
+  const options = () => ({
+    env: { DATABASE_URL: schema.url, REDIS_URL, REDIS_KEY_PREFIX: prefix },
+    file: {
+      limits: { apps: { [APP]: { requestsPerMinute: 6 } } },
+      circuit: { failureThreshold: 3, cooldownMs: 60_000 },
+    },
+  });
+  const one = shareGateway(options);
+  const two = shareGateway(options);
+  // Declared after both gateways' own after hooks: they close before their schema is dropped.
   after(async () => {
-    await one.close();
-    await two.close();
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -43,13 +38,8 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       const instance = i % 2 === 0 ? one : two;
-      const res = await instance.gateway.inject({
-        method: 'POST',
-        url: '/v1/chat',
-        headers: AUTH,
-        payload: { messages },
-      });
-      statuses.push(res.statusCode);
+      const res = await instance.chat({ messages });
+      statuses.push(res.status);
     }
     assert.equal(statuses.filter((s) => s === 200).length, 6, `statuses ${statuses}`);
     assert.equal(statuses.filter((s) => s === 429).length, 6);
@@ -69,18 +59,16 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
       (await one.app.storage.apps.findApp(APP))?.secretHash ?? '',
       Date.now(),
     );
-    const headers = { ...AUTH, 'x-gateway-app': 'free' };
-    const failing = await one.gateway.inject({
-      method: 'POST',
-      url: '/v1/chat',
-      headers,
-      payload: { messages, metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } } },
-    });
-    assert.equal(failing.json().provider, 'provider-b');
+    const headers = { 'x-gateway-app': 'free' };
+    const failing = await one.chat(
+      { messages, metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } } },
+      { headers },
+    );
+    assert.equal(failing.body.provider, 'provider-b');
     await new Promise((resolve) => setTimeout(resolve, 700));
     const before = two.callsTo('provider-a');
-    const res = await two.gateway.inject({ method: 'POST', url: '/v1/chat', headers, payload: { messages } });
-    assert.equal(res.json().provider, 'provider-b', 'instance two skips the slot instance one opened');
+    const res = await two.chat({ messages }, { headers });
+    assert.equal(res.body.provider, 'provider-b', 'instance two skips the slot instance one opened');
     assert.equal(two.callsTo('provider-a'), before);
   });
 });

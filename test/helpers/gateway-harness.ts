@@ -10,6 +10,9 @@ import type { ProviderAdapter } from '../../src/gateway/providers/provider.ts';
 import { ADAPTER_FACTORIES } from '../../src/gateway/providers/registry.ts';
 import { SimulatedProvider } from '../../src/gateway/providers/simulated/simulated-provider.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { type CleanupContext, startForSuite, startForTest } from './harness-lifecycle.ts';
+import { bindRequests, type Reply, type RequestOptions, type Requests } from './inject-reply.ts';
+import { parseSse, type SseEvent } from './parse-sse.ts';
 
 export const APP = 'test-app';
 export const SECRET = 'test-secret-0123456789';
@@ -24,11 +27,29 @@ export interface HarnessOptions {
   file?: Record<string, unknown>;
 }
 
-export interface Harness {
+export interface GatewayRequestOptions extends RequestOptions {
+  /** Send the test app's credentials (the default); false sends none, for the tests of refusals. */
+  auth?: boolean;
+}
+
+/** A streamed chat as a client reads it: the events parsed, or the JSON error when no stream began. */
+export interface StreamReply extends Reply {
+  events: SseEvent[];
+}
+
+export interface Harness extends Requests<GatewayRequestOptions> {
   app: Application;
   gateway: FastifyInstance;
   calls: CallLog;
   callsTo(slot: ProviderSlot): number;
+  /** POST /v1/chat. */
+  chat(body: unknown, options?: GatewayRequestOptions): Promise<Reply>;
+  /** POST /v1/chat with `stream: true`. */
+  stream(body: Record<string, unknown>, options?: GatewayRequestOptions): Promise<StreamReply>;
+  /** POST /v1/embed. */
+  embed(body: unknown, options?: GatewayRequestOptions): Promise<Reply>;
+  /** POST /v1/json. */
+  json(body: unknown, options?: GatewayRequestOptions): Promise<Reply>;
   close(): Promise<void>;
 }
 
@@ -59,8 +80,25 @@ function counting(adapter: ProviderAdapter, calls: CallLog): ProviderAdapter {
   };
 }
 
-/** A gateway on the simulated provider, in-memory storage, instant retry backoff, and counted upstream calls. */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+/** A gateway for one test, closed when the test ends. */
+export function startGateway(t: CleanupContext, options: HarnessOptions = {}): Promise<Harness> {
+  return startForTest(t, () => createGateway(options));
+}
+
+/**
+ * A gateway shared by the tests of the enclosing describe, started before them and closed after.
+ * Options that depend on an earlier `before` (a mock upstream's URL, a fresh schema) are given as a
+ * function, read when the gateway starts; hooks run in the order they were declared.
+ */
+export function shareGateway(options: HarnessOptions | (() => HarnessOptions) = {}): Harness {
+  return startForSuite(() => createGateway(typeof options === 'function' ? options() : options));
+}
+
+/**
+ * A gateway on the simulated provider, in-memory storage, instant retry backoff, and counted upstream
+ * calls. The caller closes it: for tests about closing; others use startGateway or shareGateway.
+ */
+export async function createGateway(options: HarnessOptions = {}): Promise<Harness> {
   const env: Record<string, string> = {
     DATA_DIR: ':memory:',
     LOG_LEVEL: 'silent',
@@ -81,32 +119,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const gateway = app.gateway;
   if (gateway === undefined) throw new Error('gateway surface not built');
   await gateway.ready();
+  const requests = bindRequests<GatewayRequestOptions>(gateway, (options) => ({
+    ...(options?.auth === false ? {} : AUTH),
+    ...options?.headers,
+  }));
   return {
+    ...requests,
     app,
     gateway,
     calls,
     callsTo: (slot) => calls.filter((c) => c.slot === slot).length,
+    chat: (body, options) => requests.post('/v1/chat', body, options),
+    async stream(body, options) {
+      const reply = await requests.post('/v1/chat', { ...body, stream: true }, options);
+      const streamed = String(reply.headers['content-type']).startsWith('text/event-stream');
+      return { ...reply, events: streamed ? parseSse(reply.text) : [] };
+    },
+    embed: (body, options) => requests.post('/v1/embed', body, options),
+    json: (body, options) => requests.post('/v1/json', body, options),
     close: () => app.close(),
   };
-}
-
-export interface SseEvent {
-  event: string;
-  data: unknown;
-}
-
-/** Parses an SSE body into events (comments skipped), as a client would. */
-export function parseSse(body: string): SseEvent[] {
-  const events: SseEvent[] = [];
-  for (const block of body.split('\n\n')) {
-    let event = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':') || line === '') continue;
-      if (line.startsWith('event: ')) event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-    }
-    if (data.length > 0) events.push({ event, data: JSON.parse(data.join('\n')) });
-  }
-  return events;
 }
