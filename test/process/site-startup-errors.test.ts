@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { BUNDLED_CONTENT_DIR } from '../../src/site/content/load-site-content.ts';
-import { startSite } from '../helpers/site-harness.ts';
+import { createSite } from '../helpers/site-harness.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const temporary = mkdtempSync(join(tmpdir(), 'site-startup-'));
@@ -80,7 +80,7 @@ describe('start-up refuses bad site content and identity files', () => {
 
   it('buildSiteApp rejects with the ConfigError, so embedding code sees the same message', async () => {
     await assert.rejects(
-      startSite({ env: { IDENTITY_DISCOVERY_FILE: join(temporary, 'missing.json') } }),
+      createSite({ env: { IDENTITY_DISCOVERY_FILE: join(temporary, 'missing.json') } }),
       (error) => {
         assert.ok(error instanceof ConfigError);
         assert.equal(error.setting, 'IDENTITY_DISCOVERY_FILE');

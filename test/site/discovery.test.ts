@@ -8,7 +8,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { parse } from 'yaml';
 import { postMcp, rpc } from '../helpers/mcp-http.ts';
 import { readTarGz } from '../helpers/read-tar-gz.ts';
-import { SITE_URL, type SiteHarness, startSite } from '../helpers/site-harness.ts';
+import { SITE_URL, shareSite } from '../helpers/site-harness.ts';
 
 const GATEWAY_URL = 'https://gateway.example.test';
 const CATALOG_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
@@ -24,35 +24,30 @@ const DOCUMENTS = [
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 describe('discovery documents of surface B', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ env: { PUBLIC_GATEWAY_URL: GATEWAY_URL } });
-  });
-  after(() => h.close());
-  const get = (url: string, headers: Record<string, string> = {}) =>
-    h.site.inject({ method: 'GET', url, headers });
+  const h = shareSite({ env: { PUBLIC_GATEWAY_URL: GATEWAY_URL } });
+  const get = (url: string, headers: Record<string, string> = {}) => h.get(url, { headers });
 
   describe('caching, CORS and HEAD, on every document', () => {
     for (const url of DOCUMENTS) {
       it(`${url}: strong ETag, public caching, CORS for any origin; 304 on a matching If-None-Match`, async () => {
         const res = await get(url);
-        assert.equal(res.statusCode, 200);
+        assert.equal(res.status, 200);
         const etag = String(res.headers.etag);
-        assert.equal(etag, `"${createHash('sha256').update(res.rawPayload).digest('base64url')}"`);
+        assert.equal(etag, `"${createHash('sha256').update(res.raw).digest('base64url')}"`);
         assert.equal(res.headers['cache-control'], 'public, max-age=300');
         assert.equal(res.headers['access-control-allow-origin'], '*');
         assert.match(String(res.headers['access-control-expose-headers']), /ETag/);
 
         const again = await get(url, { 'if-none-match': etag });
-        assert.equal(again.statusCode, 304);
-        assert.equal(again.body, '');
+        assert.equal(again.status, 304);
+        assert.equal(again.text, '');
         assert.equal(again.headers.etag, etag);
-        assert.equal((await get(url, { 'if-none-match': `W/${etag}` })).statusCode, 304, 'weak comparison');
-        assert.equal((await get(url, { 'if-none-match': '"stale"' })).statusCode, 200);
+        assert.equal((await get(url, { 'if-none-match': `W/${etag}` })).status, 304, 'weak comparison');
+        assert.equal((await get(url, { 'if-none-match': '"stale"' })).status, 200);
 
-        const head = await h.site.inject({ method: 'HEAD', url });
-        assert.equal(head.statusCode, 200);
-        assert.equal(head.body, '');
+        const head = await h.head(url);
+        assert.equal(head.status, 200);
+        assert.equal(head.text, '');
         assert.equal(head.headers.etag, etag);
         assert.equal(head.headers['content-type'], res.headers['content-type']);
       });
@@ -62,11 +57,11 @@ describe('discovery documents of surface B', () => {
   describe('/openapi.json and /.well-known/openapi.json', () => {
     let doc: any;
     before(async () => {
-      doc = (await get('/openapi.json')).json();
+      doc = (await get('/openapi.json')).body;
     });
 
     it('are the same valid OpenAPI 3.1 document, with the public site URL as server', async () => {
-      assert.deepEqual((await get('/.well-known/openapi.json')).json(), doc);
+      assert.deepEqual((await get('/.well-known/openapi.json')).body, doc);
       assert.equal(doc.openapi, '3.1.0');
       assert.deepEqual(doc.servers, [{ url: SITE_URL }]);
       await SwaggerParser.validate(structuredClone(doc));
@@ -114,7 +109,7 @@ describe('discovery documents of surface B', () => {
       const res = await get('/.well-known/api-catalog');
       assert.equal(res.headers['content-type'], CATALOG_TYPE);
       assert.equal(res.headers.link, CATALOG_LINK);
-      const { linkset } = res.json();
+      const { linkset } = res.body;
       assert.deepEqual(linkset[0], {
         anchor: `${SITE_URL}/.well-known/api-catalog`,
         item: [
@@ -139,14 +134,14 @@ describe('discovery documents of surface B', () => {
     });
 
     it('answers HEAD with the Link header (RFC 9727 §2)', async () => {
-      const head = await h.site.inject({ method: 'HEAD', url: '/.well-known/api-catalog' });
-      assert.equal(head.statusCode, 200);
+      const head = await h.head('/.well-known/api-catalog');
+      assert.equal(head.status, 200);
       assert.equal(head.headers.link, CATALOG_LINK);
       assert.equal(head.headers['content-type'], CATALOG_TYPE);
     });
 
     it('agrees with the lookup_api_catalog tool (one source)', async () => {
-      const { linkset } = (await get('/.well-known/api-catalog')).json();
+      const { linkset } = (await get('/.well-known/api-catalog')).body;
       const call = await postMcp(h.site, rpc('tools/call', { name: 'lookup_api_catalog', arguments: {} }));
       const { apis } = call.json().result.structuredContent;
       for (const api of apis) {
@@ -164,7 +159,7 @@ describe('discovery documents of surface B', () => {
     const fetchArtifact = (url: string) => get(new URL(url, INDEX_URL).pathname);
 
     it('has the $schema form, and each digest is the SHA-256 of the bytes served at its url', async () => {
-      const index = (await get('/.well-known/agent-skills/index.json')).json();
+      const index = (await get('/.well-known/agent-skills/index.json')).body;
       assert.equal(index.$schema, 'https://schemas.agentskills.io/discovery/0.2.0/schema.json');
       assert.equal(index.version, undefined, "the earlier text's fields are gone");
       assert.deepEqual(
@@ -176,23 +171,23 @@ describe('discovery documents of surface B', () => {
         assert.deepEqual(Object.keys(skill).sort(), ['description', 'digest', 'name', 'type', 'url']);
         assert.match(skill.digest, /^sha256:[0-9a-f]{64}$/);
         const res = await fetchArtifact(skill.url);
-        assert.equal(res.statusCode, 200, skill.url);
+        assert.equal(res.status, 200, skill.url);
         assert.equal(res.headers['content-type'], 'application/gzip');
-        assert.equal(skill.digest, `sha256:${sha256(res.rawPayload)}`);
+        assert.equal(skill.digest, `sha256:${sha256(res.raw)}`);
       }
     });
 
     it('archives the skill directory: SKILL.md at the root, with the index name, and the files served one by one', async () => {
-      const index = (await get('/.well-known/agent-skills/index.json')).json();
+      const index = (await get('/.well-known/agent-skills/index.json')).body;
       const [skill] = index.skills;
-      const archive = (await fetchArtifact(skill.url)).rawPayload;
+      const archive = (await fetchArtifact(skill.url)).raw;
       const files = readTarGz(archive);
       assert.deepEqual([...files.keys()], ['SKILL.md', 'references/errors.md']);
       for (const [path, bytes] of files) {
         const res = await get(`/.well-known/agent-skills/${skill.name}/${path}`);
-        assert.equal(res.statusCode, 200, path);
+        assert.equal(res.status, 200, path);
         assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');
-        assert.ok(res.rawPayload.equals(bytes), `${path} in the archive is the file served`);
+        assert.ok(res.raw.equals(bytes), `${path} in the archive is the file served`);
       }
       const front = parse(
         files
@@ -206,7 +201,7 @@ describe('discovery documents of surface B', () => {
     });
 
     it('serves a SKILL.md whose front matter names the skill and which points at the configured gateway', async () => {
-      const text = (await get('/.well-known/agent-skills/inference-gateway/SKILL.md')).body;
+      const text = (await get('/.well-known/agent-skills/inference-gateway/SKILL.md')).text;
       const front = parse(text.split('\n---\n')[0]?.replace(/^---\n/, '') ?? '');
       assert.equal(front.name, 'inference-gateway');
       assert.ok(front.description.length <= 1024);
@@ -229,15 +224,15 @@ describe('discovery documents of surface B', () => {
         '/.well-known/agent-skills/inference-gateway/../../x',
       ]) {
         const res = await get(url);
-        assert.equal(res.statusCode, 404, url);
-        assert.equal(res.json().error.code, 'not_found');
+        assert.equal(res.status, 404, url);
+        assert.equal(res.body.error.code, 'not_found');
       }
     });
   });
 
   describe('/.well-known/mcp/server-card.json (SEP-2127 draft)', () => {
     it('describes the streamable HTTP remote, the revisions, and exactly the tools of tools/list', async () => {
-      const card = (await get('/.well-known/mcp/server-card.json')).json();
+      const card = (await get('/.well-known/mcp/server-card.json')).body;
       assert.equal(card.$schema, 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
       assert.equal(card.name, 'test.example.www/site');
       assert.equal(card.title, 'Fieldstone Gateway');
@@ -262,8 +257,8 @@ describe('discovery documents of surface B', () => {
 
     it('is also served at the path the draft now proposes', async () => {
       assert.equal(
-        (await get('/.well-known/mcp/server-card')).body,
-        (await get('/.well-known/mcp/server-card.json')).body,
+        (await get('/.well-known/mcp/server-card')).text,
+        (await get('/.well-known/mcp/server-card.json')).text,
       );
     });
   });
@@ -271,48 +266,43 @@ describe('discovery documents of surface B', () => {
   describe('content pages', () => {
     it('serves each page at the URL the tools give out, as Markdown with its title', async () => {
       const res = await get('/docs/getting-started');
-      assert.equal(res.statusCode, 200);
+      assert.equal(res.status, 200);
       assert.equal(res.headers['content-type'], 'text/markdown; charset=utf-8');
-      assert.match(res.body, /^# Getting started with the gateway API\n\n/);
-      assert.ok(res.body.includes(`${GATEWAY_URL}/v1/chat`), 'the configured gateway URL is filled in');
+      assert.match(res.text, /^# Getting started with the gateway API\n\n/);
+      assert.ok(res.text.includes(`${GATEWAY_URL}/v1/chat`), 'the configured gateway URL is filled in');
       assert.equal(res.headers['last-modified'], 'Mon, 02 Jun 2025 00:00:00 GMT');
-      assert.equal((await get('/privacy', { 'if-none-match': String(res.headers.etag) })).statusCode, 200);
+      assert.equal((await get('/privacy', { 'if-none-match': String(res.headers.etag) })).status, 200);
       assert.equal(
-        (await get('/docs/getting-started', { 'if-none-match': String(res.headers.etag) })).statusCode,
+        (await get('/docs/getting-started', { 'if-none-match': String(res.headers.etag) })).status,
         304,
       );
     });
 
     it('leaves unknown paths and methods to the 404 and 405 envelope', async () => {
-      assert.equal((await get('/no-such-page')).json().error.code, 'not_found');
-      const post = await h.site.inject({ method: 'POST', url: '/privacy' });
-      assert.equal(post.statusCode, 405);
-      assert.equal(post.json().error.code, 'method_not_allowed');
+      assert.equal((await get('/no-such-page')).body.error.code, 'not_found');
+      const post = await h.request({ method: 'POST', url: '/privacy' });
+      assert.equal(post.status, 405);
+      assert.equal(post.body.error.code, 'method_not_allowed');
     });
   });
 });
 
 describe('agent skills: a skill that is SKILL.md alone is a skill-md entry', () => {
-  let h: SiteHarness;
   let contentDir: string;
   const SKILL_MD = '---\nname: single-file\ndescription: A skill of one file.\n---\n# Single\n';
-  before(async () => {
+  before(() => {
     contentDir = mkdtempSync(join(tmpdir(), 'skills-content-'));
     cpSync(new URL('../../site-content/', import.meta.url), contentDir, { recursive: true });
     mkdirSync(join(contentDir, 'agent-skills', 'single-file'));
     writeFileSync(join(contentDir, 'agent-skills', 'single-file', 'SKILL.md'), SKILL_MD);
-    h = await startSite({ env: { SITE_CONTENT_DIR: contentDir } });
   });
-  after(async () => {
-    await h.close();
-    rmSync(contentDir, { recursive: true, force: true });
-  });
+  const h = shareSite(() => ({ env: { SITE_CONTENT_DIR: contentDir } }));
+  // Declared after the site's own after hook: the site closes before its content is removed.
+  after(() => rmSync(contentDir, { recursive: true, force: true }));
 
   it('points its url at SKILL.md, served as text/markdown, front matter first, digest of the served bytes', async () => {
     const indexUrl = `${SITE_URL}/.well-known/agent-skills/index.json`;
-    const index = (
-      await h.site.inject({ method: 'GET', url: '/.well-known/agent-skills/index.json' })
-    ).json();
+    const index = (await h.get('/.well-known/agent-skills/index.json')).body;
     assert.deepEqual(
       index.skills.map((skill: any) => [skill.name, skill.type]),
       [
@@ -325,12 +315,12 @@ describe('agent skills: a skill that is SKILL.md alone is a skill-md entry', () 
       new URL(skill.url, indexUrl).href,
       `${SITE_URL}/.well-known/agent-skills/single-file/SKILL.md`,
     );
-    const res = await h.site.inject({ method: 'GET', url: new URL(skill.url, indexUrl).pathname });
-    assert.equal(res.statusCode, 200);
+    const res = await h.get(new URL(skill.url, indexUrl).pathname);
+    assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^text\/markdown/);
-    assert.ok(res.body.startsWith('---\n'), 'YAML front matter first');
-    assert.equal(parse(res.body.split('\n---\n')[0]?.replace(/^---\n/, '') ?? '').name, skill.name);
-    assert.equal(res.body, SKILL_MD);
-    assert.equal(skill.digest, `sha256:${sha256(res.rawPayload)}`);
+    assert.ok(res.text.startsWith('---\n'), 'YAML front matter first');
+    assert.equal(parse(res.text.split('\n---\n')[0]?.replace(/^---\n/, '') ?? '').name, skill.name);
+    assert.equal(res.text, SKILL_MD);
+    assert.equal(skill.digest, `sha256:${sha256(res.raw)}`);
   });
 });

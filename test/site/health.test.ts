@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
 import { sampleSignup } from '../contracts/subscriber-contract.ts';
-import { type SiteHarness, startSite } from '../helpers/site-harness.ts';
+import { startSite } from '../helpers/site-harness.ts';
 import { startWebhookServer } from '../helpers/webhook-server.ts';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -19,28 +19,25 @@ function brokenDatabase() {
 }
 
 describe('GET /up and GET /api/health', () => {
-  let h: SiteHarness;
-  afterEach(() => h.close());
-
-  it('/up answers 200 text/plain, HEAD too, even when the database is down', async () => {
-    h = await startSite({ storage: brokenDatabase() });
-    const up = await h.site.inject({ method: 'GET', url: '/up' });
-    assert.equal(up.statusCode, 200);
+  it('/up answers 200 text/plain, HEAD too, even when the database is down', async (t) => {
+    const h = await startSite(t, { storage: brokenDatabase() });
+    const up = await h.get('/up');
+    assert.equal(up.status, 200);
     assert.match(String(up.headers['content-type']), /^text\/plain/);
-    assert.equal(up.body, 'ok\n');
+    assert.equal(up.text, 'ok\n');
     assert.ok(up.headers['x-request-id']);
-    const head = await h.site.inject({ method: 'HEAD', url: '/up' });
-    assert.equal(head.statusCode, 200);
-    assert.equal(head.body, '');
+    const head = await h.head('/up');
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
   });
 
-  it('/api/health passes with its checks, as application/health+json', async () => {
-    h = await startSite();
-    const res = await h.site.inject({ method: 'GET', url: '/api/health' });
-    assert.equal(res.statusCode, 200);
+  it('/api/health passes with its checks, as application/health+json', async (t) => {
+    const h = await startSite(t);
+    const res = await h.get('/api/health');
+    assert.equal(res.status, 200);
     assert.match(String(res.headers['content-type']), /^application\/health\+json/);
     assert.equal(res.headers['cache-control'], 'no-store');
-    const body = res.json();
+    const body = res.body;
     assert.equal(body.status, 'pass');
     assert.equal(body.version, VERSION);
     assert.equal(body.service, 'public-site-api');
@@ -55,33 +52,37 @@ describe('GET /up and GET /api/health', () => {
       ['none', 'no mail transport: single opt-in'],
     );
     assert.equal(body.checks['newsletterOutbox:pending'], undefined, 'no outbox without an async upstream');
-    const head = await h.site.inject({ method: 'HEAD', url: '/api/health' });
-    assert.equal(head.statusCode, 200);
+    const head = await h.head('/api/health');
+    assert.equal(head.status, 200);
   });
 
-  it('/api/health fails with 503 when the database does, without its error text', async () => {
-    h = await startSite({ storage: brokenDatabase() });
-    const res = await h.site.inject({ method: 'GET', url: '/api/health' });
-    assert.equal(res.statusCode, 503);
-    const body = res.json();
+  it('/api/health fails with 503 when the database does, without its error text', async (t) => {
+    const h = await startSite(t, { storage: brokenDatabase() });
+    const res = await h.get('/api/health');
+    assert.equal(res.status, 503);
+    const body = res.body;
     assert.equal(body.status, 'fail');
     assert.deepEqual(
       [body.checks['storage:responseTime'][0].status, body.checks['storage:responseTime'][0].output],
       ['fail', 'unavailable'],
     );
-    assert.doesNotMatch(res.body, /db\.internal|admin|refused/);
+    assert.doesNotMatch(res.text, /db\.internal|admin|refused/);
   });
 
-  it('/api/health warns about an outbox backlog the upstream is not taking', async () => {
+  it('/api/health warns about an outbox backlog the upstream is not taking', async (t) => {
     const upstream = await startWebhookServer(() => 503);
+    t.after(() => upstream.close());
     const storage = openSqliteStorage(':memory:');
     await storage.subscribers.signUp(
       sampleSignup('old@example.com', Date.now() - 3_600_000, { enqueue: true }),
     );
-    h = await startSite({ storage, env: { NEWSLETTER_WEBHOOK_URL: upstream.url, MAIL_TRANSPORT: 'log' } });
-    const res = await h.site.inject({ method: 'GET', url: '/api/health' });
-    assert.equal(res.statusCode, 200, 'warn is still 200');
-    const body = res.json();
+    const h = await startSite(t, {
+      storage,
+      env: { NEWSLETTER_WEBHOOK_URL: upstream.url, MAIL_TRANSPORT: 'log' },
+    });
+    const res = await h.get('/api/health');
+    assert.equal(res.status, 200, 'warn is still 200');
+    const body = res.body;
     assert.equal(body.status, 'warn');
     assert.equal(body.checks['newsletterOutbox:pending'][0].observedValue, 1);
     const [age] = body.checks['newsletterOutbox:oldestPendingAge'];
@@ -90,6 +91,5 @@ describe('GET /up and GET /api/health', () => {
     assert.equal(age.observedUnit, 's');
     assert.equal(body.checks['newsletterOutbox:failed'][0].observedValue, 0);
     assert.equal(body.checks['mail:transport'][0].observedValue, 'log');
-    await upstream.close();
   });
 });

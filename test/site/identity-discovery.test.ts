@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import { SITE_URL, type SiteHarness, startSite } from '../helpers/site-harness.ts';
+import { describe, it } from 'node:test';
+import { SITE_URL, shareSite } from '../helpers/site-harness.ts';
 
 describe('OAuth and OpenID discovery without IDENTITY_DISCOVERY_FILE', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite();
-  });
-  after(() => h.close());
+  const h = shareSite();
 
   for (const url of [
     '/.well-known/openid-configuration',
@@ -16,26 +12,22 @@ describe('OAuth and OpenID discovery without IDENTITY_DISCOVERY_FILE', () => {
     '/.well-known/oauth-protected-resource',
   ]) {
     it(`${url} answers 404 with the envelope`, async () => {
-      const res = await h.site.inject({ method: 'GET', url });
-      assert.equal(res.statusCode, 404);
-      assert.equal(res.json().error.code, 'not_found');
+      const res = await h.get(url);
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, 'not_found');
     });
   }
 });
 
 describe('OAuth and OpenID discovery with IDENTITY_DISCOVERY_FILE', () => {
   const fixture = new URL('../fixtures/site/openid-configuration.json', import.meta.url).pathname;
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ env: { IDENTITY_DISCOVERY_FILE: fixture } });
-  });
-  after(() => h.close());
+  const h = shareSite({ env: { IDENTITY_DISCOVERY_FILE: fixture } });
   const get = async (url: string) => {
-    const res = await h.site.inject({ method: 'GET', url });
-    assert.equal(res.statusCode, 200, url);
+    const res = await h.get(url);
+    assert.equal(res.status, 200, url);
     assert.match(String(res.headers['content-type']), /^application\/json/);
     assert.equal(res.headers['access-control-allow-origin'], '*');
-    return res.json();
+    return res.body;
   };
 
   it("serves the provider's OpenID configuration as given", async () => {

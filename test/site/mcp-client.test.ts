@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { SITE_URL, type SiteHarness, startSite } from '../helpers/site-harness.ts';
+import { SITE_URL, shareSite } from '../helpers/site-harness.ts';
 
 const GATEWAY_URL = 'https://gateway.example.test';
 
@@ -29,23 +29,20 @@ function errorText(result: CallToolResult): string {
 }
 
 describe('the official MCP client against a listening site', () => {
-  let h: SiteHarness;
   let client: Client;
   let transport: StreamableHTTPClientTransport;
   const call = async (name: string, args: Record<string, unknown> = {}) =>
     (await client.callTool({ name, arguments: args })) as CallToolResult;
 
+  // Declared before the site, so its after hook runs first: the client hangs up, then the site closes.
+  after(() => client?.close());
+  const h = shareSite({ env: { PUBLIC_GATEWAY_URL: GATEWAY_URL } });
   before(async () => {
-    h = await startSite({ env: { PUBLIC_GATEWAY_URL: GATEWAY_URL } });
     await h.site.listen({ port: 0, host: '127.0.0.1' });
     const { port } = h.site.server.address() as AddressInfo;
     client = new Client({ name: 'site-client-test', version: '1.0.0' });
     transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
     await client.connect(transport);
-  });
-  after(async () => {
-    await client.close();
-    await h.close();
   });
 
   it('connects and negotiates the latest revision the SDK knows', () => {

@@ -7,16 +7,12 @@ import { createBaseApp } from '../../src/platform/fastify-base.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { registerSiteDiscovery } from '../../src/site/register-site-discovery.ts';
 import { initializeParams, postMcp, rpc } from '../helpers/mcp-http.ts';
-import { SITE_URL, type SiteHarness, startSite } from '../helpers/site-harness.ts';
+import { SITE_URL, shareSite, startSite } from '../helpers/site-harness.ts';
 
 const GATEWAY_URL = 'https://gateway.example.test';
 
 describe('POST /mcp: the protocol over streamable HTTP', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ env: { PUBLIC_GATEWAY_URL: GATEWAY_URL } });
-  });
-  after(() => h.close());
+  const h = shareSite({ env: { PUBLIC_GATEWAY_URL: GATEWAY_URL } });
 
   for (const version of ['2025-03-26', '2025-06-18', '2025-11-25']) {
     it(`initialize: a client asking for ${version} gets ${version}, then lists tools with that revision`, async () => {
@@ -197,16 +193,12 @@ describe('POST /mcp: the protocol over streamable HTTP', () => {
     assert.equal(unknown.json().result.isError, true, 'unknown arguments are refused, not ignored');
   });
 
-  it('answers with JSON-RPC errors for an oversized body, not the REST envelope', async () => {
-    const small = await startSite({ env: { MAX_BODY_BYTES: '1024' } });
-    try {
-      const res = await postMcp(small.site, { ...rpc('ping'), params: { padding: 'x'.repeat(2000) } });
-      assert.equal(res.statusCode, 413);
-      assert.equal(res.json().jsonrpc, '2.0');
-      assert.equal(res.json().error.code, -32600);
-    } finally {
-      await small.close();
-    }
+  it('answers with JSON-RPC errors for an oversized body, not the REST envelope', async (t) => {
+    const small = await startSite(t, { env: { MAX_BODY_BYTES: '1024' } });
+    const res = await postMcp(small.site, { ...rpc('ping'), params: { padding: 'x'.repeat(2000) } });
+    assert.equal(res.statusCode, 413);
+    assert.equal(res.json().jsonrpc, '2.0');
+    assert.equal(res.json().error.code, -32600);
   });
 });
 

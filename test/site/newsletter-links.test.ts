@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { hashToken } from '../../src/site/newsletter/newsletter-tokens.ts';
-import { extractToken, SITE_URL, type SiteHarness, startSite, waitFor } from '../helpers/site-harness.ts';
+import { extractToken, SITE_URL, type SiteHarness, shareSite, waitFor } from '../helpers/site-harness.ts';
 
 const HTML = { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
 
@@ -35,11 +35,7 @@ function oneClick(h: SiteHarness, link: string | undefined) {
 }
 
 describe('double opt-in with a mail transport', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ captureMail: true, newsletter: { resendAfterMs: 0 } });
-  });
-  after(() => h.close());
+  const h = shareSite({ captureMail: true, newsletter: { resendAfterMs: 0 } });
 
   it('answers pending, mails a confirm link, and the link subscribes the address once', async () => {
     const res = await signup(h, 'Dora@Example.org');
@@ -175,12 +171,8 @@ describe('double opt-in with a mail transport', () => {
 });
 
 describe('confirm links expire', () => {
-  let h: SiteHarness;
   let now = Date.now();
-  before(async () => {
-    h = await startSite({ captureMail: true, clock: { now: () => now, monotonic: () => performance.now() } });
-  });
-  after(() => h.close());
+  const h = shareSite({ captureMail: true, clock: { now: () => now, monotonic: () => performance.now() } });
 
   it('refuses a link older than 7 days and lets a new signup send a fresh one', async () => {
     await signup(h, 'slow@example.org');
@@ -224,11 +216,7 @@ async function waitForMailCount(h: SiteHarness, to: string, count: number) {
 }
 
 describe('MAIL_TRANSPORT=log', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ env: { MAIL_TRANSPORT: 'log' } });
-  });
-  after(() => h.close());
+  const h = shareSite({ env: { MAIL_TRANSPORT: 'log' } });
 
   it('writes the recipient, subject and working links to the log at info, nothing more', async () => {
     assert.deepEqual((await signup(h, 'local@example.org')).json(), { ok: true, status: 'pending' });

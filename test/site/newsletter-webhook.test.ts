@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { extractToken, type SiteHarness, startSite, waitFor } from '../helpers/site-harness.ts';
-import { startWebhookServer, type WebhookServer } from '../helpers/webhook-server.ts';
+import { startWebhookServer } from '../helpers/webhook-server.ts';
 
 const SECRET = 'webhook-secret-0123456789';
 const FAST_OUTBOX = { pollIntervalMs: 20, backoff: { baseMs: 10, maxMs: 40 }, random: () => 0 };
@@ -22,22 +22,17 @@ function verifySignature(received: { headers: Record<string, unknown>; body: str
 }
 
 describe('mailing-list webhook, sync mode', () => {
-  let h: SiteHarness;
-  let upstream: WebhookServer;
-  afterEach(async () => {
-    await h.close();
-    await upstream.close();
-  });
-
-  it('is called in the request with {email, status, subscribedAt}, signed, with the URL credentials', async () => {
-    upstream = await startWebhookServer();
-    h = await startSite({
+  it('is called in the request with {email, status, subscribedAt}, signed, with the URL credentials', async (t) => {
+    const upstream = await startWebhookServer();
+    const h = await startSite(t, {
       env: {
         NEWSLETTER_WEBHOOK_URL: upstream.url.replace('http://', 'http://hook:p%40ss@'),
         NEWSLETTER_WEBHOOK_MODE: 'sync',
         NEWSLETTER_WEBHOOK_SECRET: SECRET,
       },
     });
+    // After the site's own after hook: the site stops calling before its upstream goes.
+    t.after(() => upstream.close());
     const res = await signup(h, 'Sync@Example.com');
     assert.deepEqual(res.json(), { ok: true, status: 'subscribed' });
     assert.equal(upstream.received.length, 1, 'called before the answer');
@@ -53,9 +48,13 @@ describe('mailing-list webhook, sync mode', () => {
     verifySignature({ headers: call?.headers ?? {}, body: call?.body ?? '' });
   });
 
-  it('answers 500 upstream_failure when the upstream fails, keeps the subscriber, and a retry repairs it', async () => {
-    upstream = await startWebhookServer((i) => (i < 2 ? 503 : 200));
-    h = await startSite({ env: { NEWSLETTER_WEBHOOK_URL: upstream.url, NEWSLETTER_WEBHOOK_MODE: 'sync' } });
+  it('answers 500 upstream_failure when the upstream fails, keeps the subscriber, and a retry repairs it', async (t) => {
+    const upstream = await startWebhookServer((i) => (i < 2 ? 503 : 200));
+    const h = await startSite(t, {
+      env: { NEWSLETTER_WEBHOOK_URL: upstream.url, NEWSLETTER_WEBHOOK_MODE: 'sync' },
+    });
+    // After the site's own after hook: the site stops calling before its upstream goes.
+    t.after(() => upstream.close());
     const res = await signup(h, 'kept@example.com');
     assert.equal(res.statusCode, 500);
     assert.equal(res.json().error.code, 'upstream_failure');
@@ -69,12 +68,12 @@ describe('mailing-list webhook, sync mode', () => {
     assert.equal(JSON.parse(upstream.received.at(-1)?.body ?? '').email, 'kept@example.com');
   });
 
-  it('answers 500 upstream_failure when the upstream is unreachable', async () => {
-    upstream = await startWebhookServer();
-    const url = upstream.url;
-    await upstream.close();
-    upstream = await startWebhookServer();
-    h = await startSite({ env: { NEWSLETTER_WEBHOOK_URL: url, NEWSLETTER_WEBHOOK_MODE: 'sync' } });
+  it('answers 500 upstream_failure when the upstream is unreachable', async (t) => {
+    const gone = await startWebhookServer();
+    await gone.close();
+    const h = await startSite(t, {
+      env: { NEWSLETTER_WEBHOOK_URL: gone.url, NEWSLETTER_WEBHOOK_MODE: 'sync' },
+    });
     const res = await signup(h, 'down@example.com');
     assert.equal(res.statusCode, 500);
     assert.equal(res.json().error.code, 'upstream_failure');
@@ -82,20 +81,15 @@ describe('mailing-list webhook, sync mode', () => {
 });
 
 describe('mailing-list webhook, async mode (outbox)', () => {
-  let h: SiteHarness;
-  let upstream: WebhookServer;
-  afterEach(async () => {
-    await h.close();
-    await upstream.close();
-  });
-
-  it('answers at once while the upstream is down, then delivers every change exactly once, in order', async () => {
-    upstream = await startWebhookServer((i) => (i < 3 ? 503 : 200));
-    h = await startSite({
+  it('answers at once while the upstream is down, then delivers every change exactly once, in order', async (t) => {
+    const upstream = await startWebhookServer((i) => (i < 3 ? 503 : 200));
+    const h = await startSite(t, {
       captureMail: true,
       env: { NEWSLETTER_WEBHOOK_URL: upstream.url, NEWSLETTER_WEBHOOK_SECRET: SECRET },
       newsletter: { outbox: FAST_OUTBOX },
     });
+    // After the site's own after hook: the site stops calling before its upstream goes.
+    t.after(() => upstream.close());
     const res = await signup(h, 'queued@example.com');
     assert.deepEqual(res.json(), { ok: true, status: 'pending' });
     const [mail] = await h.waitForMails(1);
@@ -130,12 +124,14 @@ describe('mailing-list webhook, async mode (outbox)', () => {
     });
   });
 
-  it('keeps a change that exhausted its attempts as failed, for inspection', async () => {
-    upstream = await startWebhookServer(() => 500);
-    h = await startSite({
+  it('keeps a change that exhausted its attempts as failed, for inspection', async (t) => {
+    const upstream = await startWebhookServer(() => 500);
+    const h = await startSite(t, {
       env: { NEWSLETTER_WEBHOOK_URL: upstream.url },
       newsletter: { outbox: { ...FAST_OUTBOX, maxAttempts: 3 } },
     });
+    // After the site's own after hook: the site stops calling before its upstream goes.
+    t.after(() => upstream.close());
     assert.equal((await signup(h, 'lost@example.com')).statusCode, 200);
     await waitFor(() => (upstream.received.length >= 3 ? true : undefined), 'three attempts');
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -148,12 +144,15 @@ describe('mailing-list webhook, async mode (outbox)', () => {
     assert.equal((await h.storage.subscribers.findSubscriber('lost@example.com'))?.status, 'subscribed');
   });
 
-  it('stops cleanly on close while a delivery hangs, and the change stays pending', async () => {
-    upstream = await startWebhookServer(() => 'hang');
-    h = await startSite({
+  it('stops cleanly on close while a delivery hangs, and the change stays pending', async (t) => {
+    const upstream = await startWebhookServer(() => 'hang');
+    // The site is also closed by hand below, since closing is what this test checks; the harness's
+    // own close then finds it closed and closes the storage read after it.
+    const h = await startSite(t, {
       env: { NEWSLETTER_WEBHOOK_URL: upstream.url },
       newsletter: { outbox: FAST_OUTBOX },
     });
+    t.after(() => upstream.close());
     await signup(h, 'hang@example.com');
     await waitFor(() => (upstream.received.length > 0 ? true : undefined), 'a delivery under way');
     const storage = h.storage;
@@ -162,6 +161,5 @@ describe('mailing-list webhook, async mode (outbox)', () => {
     assert.ok(Date.now() - started < 2_000, 'close did not wait for the upstream');
     const [entry] = await storage.subscribers.listOutbox({ limit: 10 });
     assert.deepEqual([entry?.state, entry?.attempts], ['pending', 0]);
-    h = { ...h, close: () => storage.close() };
   });
 });

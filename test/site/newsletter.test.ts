@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
-import { type SiteHarness, startSite, withFailingSubscribers } from '../helpers/site-harness.ts';
+import { type SiteHarness, shareSite, withFailingSubscribers } from '../helpers/site-harness.ts';
 
 type Injected = Awaited<ReturnType<SiteHarness['site']['inject']>>;
 
@@ -35,11 +35,7 @@ function observable(res: Injected) {
 }
 
 describe('POST /api/newsletter without a mail transport (single opt-in)', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ env: { NEWSLETTER_RATE_LIMIT_PER_MINUTE: '1000', MAX_BODY_BYTES: '4096' } });
-  });
-  after(() => h.close());
+  const h = shareSite({ env: { NEWSLETTER_RATE_LIMIT_PER_MINUTE: '1000', MAX_BODY_BYTES: '4096' } });
 
   it('subscribes at once, stores the normalised address once, with its consent evidence', async () => {
     const res = await signup(
@@ -161,11 +157,7 @@ describe('POST /api/newsletter without a mail transport (single opt-in)', () => 
 });
 
 describe('POST /api/newsletter rate limit', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ env: { NEWSLETTER_RATE_LIMIT_PER_MINUTE: '3' } });
-  });
-  after(() => h.close());
+  const h = shareSite({ env: { NEWSLETTER_RATE_LIMIT_PER_MINUTE: '3' } });
 
   it('answers 429 rate_limited with Retry-After past the limit, per client address', async () => {
     for (let i = 0; i < 3; i++) {
@@ -183,11 +175,7 @@ describe('POST /api/newsletter rate limit', () => {
 });
 
 describe('POST /api/newsletter when the subscriber store fails', () => {
-  let h: SiteHarness;
-  before(async () => {
-    h = await startSite({ storage: withFailingSubscribers(openSqliteStorage(':memory:')) });
-  });
-  after(() => h.close());
+  const h = shareSite(() => ({ storage: withFailingSubscribers(openSqliteStorage(':memory:')) }));
 
   it('answers 500 upstream_failure without internal detail', async () => {
     const res = await signup(h, { email: 'a@example.com' });
