@@ -8,6 +8,8 @@ import type { MailMessage, MailTransport } from '../../src/site/newsletter/mail-
 import { buildSiteApp } from '../../src/site/site-app.ts';
 import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
 import type { Storage, SubscriberStore } from '../../src/storage/ports.ts';
+import { type CleanupContext, startForSuite, startForTest } from './harness-lifecycle.ts';
+import { bindRequests, type Requests } from './inject-reply.ts';
 
 export const SITE_URL = 'https://www.example.test';
 
@@ -21,7 +23,7 @@ export interface SiteHarnessOptions {
   clock?: Clock;
 }
 
-export interface SiteHarness {
+export interface SiteHarness extends Requests {
   site: FastifyInstance;
   storage: Storage;
   /** Mails the capturing transport received. */
@@ -33,8 +35,24 @@ export interface SiteHarness {
   close(): Promise<void>;
 }
 
-/** Surface B alone, built the way app.ts builds it, with the storage and mail it is given. */
-export async function startSite(options: SiteHarnessOptions = {}): Promise<SiteHarness> {
+/** A site for one test, closed (with its storage) when the test ends. */
+export function startSite(t: CleanupContext, options: SiteHarnessOptions = {}): Promise<SiteHarness> {
+  return startForTest(t, () => createSite(options));
+}
+
+/**
+ * A site shared by the tests of the enclosing describe, started before them and closed after.
+ * Options that depend on an earlier `before` are given as a function, read when the site starts.
+ */
+export function shareSite(options: SiteHarnessOptions | (() => SiteHarnessOptions) = {}): SiteHarness {
+  return startForSuite(() => createSite(typeof options === 'function' ? options() : options));
+}
+
+/**
+ * Surface B alone, built the way app.ts builds it, with the storage and mail it is given. The caller
+ * closes it: for tests about closing; others use startSite or shareSite.
+ */
+export async function createSite(options: SiteHarnessOptions = {}): Promise<SiteHarness> {
   const config = loadConfig(
     { DATA_DIR: ':memory:', SURFACES: 'site', PUBLIC_SITE_URL: SITE_URL, ...options.env },
     [],
@@ -68,6 +86,7 @@ export async function startSite(options: SiteHarnessOptions = {}): Promise<SiteH
   });
   await site.ready();
   return {
+    ...bindRequests(site),
     site,
     storage,
     mails,

@@ -8,10 +8,10 @@ import {
   readOpenAIFixture,
   startMockOpenAI,
 } from '../../../../test/helpers/mock-openai-server.ts';
+import { callContext, openAISettings } from '../../../../test/helpers/openai-settings.ts';
 import type { ChatCall, ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { OpenAIProvider } from './openai-provider.ts';
-import { callContext, openAISettings } from './openai-test-settings.ts';
 
 const call: ChatCall = {
   model: 'gpt-4o-mini',

@@ -7,9 +7,9 @@ import {
   openAIFixtureJson,
   startMockOpenAI,
 } from '../../../../test/helpers/mock-openai-server.ts';
+import { callContext, openAISettings } from '../../../../test/helpers/openai-settings.ts';
 import type { ChatStreamEvent } from '../provider.ts';
 import { OpenAIProvider } from './openai-provider.ts';
-import { callContext, openAISettings } from './openai-test-settings.ts';
 
 /**
  * The official SDK, pointed at the mock, must read its answers as it reads OpenAI's: this keeps

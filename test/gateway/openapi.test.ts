@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { shareGateway } from '../helpers/gateway-harness.ts';
+
+describe('GET /openapi.json (surface A)', () => {
+  const gw = shareGateway({ env: { PUBLIC_GATEWAY_URL: 'https://gateway.example.com/' } });
+  let doc: any;
+  before(async () => {
+    const res = await gw.get('/openapi.json', { auth: false });
+    assert.equal(res.status, 200);
+    doc = res.body;
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    await SwaggerParser.validate(structuredClone(doc));
+  });
+
+  it('describes every surface A operation, the public base URL and both credential headers', () => {
+    assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/health',
+      '/v1/chat',
+      '/v1/embed',
+      '/v1/json',
+      '/v1/usage',
+    ]);
+    assert.equal(doc.info.version, '1.0.0');
+    assert.equal(doc.servers[0].url, 'https://gateway.example.com');
+    assert.deepEqual(doc.security, [{ gatewayApp: [], gatewaySecret: [] }]);
+    assert.equal(doc.components.securitySchemes.gatewaySecret.name, 'x-gateway-secret');
+    assert.deepEqual(doc.paths['/health'].get.security, []);
+  });
+
+  it('is generated from the validating schemas: the request rules appear in it', async () => {
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    const chat = resolved.paths['/v1/chat'].post;
+    const body = chat.requestBody.content['application/json'].schema;
+    assert.deepEqual(body.required, ['messages']);
+    assert.equal(body.properties.temperature.maximum, 2);
+    assert.equal(body.properties.messages.minItems, 1);
+    assert.deepEqual(body.properties.messages.items.properties.role.enum, [
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    assert.ok(chat.responses['200'].content['text/event-stream'], 'the SSE answer is described');
+    assert.ok(chat.responses['401'], 'the 401 envelope is described');
+  });
+});

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { type Application, buildApplication } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { errorStatus } from '../../src/platform/errors.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { type FuzzRequest, type FuzzTarget, fuzzRequests } from '../helpers/fuzz-requests.ts';
+import { writeConfigFile } from '../helpers/gateway-harness.ts';
+import { listRoutes } from '../helpers/route-list.ts';
+
+/**
+ * Thousands of almost-right requests per endpoint of both surfaces, as a hostile or careless client
+ * sends them: no answer is a 5xx, every non-2xx is the envelope with a catalogue code (JSON-RPC's own
+ * error object on /mcp), every answer has an x-request-id, and each is answered within 2 s.
+ * FUZZ_RUNS sets the number of requests per endpoint (default 2,000); FUZZ_SEED replays a run.
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2_000);
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+const ANSWER_WITHIN_MS = 2_000;
+
+const APP = 'fuzz-app';
+const SECRET = 'fuzz-secret-0123456789';
+const AUTH = { 'x-gateway-app': APP, 'x-gateway-secret': SECRET };
+const JSON_TYPE = { 'content-type': 'application/json' };
+const MCP_HEADERS = {
+  ...JSON_TYPE,
+  accept: 'application/json, text/event-stream',
+  origin: 'http://localhost:3000',
+};
+
+const chatBody = {
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Say hello.' },
+  ],
+  task: 'default',
+  maxTokens: 16,
+  temperature: 0.5,
+  metadata: { team: 'fuzz' },
+};
+
+/** The body or query a valid call sends, per route and method; routes absent here take no body. */
+const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route' | 'path'>> = {
+  'gateway POST /v1/chat': { body: chatBody, headers: { ...AUTH, ...JSON_TYPE } },
+  'gateway POST /v1/embed': {
+    body: { input: ['one', 'two'], task: 'default' },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  'gateway POST /v1/json': {
+    body: {
+      messages: [{ role: 'user', content: 'A person.' }],
+      schema: {
+        type: 'object',
+        properties: {
+          name: { type: 'string', pattern: '^[A-Z][a-z]+$' },
+          age: { type: 'integer', minimum: 0 },
+        },
+        required: ['name', 'age'],
+      },
+      maxAttempts: 2,
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  'gateway GET /v1/usage': {
+    query: { from: '2026-01-01', to: '2026-01-31', groupBy: 'day,model' },
+    headers: AUTH,
+  },
+  'site POST /api/newsletter': { body: { email: 'reader@example.com' }, headers: JSON_TYPE },
+  'site POST /api/newsletter/unsubscribe': { query: { token: 'x' }, headers: JSON_TYPE },
+  'site GET /api/newsletter/confirm': { query: { token: 'x' } },
+  'site GET /api/newsletter/unsubscribe': { query: { token: 'x' } },
+  'site POST /mcp': {
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_pages', arguments: { kind: 'policy', limit: 2 } },
+    },
+    headers: MCP_HEADERS,
+  },
+};
+
+/** Routes Fastify's tree prints by their last segment only, as registered. */
+const FULL_ROUTES: Record<string, string> = { '*': '/.well-known/agent-skills/:name/*' };
+
+/** Concrete paths for routes with parameters. */
+const PATHS: Record<string, string> = {
+  '/.well-known/agent-skills/:name': '/.well-known/agent-skills/inference-gateway.tar.gz',
+  '/.well-known/agent-skills/:name/SKILL.md': '/.well-known/agent-skills/inference-gateway/SKILL.md',
+  '/.well-known/agent-skills/:name/*': '/.well-known/agent-skills/inference-gateway/SKILL.md',
+};
+
+// Built before the tests are declared: the routes it serves decide which tests there are.
+const configFile = writeConfigFile({
+  limits: { apps: { [APP]: { requestsPerMinute: 1_000_000, tokensPerMinute: 1_000_000_000 } } },
+});
+const application: Application = await buildApplication(
+  loadConfig(
+    {
+      DATA_DIR: ':memory:',
+      LOG_LEVEL: 'silent',
+      GATEWAY_APPS: `${APP}:${SECRET}`,
+      NEWSLETTER_RATE_LIMIT_PER_MINUTE: '1000000',
+      CONFIG_FILE: configFile,
+    },
+    [],
+  ),
+  createLogger({ level: 'silent' }),
+);
+const surfaces: Partial<Record<FuzzTarget['surface'], FastifyInstance>> = {};
+if (application.gateway !== undefined) surfaces.gateway = application.gateway;
+if (application.site !== undefined) surfaces.site = application.site;
+
+after(async () => {
+  await application.close();
+});
+
+function targetsOf(surface: FuzzTarget['surface']): FuzzTarget[] {
+  const app = surfaces[surface];
+  if (app === undefined) throw new Error(`${surface} not built`);
+  return listRoutes(app)
+    .filter(({ method }) => method !== 'HEAD' && method !== 'OPTIONS')
+    .map(({ route: listed, method }) => {
+      const route = FULL_ROUTES[listed] ?? listed;
+      const valid = VALID_CALLS[`${surface} ${method} ${route}`];
+      if (['POST', 'PUT', 'PATCH'].includes(method) && valid === undefined) {
+        throw new Error(`no valid call for ${surface} ${method} ${route}: add one to VALID_CALLS`);
+      }
+      return { surface, method, route, path: PATHS[route] ?? route, ...valid };
+    });
+}
+
+/** What every answer to a fuzzed request must be. */
+function checkAnswer(
+  request: FuzzRequest,
+  answer: { statusCode: number; headers: Record<string, unknown>; body: string },
+  ms: number,
+): void {
+  const where = `${request.method} ${request.url.slice(0, 120)} -> ${answer.statusCode} ${answer.body.slice(0, 200)}`;
+  assert.ok(ms < ANSWER_WITHIN_MS, `answered in ${ms.toFixed(0)} ms: ${where}`);
+  assert.equal(typeof answer.headers['x-request-id'], 'string', `no x-request-id: ${where}`);
+  assert.ok(answer.statusCode < 500, `server error: ${where}`);
+  if (answer.statusCode < 400 || request.method === 'HEAD') return;
+  const body = JSON.parse(answer.body) as {
+    error?: { code?: unknown; message?: unknown };
+    jsonrpc?: unknown;
+  };
+  if (request.url.startsWith('/mcp') && body.jsonrpc === '2.0') {
+    assert.equal(typeof body.error?.code, 'number', `JSON-RPC error without a code: ${where}`);
+    return;
+  }
+  const code = body.error?.code;
+  assert.ok(typeof code === 'string' && Object.hasOwn(errorStatus, code), `not a catalogue code: ${where}`);
+  assert.equal(
+    errorStatus[code as keyof typeof errorStatus],
+    answer.statusCode,
+    `code and status disagree: ${where}`,
+  );
+  assert.equal(typeof body.error?.message, 'string', `envelope without a message: ${where}`);
+}
+
+for (const surface of ['gateway', 'site'] as const) {
+  describe(`fuzzing every ${surface} endpoint (${RUNS} requests each)`, () => {
+    const targets = targetsOf(surface);
+
+    it('covers every route the surface serves', () => {
+      assert.ok(targets.length >= (surface === 'gateway' ? 6 : 20), `only ${targets.length} targets`);
+    });
+
+    for (const target of targets) {
+      it(`${target.method} ${target.route}: the envelope, quickly, never a 5xx`, async (t) => {
+        const app = surfaces[surface] as FastifyInstance;
+        const delay = monitorEventLoopDelay({ resolution: 10 });
+        delay.enable();
+        await fc.assert(
+          fc.asyncProperty(fuzzRequests(target), async (request) => {
+            const started = performance.now();
+            const answer = await app.inject({
+              method: request.method as 'GET',
+              url: request.url,
+              headers: request.headers,
+              ...(request.payload === undefined ? {} : { payload: request.payload }),
+            });
+            checkAnswer(request, answer, performance.now() - started);
+            // inject() settles in microtasks: without a turn of the event loop between requests, timers
+            // (and so the delay monitor) would starve, and the run would read as one long stall.
+            await new Promise((resolve) => setImmediate(resolve));
+          }),
+          { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true },
+        );
+        delay.disable();
+        const maxMs = delay.max / 1e6;
+        t.diagnostic(
+          `event-loop delay: p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms, max ${maxMs.toFixed(1)} ms`,
+        );
+        assert.ok(maxMs < ANSWER_WITHIN_MS, `the event loop stalled for ${maxMs.toFixed(0)} ms`);
+      });
+    }
+  });
+}
