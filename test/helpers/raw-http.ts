@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { type Application, buildApplication } from '../../src/app.ts';
@@ -139,4 +140,18 @@ export function trickle(
     });
     socket.write(head);
   });
+}
+
+/** The answer is the error envelope with this status and code, a minted request id, and a JSON type. */
+export function assertEnvelope(answer: RawAnswer, status: number, code: string): void {
+  assert.equal(
+    answer.status,
+    status,
+    `status (got ${answer.status}, body ${answer.body}, error ${answer.error})`,
+  );
+  const body = JSON.parse(answer.body) as { error?: { code?: unknown; message?: unknown } };
+  assert.equal(body.error?.code, code, answer.body);
+  assert.equal(typeof body.error?.message, 'string');
+  assert.match(answer.headers['x-request-id'] ?? '', /^req_[0-9a-f]{32}$/, 'x-request-id');
+  assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
 }

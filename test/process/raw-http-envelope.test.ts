@@ -2,29 +2,16 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  assertEnvelope,
   exchange,
   type ListeningApp,
   listenBoth,
   parseAnswer,
   RAW_APP,
   RAW_SECRET,
-  type RawAnswer,
 } from '../helpers/raw-http.ts';
 
 const MAX_BODY = 4096;
-
-function assertEnvelope(answer: RawAnswer, status: number, code: string): void {
-  assert.equal(
-    answer.status,
-    status,
-    `status (got ${answer.status}, body ${answer.body}, error ${answer.error})`,
-  );
-  const body = JSON.parse(answer.body) as { error?: { code?: unknown; message?: unknown } };
-  assert.equal(body.error?.code, code, answer.body);
-  assert.equal(typeof body.error?.message, 'string');
-  assert.match(answer.headers['x-request-id'] ?? '', /^req_[0-9a-f]{32}$/, 'x-request-id');
-  assert.match(answer.headers['content-type'] ?? '', /^application\/json/);
-}
 
 describe('answers Fastify and Node write themselves are the envelope with an x-request-id', () => {
   let server: ListeningApp;

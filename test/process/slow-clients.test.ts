@@ -2,29 +2,17 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
+  assertEnvelope,
   exchange,
   type ListeningApp,
   listenBoth,
   RAW_APP,
   RAW_SECRET,
-  type RawAnswer,
   trickle,
 } from '../helpers/raw-http.ts';
 
 const HEADERS_TIMEOUT_MS = 300;
 const REQUEST_TIMEOUT_MS = 800;
-
-function assertEnvelope(answer: RawAnswer, status: number, code: string): void {
-  assert.equal(
-    answer.status,
-    status,
-    `status (got ${answer.status}, body ${answer.body}, error ${answer.error})`,
-  );
-  const body = JSON.parse(answer.body) as { error?: { code?: unknown; message?: unknown } };
-  assert.equal(body.error?.code, code, answer.body);
-  assert.equal(typeof body.error?.message, 'string');
-  assert.match(answer.headers['x-request-id'] ?? '', /^req_[0-9a-f]{32}$/, 'x-request-id');
-}
 
 describe('slow clients are cut off with a 408 envelope', () => {
   let server: ListeningApp;
