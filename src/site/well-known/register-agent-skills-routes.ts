@@ -2,15 +2,15 @@ import { extname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import type { AgentSkillSource } from '../content/site-content.ts';
-import { AGENT_SKILLS_PATH, buildAgentSkillsIndex, toSkillArtifact } from './agent-skills-index.ts';
 import {
   type CachedDocument,
   prepareDocument,
   prepareJsonDocument,
   serveDocument,
-} from './cached-document.ts';
+} from '../documents/cached-document.ts';
+import { DISCOVERY_TAG, registerDocumentRoute } from '../documents/register-document-route.ts';
+import { AGENT_SKILLS_PATH, buildAgentSkillsIndex, toSkillArtifact } from './agent-skills-index.ts';
 import { AgentSkillsIndexSchema, ErrorEnvelopeSchema } from './discovery-schemas.ts';
-import { DISCOVERY_TAG, registerDocumentRoute } from './register-document-route.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.md': 'text/markdown; charset=utf-8',
