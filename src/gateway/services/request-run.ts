@@ -15,21 +15,10 @@ import { planOrFail } from './plan-or-fail.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
 /** What the door knows when a request starts; the rest of the run starts empty. */
-export interface RunInit {
-  /** The response id, known from the start so a stream's `start` event can carry it. */
-  id: string;
-  requestId: string;
-  app: string;
-  operation: Operation;
-  task: string | undefined;
-  metadata: Readonly<Record<string, unknown>> | undefined;
-  /** Monotonic ms when the request reached the gateway. */
-  startedAt: number;
-  /** Epoch ms when the request reached the gateway. */
-  receivedAt: number;
-  /** Aborted when the client goes away. */
-  signal: AbortSignal;
-}
+export type RunInit = Pick<
+  RequestRun,
+  'id' | 'requestId' | 'app' | 'operation' | 'task' | 'metadata' | 'startedAt' | 'receivedAt' | 'signal'
+>;
 
 export interface AdmissionInput {
   /** The request's texts, or a function giving them: only read when the app has limits. */
@@ -62,14 +51,18 @@ export interface AnsweredCall {
  * closure, so a request allocates no function of its own for the recording.
  */
 export class RequestRun implements CallScope {
+  /** The response id, known from the start so a stream's `start` event can carry it. */
   readonly id: string;
   readonly requestId: string;
   readonly app: string;
   readonly operation: Operation;
   readonly task: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** Monotonic ms when the request reached the gateway. */
   readonly startedAt: number;
+  /** Epoch ms when the request reached the gateway. */
   readonly receivedAt: number;
+  /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /** Every upstream call made so far, in order. */
   readonly attempts: UsageAttempt[] = [];
