@@ -22,15 +22,19 @@ export async function runChat(input: ChatInput, run: RequestRun): Promise<ChatAn
   return run.perform(answerChat, input);
 }
 
-/** Plans the chat and reserves the app's limits for it; shared with the streamed chat. */
-export async function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
+/**
+ * Plans the chat and reserves the app's limits for it; shared with the streamed chat. Not `async`:
+ * it hands back the admission's promise rather than wrapping it in one more per request (callers
+ * are async, so a planning error still reaches them as a rejection).
+ */
+export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
   run.plan({
     operation: 'chat',
     provider: input.provider,
     model: input.model,
     task: input.task,
   });
-  await run.admit({
+  return run.admit({
     texts: () => messageTexts(input.messages),
     maxOutputTokens: input.maxTokens,
   });

@@ -60,7 +60,7 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
     if (file === undefined) throw new ApiError('not_found', `no skill file ${name}/${path}`);
     return file;
   };
-  app.get(
+  app.get<{ Params: { name: string } }>(
     `${AGENT_SKILLS_PATH}/:name/SKILL.md`,
     {
       schema: {
@@ -79,11 +79,11 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
       },
     },
     (request, reply) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       return serveDocument(request, reply, serveFile(name, 'SKILL.md'), { cors: true });
     },
   );
-  app.get(
+  app.get<{ Params: { name: string } }>(
     `${AGENT_SKILLS_PATH}/:name`,
     {
       schema: {
@@ -105,15 +105,19 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
       },
     },
     (request, reply) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       const archive = archives.get(name);
       if (archive === undefined) throw new ApiError('not_found', `no skill archive ${name}`);
       return serveDocument(request, reply, archive, { cors: true });
     },
   );
   // Supporting files (references/, assets/...), which SKILL.md links to by relative path.
-  app.get(`${AGENT_SKILLS_PATH}/:name/*`, { schema: { hide: true } }, (request, reply) => {
-    const params = request.params as { name: string; '*': string };
-    return serveDocument(request, reply, serveFile(params.name, params['*']), { cors: true });
-  });
+  app.get<{ Params: { name: string; '*': string } }>(
+    `${AGENT_SKILLS_PATH}/:name/*`,
+    { schema: { hide: true } },
+    (request, reply) => {
+      const params = request.params;
+      return serveDocument(request, reply, serveFile(params.name, params['*']), { cors: true });
+    },
+  );
 }
