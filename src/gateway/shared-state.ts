@@ -1,9 +1,10 @@
 import type { Config } from '../config/config-types.ts';
 import type { Logger } from '../platform/logger.ts';
 import { InProcessLimitStore, type LimitStore } from '../storage/limit-store.ts';
+import type { ProviderHealth } from '../storage/provider-health.ts';
 import type { SharedCountingState } from '../storage/redis/redis-availability.ts';
 import type { Redis } from '../storage/redis/redis-client.ts';
-import { InProcessProviderHealth, type ProviderHealth } from './health/circuit-breaker.ts';
+import { InProcessProviderHealth } from './health/circuit-breaker.ts';
 
 export interface SharedState {
   limits: LimitStore;

@@ -4,8 +4,8 @@ import { BUNDLED_CONTENT_DIR, loadSiteContent } from './content/load-site-conten
 import { registerPageRoutes } from './content/register-page-routes.ts';
 import { MCP_PATH, registerMcpRoutes } from './mcp/register-mcp-routes.ts';
 import type { SiteToolsContext } from './mcp/site-tool-handlers.ts';
+import { buildApiCatalog } from './openapi/api-catalog.ts';
 import { registerSiteOpenApi } from './openapi/site-openapi.ts';
-import { buildApiCatalog } from './well-known/api-catalog.ts';
 import { registerWellKnownRoutes } from './well-known/register-well-known-routes.ts';
 
 export interface SiteDiscoveryOptions {

@@ -1,6 +1,14 @@
-import type { FieldIssue } from '../../platform/errors.ts';
+/**
+ * One way the model's output fails: a JSON Pointer into it and what is wrong there. The same shape
+ * as the platform's `OutputIssue` (which validation errors carry), declared here because the
+ * domain imports nothing outside itself but configuration types.
+ */
+export interface OutputIssue {
+  path: string;
+  message: string;
+}
 
-export type ParsedOutput = { ok: true; value: unknown } | { ok: false; issues: FieldIssue[] };
+export type ParsedOutput = { ok: true; value: unknown } | { ok: false; issues: OutputIssue[] };
 
 const FENCED = /^\s*```(?:json|JSON)?\s*\n?([\s\S]*?)\n?\s*```\s*$/;
 
@@ -21,7 +29,7 @@ export function parseModelOutput(text: string): ParsedOutput {
 const MAX_ISSUES_IN_PROMPT = 20;
 
 /** The instruction sent with a re-ask: what was wrong, where, and what to do. */
-export function buildReaskPrompt(issues: readonly FieldIssue[]): string {
+export function buildReaskPrompt(issues: readonly OutputIssue[]): string {
   const lines = issues
     .slice(0, MAX_ISSUES_IN_PROMPT)
     .map((issue) => `- at "${issue.path || '/'}": ${issue.message}`);

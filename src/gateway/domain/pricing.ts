@@ -1,5 +1,5 @@
 import type { ModelPrice } from '../../config/config-types.ts';
-import type { ReportedUsage } from '../providers/provider.ts';
+import type { ReportedUsage } from './reported-usage.ts';
 
 const PER_MILLION = 1_000_000;
 

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../providers/provider.ts';
+import type { ChatMessage } from './messages.ts';
 import { sliceForTokenizer } from './tokenizer-slices.ts';
 
 /**

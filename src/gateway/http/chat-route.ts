@@ -1,13 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { runChat } from '../services/run-chat.ts';
 import { openChatStream } from '../services/run-chat-stream.ts';
 import { errorResponses } from './openapi-responses.ts';
-import { scopeFor } from './request-scope-factory.ts';
-import { type ChatBody, ChatRequest, ChatResponse } from './schemas.ts';
+import { ChatRequest, ChatResponse } from './schemas.ts';
+import { startRequestRun } from './start-request-run.ts';
+import type { TypedInstance } from './typed-instance.ts';
 import { writeChatStream } from './write-chat-stream.ts';
 
-export function registerChatRoute(app: FastifyInstance, deps: GatewayDeps): void {
+export function registerChatRoute(app: TypedInstance, deps: GatewayDeps): void {
   app.post(
     '/v1/chat',
     {
@@ -29,14 +29,14 @@ export function registerChatRoute(app: FastifyInstance, deps: GatewayDeps): void
       },
     },
     async (request, reply) => {
-      const body = request.body as ChatBody;
-      const scope = scopeFor(request, reply, deps.clock, body.stream === true ? 'chat_stream' : 'chat', body);
+      const body = request.body;
+      const run = startRequestRun(request, reply, deps, body.stream === true ? 'chat_stream' : 'chat', body);
       if (body.stream !== true) {
-        const answer = await runChat(deps, body, scope);
-        return reply.headers(scope.responseHeaders).send(answer);
+        const answer = await runChat(body, run);
+        return reply.headers(run.responseHeaders).send(answer);
       }
-      const stream = await openChatStream(deps, body, scope);
-      await writeChatStream(reply, stream, deps.config.streamKeepAliveMs, scope.responseHeaders);
+      const stream = await openChatStream(body, run);
+      await writeChatStream(reply, stream, deps.config.streamKeepAliveMs, run.responseHeaders);
       return reply;
     },
   );

@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { runEmbed } from '../services/run-embed.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
 import { errorResponses } from './openapi-responses.ts';
-import { scopeFor } from './request-scope-factory.ts';
-import { type EmbedBody, EmbedRequest, EmbedResponse } from './schemas.ts';
+import { EmbedRequest, EmbedResponse } from './schemas.ts';
+import { startRequestRun } from './start-request-run.ts';
+import type { TypedInstance } from './typed-instance.ts';
 
-export function registerEmbedRoute(app: FastifyInstance, deps: GatewayDeps): void {
+export function registerEmbedRoute(app: TypedInstance, deps: GatewayDeps): void {
   app.post(
     '/v1/embed',
     {
@@ -18,13 +18,13 @@ export function registerEmbedRoute(app: FastifyInstance, deps: GatewayDeps): voi
       },
     },
     async (request, reply) => {
-      const body = request.body as EmbedBody;
-      const scope = scopeFor(request, reply, deps.clock, 'embed', body);
-      const answer = await runEmbed(deps, body, scope);
+      const body = request.body;
+      const run = startRequestRun(request, reply, deps, 'embed', body);
+      const answer = await runEmbed(deps, body, run);
       // Sent as bytes already written (see embedAnswerJson), for which Fastify would name no
       // JSON content type: it is set here.
       return reply
-        .headers(scope.responseHeaders)
+        .headers(run.responseHeaders)
         .type('application/json; charset=utf-8')
         .send(embedAnswerJson(answer));
     },

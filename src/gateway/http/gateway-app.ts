@@ -1,4 +1,5 @@
 import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { respondWithError } from '../../platform/error-handler.ts';
 import { createBaseApp } from '../../platform/fastify-base.ts';
@@ -37,7 +38,8 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
   registerHealthRoute(app, deps.config);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  await app.register(async (v1) => {
+  await app.register(async (untyped) => {
+    const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
     v1.setErrorHandler((error, request, reply) => {
       // The client left: nobody reads the answer, and it is no server fault (the ledger says 499).
       if (error instanceof ClientClosedError) {

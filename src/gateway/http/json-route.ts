@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { runJson } from '../services/run-json.ts';
 import { errorResponses } from './openapi-responses.ts';
-import { scopeFor } from './request-scope-factory.ts';
-import { type JsonBody, JsonRequest, JsonResponse } from './schemas.ts';
+import { JsonRequest, JsonResponse } from './schemas.ts';
+import { startRequestRun } from './start-request-run.ts';
+import type { TypedInstance } from './typed-instance.ts';
 
-export function registerJsonRoute(app: FastifyInstance, deps: GatewayDeps): void {
+export function registerJsonRoute(app: TypedInstance, deps: GatewayDeps): void {
   app.post(
     '/v1/json',
     {
@@ -17,10 +17,10 @@ export function registerJsonRoute(app: FastifyInstance, deps: GatewayDeps): void
       },
     },
     async (request, reply) => {
-      const body = request.body as JsonBody;
-      const scope = scopeFor(request, reply, deps.clock, 'json', body);
-      const answer = await runJson(deps, body, scope);
-      return reply.headers(scope.responseHeaders).send(answer);
+      const body = request.body;
+      const run = startRequestRun(request, reply, deps, 'json', body);
+      const answer = await runJson(deps, body, run);
+      return reply.headers(run.responseHeaders).send(answer);
     },
   );
 }

@@ -20,6 +20,12 @@ export const Message = Type.Object(
   { ...closed, $id: 'Message' },
 );
 
+/**
+ * A reference to the shared Message schema (`{"$ref": "Message"}`, as before), typed as a message:
+ * a bare `Type.Ref` is `unknown` to the type provider.
+ */
+const messageRef = () => Type.Unsafe<Static<typeof Message>>(Type.Ref('Message'));
+
 const Metadata = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
   additionalProperties: true,
@@ -29,7 +35,7 @@ const Temperature = Type.Number({ minimum: 0, maximum: 2 });
 
 export const ChatRequest = Type.Object(
   {
-    messages: Type.Array(Type.Ref('Message'), { minItems: 1 }),
+    messages: Type.Array(messageRef(), { minItems: 1 }),
     task: Type.Optional(Type.String({ description: 'Routing hint: selects a configured route' })),
     model: Type.Optional(Type.String()),
     provider: Type.Optional(Provider),
@@ -59,7 +65,7 @@ export const EmbedRequest = Type.Object(
 
 export const JsonRequest = Type.Object(
   {
-    messages: Type.Array(Type.Ref('Message'), { minItems: 1 }),
+    messages: Type.Array(messageRef(), { minItems: 1 }),
     schema: Type.Unsafe<Record<string, unknown>>({
       type: 'object',
       additionalProperties: true,
@@ -155,7 +161,7 @@ export const GatewayHealth = Type.Object(
 export const SHARED_SCHEMAS = [Message, Usage, ErrorResponse];
 
 export type MessageBody = Static<typeof Message>;
-export type ChatBody = Omit<Static<typeof ChatRequest>, 'messages'> & { messages: MessageBody[] };
+export type ChatBody = Static<typeof ChatRequest>;
 export type EmbedBody = Static<typeof EmbedRequest>;
-export type JsonBody = Omit<Static<typeof JsonRequest>, 'messages'> & { messages: MessageBody[] };
+export type JsonBody = Static<typeof JsonRequest>;
 export type UsageBody = Static<typeof Usage>;

@@ -1,9 +1,9 @@
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Storage } from '../../storage/ports.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import { readUsage, type UsageQueryInput } from '../services/read-usage.ts';
+import { readUsage } from '../services/read-usage.ts';
 import { errorResponses } from './openapi-responses.ts';
+import type { TypedInstance } from './typed-instance.ts';
 
 const TotalsRow = Type.Object({
   day: Type.Optional(Type.String()),
@@ -17,7 +17,7 @@ const TotalsRow = Type.Object({
   costUsd: Type.Number(),
 });
 
-export function registerUsageRoute(app: FastifyInstance, deps: GatewayDeps & { storage: Storage }): void {
+export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { storage: Storage }): void {
   app.get(
     '/v1/usage',
     {
@@ -49,13 +49,6 @@ export function registerUsageRoute(app: FastifyInstance, deps: GatewayDeps & { s
         },
       },
     },
-    (request) =>
-      readUsage(
-        deps.storage,
-        deps.recorder,
-        request.appName,
-        request.query as UsageQueryInput,
-        deps.clock.now(),
-      ),
+    (request) => readUsage(deps.storage, deps.recorder, request.appName, request.query, deps.clock.now()),
   );
 }

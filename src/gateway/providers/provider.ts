@@ -1,22 +1,10 @@
 import type { ProviderKind, ProviderSlot } from '../../config/config-types.ts';
 
-/** A chat message as the gateway's interface defines it. */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-  name?: string;
-}
+import type { ChatMessage, FinishReason } from '../domain/messages.ts';
+import type { ReportedUsage } from '../domain/reported-usage.ts';
 
-/** Token counts as an upstream reported them, normalised. */
-export interface ReportedUsage {
-  /** Every input token, cached ones included. */
-  inputTokens: number;
-  /** Every output token, reasoning ones included. */
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-}
+// The gateway's vocabulary lives in domain/; adapters keep importing it from here.
+export type { ChatMessage, FinishReason, ReportedUsage };
 
 export interface JsonSchemaFormat {
   name: string;
@@ -41,8 +29,6 @@ export interface ChatCall {
   /** Ask for output conforming to this schema, natively where the upstream can. */
   jsonSchema?: JsonSchemaFormat;
 }
-
-export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'other';
 
 export interface ChatResult {
   /** The model the upstream says answered (may be more specific than the one asked for). */

@@ -1,17 +1,12 @@
 import { ApiError, type ErrorEnvelope } from '../../platform/errors.ts';
-import type { ChatBody } from '../http/schemas.ts';
-import type { ChatStreamEvent, ReportedUsage } from '../providers/provider.ts';
+import type { ReportedUsage } from '../domain/reported-usage.ts';
+import type { ChatInput } from '../domain/use-case-inputs.ts';
+import type { ChatStreamEvent } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
-import { admitRequest, messageTexts } from './admit-request.ts';
-import { estimateChatUsage, toChatCall } from './chat-call.ts';
 import { ClientClosedError } from './client-closed-error.ts';
-import { elapsedMs, type Outcome, recordRequest, scopeUsage } from './finish-request.ts';
-import type { GatewayDeps } from './gateway-deps.ts';
-import { planOrFail } from './plan-or-fail.ts';
-import type { RequestScope } from './request-scope.ts';
-import type { ChatAnswer } from './run-chat.ts';
+import type { RequestRun } from './request-run.ts';
+import { admitChat, type ChatAnswer, estimateChatUsage, toChatCall } from './run-chat.ts';
 import { toGatewayError } from './upstream-error-mapping.ts';
-import { accountAnsweredCall } from './usage-accounting.ts';
 
 export type StreamEvent =
   | { event: 'delta'; data: { content: string } }
@@ -24,37 +19,26 @@ export interface ChatStream {
   events: AsyncGenerator<StreamEvent, void, undefined>;
 }
 
+type FirstEvent = Awaited<ReturnType<typeof callFirstEvent>>;
+
 /**
  * POST /v1/chat with `stream: true`. Resolves once an upstream has sent its first event, so
  * retries and fallback happen before any byte reaches the client; rejects with the gateway error
- * when no candidate answers. After that, failures end the stream with an `error` event.
+ * when no candidate answers. After that, failures end the stream with an `error` event. The run
+ * finishes when no candidate answers, or when the stream ends (completed, failed, or left by
+ * the client, since the writer always returns the generator).
  */
-export async function openChatStream(
-  deps: GatewayDeps,
-  body: ChatBody,
-  scope: RequestScope,
-): Promise<ChatStream> {
-  const candidates = planOrFail(deps, {
-    operation: 'chat',
-    provider: body.provider,
-    model: body.model,
-    task: body.task,
-  });
-  await admitRequest(deps, scope, candidates, {
-    texts: () => messageTexts(body.messages),
-    maxOutputTokens: body.maxTokens,
-  });
-  const outcome: Outcome = { provider: null, model: null, priceSource: null };
-  let success: Awaited<ReturnType<typeof callFirstEvent>>;
+export async function openChatStream(input: ChatInput, run: RequestRun): Promise<ChatStream> {
+  await admitChat(input, run);
+  let success: FirstEvent;
   try {
-    success = await callFirstEvent(deps, body, scope, candidates);
+    success = await callFirstEvent(input, run);
   } catch (error) {
-    outcome.error = error;
-    recordRequest(deps, scope, outcome, elapsedMs(deps, scope));
+    run.finish(error);
     throw error;
   }
-  scope.upstreamFirstByteAt = deps.clock.monotonic();
-  const { iterator, first } = success.value;
+  run.markFirstByte();
+  const first = success.value.first;
   let model = success.candidate.model;
   let pending: ChatStreamEvent | undefined = first.done ? undefined : first.value;
   // Adapters that know the answering model say so first; the start event carries it.
@@ -62,85 +46,82 @@ export async function openChatStream(
     model = pending.model;
     pending = undefined;
   }
-  const start = { id: scope.id, provider: success.candidate.provider, model };
-
-  async function* events(): AsyncGenerator<StreamEvent, void, undefined> {
-    let content = '';
-    let usage: ReportedUsage | undefined;
-    let failure: unknown;
-    try {
-      let next: IteratorResult<ChatStreamEvent> | undefined =
-        pending === undefined ? undefined : { done: false, value: pending };
-      if (first.done) next = first;
-      for (;;) {
-        next ??= await iterator.next();
-        if (next.done) break;
-        const event = next.value;
-        next = undefined;
-        if (event.type === 'delta') {
-          if (event.content === '') continue;
-          content += event.content;
-          yield { event: 'delta', data: { content: event.content } };
-        } else if (event.type === 'usage') usage = event.usage;
-        else if (event.type === 'model') model = event.model;
-      }
-    } catch (error) {
-      failure = scope.signal.aborted ? new ClientClosedError() : error;
-    } finally {
-      if (failure === undefined && scope.signal.aborted) failure = new ClientClosedError();
-      scope.upstreamDoneAt = deps.clock.monotonic();
-      await accountAnsweredCall(
-        deps,
-        scope,
-        {
-          provider: start.provider,
-          adapter: success.adapter,
-          model,
-          // A stream cut short has no trustworthy usage: estimate what was seen.
-          reported: failure === undefined ? usage : undefined,
-          estimate: () => estimateChatUsage(body.messages, content),
-          startedAt: success.startedAt,
-          outcome: failure === undefined ? 'ok' : 'stream_failed',
-        },
-        outcome,
-      );
-      if (failure !== undefined) {
-        outcome.error =
-          failure instanceof ClientClosedError ? failure : toMidStreamError(failure, start.provider);
-      }
-      recordRequest(deps, scope, outcome, elapsedMs(deps, scope));
-      await iterator.return?.();
-    }
-    if (outcome.error instanceof ApiError) {
-      yield { event: 'error', data: outcome.error.toEnvelope() };
-      return;
-    }
-    if (outcome.error !== undefined) return;
-    yield {
-      event: 'done',
-      data: {
-        id: scope.id,
-        provider: start.provider,
-        model,
-        message: { role: 'assistant', content },
-        usage: scopeUsage(scope),
-        latencyMs: elapsedMs(deps, scope),
-      },
-    };
-  }
-
-  return { start, events: events() };
+  const start = { id: run.id, provider: success.candidate.provider, model };
+  return { start, events: streamEvents(input, run, success, start, pending) };
 }
 
-async function callFirstEvent(
-  deps: GatewayDeps,
-  body: ChatBody,
-  scope: RequestScope,
-  candidates: ReturnType<typeof planOrFail>,
-) {
-  return deps.caller.call(candidates, scope, async (adapter, candidate, context) => {
+async function* streamEvents(
+  input: ChatInput,
+  run: RequestRun,
+  success: FirstEvent,
+  start: ChatStream['start'],
+  pending: ChatStreamEvent | undefined,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  const { iterator, first } = success.value;
+  let model = start.model;
+  let content = '';
+  let usage: ReportedUsage | undefined;
+  let failure: unknown;
+  let error: unknown;
+  try {
+    let next: IteratorResult<ChatStreamEvent> | undefined =
+      pending === undefined ? undefined : { done: false, value: pending };
+    if (first.done) next = first;
+    for (;;) {
+      next ??= await iterator.next();
+      if (next.done) break;
+      const event = next.value;
+      next = undefined;
+      if (event.type === 'delta') {
+        if (event.content === '') continue;
+        content += event.content;
+        yield { event: 'delta', data: { content: event.content } };
+      } else if (event.type === 'usage') usage = event.usage;
+      else if (event.type === 'model') model = event.model;
+    }
+  } catch (thrown) {
+    failure = run.signal.aborted ? new ClientClosedError() : thrown;
+  } finally {
+    if (failure === undefined && run.signal.aborted) failure = new ClientClosedError();
+    run.markDone();
+    await run.account({
+      provider: start.provider,
+      adapter: success.adapter,
+      model,
+      // A stream cut short has no trustworthy usage: estimate what was seen.
+      reported: failure === undefined ? usage : undefined,
+      estimate: () => estimateChatUsage(input.messages, content),
+      startedAt: success.startedAt,
+      outcome: failure === undefined ? 'ok' : 'stream_failed',
+    });
+    if (failure !== undefined) {
+      error = failure instanceof ClientClosedError ? failure : toMidStreamError(failure, start.provider);
+    }
+    run.finish(error);
+    await iterator.return?.();
+  }
+  if (error instanceof ApiError) {
+    yield { event: 'error', data: error.toEnvelope() };
+    return;
+  }
+  if (error !== undefined) return;
+  yield {
+    event: 'done',
+    data: {
+      id: run.id,
+      provider: start.provider,
+      model,
+      message: { role: 'assistant', content },
+      usage: run.usage(),
+      latencyMs: run.elapsedMs(),
+    },
+  };
+}
+
+function callFirstEvent(input: ChatInput, run: RequestRun) {
+  return run.call(run.candidates, async (adapter, candidate, context) => {
     const iterator = adapter
-      .streamChat(toChatCall(body, candidate, adapter.capabilities), context)
+      .streamChat(toChatCall(input, candidate, adapter.capabilities), context)
       [Symbol.asyncIterator]();
     const first = await iterator.next();
     return { iterator, first };

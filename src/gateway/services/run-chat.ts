@@ -1,59 +1,104 @@
-import type { ChatBody } from '../http/schemas.ts';
-import { admitRequest, messageTexts } from './admit-request.ts';
-import { estimateChatUsage, toChatCall } from './chat-call.ts';
-import { elapsedMs, scopeUsage, withRecording } from './finish-request.ts';
-import type { GatewayDeps } from './gateway-deps.ts';
-import { planOrFail } from './plan-or-fail.ts';
-import type { RequestScope } from './request-scope.ts';
-import { accountAnsweredCall } from './usage-accounting.ts';
+import type { ChatMessage } from '../domain/messages.ts';
+import type { ReportedUsage } from '../domain/reported-usage.ts';
+import type { PlannedCandidate } from '../domain/routing.ts';
+import { countChatInputTokens, loadTokenizer } from '../domain/token-count.ts';
+import type { ResponseUsage } from '../domain/usage.ts';
+import type { ChatInput } from '../domain/use-case-inputs.ts';
+import type { ChatCall, JsonSchemaFormat, ProviderCapabilities } from '../providers/provider.ts';
+import type { RequestRun } from './request-run.ts';
 
 export interface ChatAnswer {
   id: string;
   provider: string;
   model: string;
   message: { role: 'assistant'; content: string };
-  usage: ReturnType<typeof scopeUsage>;
+  usage: ResponseUsage;
   latencyMs: number;
 }
 
-/** POST /v1/chat without streaming: route, call with retries and fallback, account, record. */
-export async function runChat(deps: GatewayDeps, body: ChatBody, scope: RequestScope): Promise<ChatAnswer> {
-  const candidates = planOrFail(deps, {
+/** POST /v1/chat without streaming: route, admit, call with retries and fallback, account, answer. */
+export async function runChat(input: ChatInput, run: RequestRun): Promise<ChatAnswer> {
+  await admitChat(input, run);
+  return run.perform(answerChat, input);
+}
+
+/**
+ * Plans the chat and reserves the app's limits for it; shared with the streamed chat. Not `async`:
+ * it hands back the admission's promise rather than wrapping it in one more per request (callers
+ * are async, so a planning error still reaches them as a rejection).
+ */
+export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
+  run.plan({
     operation: 'chat',
-    provider: body.provider,
-    model: body.model,
-    task: body.task,
+    provider: input.provider,
+    model: input.model,
+    task: input.task,
   });
-  await admitRequest(deps, scope, candidates, {
-    texts: () => messageTexts(body.messages),
-    maxOutputTokens: body.maxTokens,
+  return run.admit({
+    texts: () => messageTexts(input.messages),
+    maxOutputTokens: input.maxTokens,
   });
-  return withRecording(deps, scope, async (outcome) => {
-    const success = await deps.caller.call(candidates, scope, (adapter, candidate, context) =>
-      adapter.chat(toChatCall(body, candidate, adapter.capabilities), context),
-    );
-    scope.upstreamFirstByteAt = scope.upstreamDoneAt = deps.clock.monotonic();
-    const result = success.value;
-    await accountAnsweredCall(
-      deps,
-      scope,
-      {
-        provider: success.candidate.provider,
-        adapter: success.adapter,
-        model: result.model,
-        reported: result.usage,
-        estimate: () => estimateChatUsage(body.messages, result.content),
-        startedAt: success.startedAt,
-      },
-      outcome,
-    );
-    return {
-      id: scope.id,
-      provider: success.candidate.provider,
-      model: result.model,
-      message: { role: 'assistant', content: result.content },
-      usage: scopeUsage(scope),
-      latencyMs: elapsedMs(deps, scope),
-    };
+}
+
+async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer> {
+  const success = await run.call(run.candidates, (adapter, candidate, context) =>
+    adapter.chat(toChatCall(input, candidate, adapter.capabilities), context),
+  );
+  run.markAnswered();
+  const result = success.value;
+  await run.account({
+    provider: success.candidate.provider,
+    adapter: success.adapter,
+    model: result.model,
+    reported: result.usage,
+    estimate: () => estimateChatUsage(input.messages, result.content),
+    startedAt: success.startedAt,
   });
+  return {
+    id: run.id,
+    provider: success.candidate.provider,
+    model: result.model,
+    message: { role: 'assistant', content: result.content },
+    usage: run.usage(),
+    latencyMs: run.elapsedMs(),
+  };
+}
+
+/** What a chat-shaped call takes from a use case's input. */
+export interface ChatLike {
+  messages: readonly ChatMessage[];
+  temperature?: number | undefined;
+  maxTokens?: number | undefined;
+}
+
+/** The provider call for a candidate: the gateway's fields, with temperature clamped to what the upstream takes. */
+export function toChatCall(
+  request: ChatLike,
+  candidate: PlannedCandidate,
+  capabilities: ProviderCapabilities,
+  jsonSchema?: JsonSchemaFormat,
+): ChatCall {
+  const call: ChatCall = { model: candidate.model, messages: request.messages };
+  if (request.temperature !== undefined)
+    call.temperature = Math.min(request.temperature, capabilities.maxTemperature);
+  if (request.maxTokens !== undefined) call.maxTokens = request.maxTokens;
+  if (jsonSchema !== undefined) call.jsonSchema = jsonSchema;
+  return call;
+}
+
+/** Token counts by tokenizer, for answers whose upstream reported none. */
+export async function estimateChatUsage(
+  messages: readonly ChatMessage[],
+  output: string,
+): Promise<ReportedUsage> {
+  const tokenizer = await loadTokenizer();
+  return {
+    inputTokens: await countChatInputTokens(tokenizer, messages),
+    outputTokens: await tokenizer.count(output),
+  };
+}
+
+/** The texts a chat request's limits are estimated from. */
+export function messageTexts(messages: readonly ChatMessage[]): string[] {
+  return messages.map((m) => m.content);
 }

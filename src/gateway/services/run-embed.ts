@@ -1,79 +1,67 @@
 import { ApiError } from '../../platform/errors.ts';
 import { loadTokenizer } from '../domain/token-count.ts';
-import type { EmbedBody } from '../http/schemas.ts';
+import type { ResponseUsage } from '../domain/usage.ts';
+import type { EmbedInput } from '../domain/use-case-inputs.ts';
 import type { EmbeddingVector } from '../providers/provider.ts';
-import { admitRequest } from './admit-request.ts';
-import { elapsedMs, scopeUsage, withRecording } from './finish-request.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
-import { planOrFail } from './plan-or-fail.ts';
-import type { RequestScope } from './request-scope.ts';
-import { accountAnsweredCall } from './usage-accounting.ts';
+import type { RequestRun } from './request-run.ts';
 
 export interface EmbedAnswer {
   id: string;
   provider: string;
   model: string;
   embeddings: EmbeddingVector[];
-  usage: ReturnType<typeof scopeUsage>;
+  usage: ResponseUsage;
   latencyMs: number;
 }
 
 /** POST /v1/embed: one vector per input string, in input order. */
-export async function runEmbed(
-  deps: GatewayDeps,
-  body: EmbedBody,
-  scope: RequestScope,
-): Promise<EmbedAnswer> {
-  const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+export async function runEmbed(deps: GatewayDeps, input: EmbedInput, run: RequestRun): Promise<EmbedAnswer> {
+  const inputs = typeof input.input === 'string' ? [input.input] : input.input;
   if (inputs.length > deps.config.maxEmbedInputs) {
     const message = `must have at most ${deps.config.maxEmbedInputs} items`;
     throw new ApiError('invalid_request', `input ${message}`, { details: [{ path: '/input', message }] });
   }
-  const candidates = planOrFail(deps, { operation: 'embed', provider: body.provider, model: body.model });
-  await admitRequest(deps, scope, candidates, { texts: inputs, maxOutputTokens: 0 });
-  return withRecording(deps, scope, async (outcome) => {
-    const success = await deps.caller.call(candidates, scope, (adapter, candidate, context) =>
-      adapter.embed({ model: candidate.model, inputs }, context),
-    );
-    scope.upstreamFirstByteAt = scope.upstreamDoneAt = deps.clock.monotonic();
-    const result = success.value;
-    await accountAnsweredCall(
-      deps,
-      scope,
-      {
-        provider: success.candidate.provider,
-        adapter: success.adapter,
-        model: result.model,
-        reported:
-          result.usage === undefined ? undefined : { inputTokens: result.usage.inputTokens, outputTokens: 0 },
-        estimate: async () => {
-          const tokenizer = await loadTokenizer();
-          return {
-            inputTokens: await tokenizer.count(inputs),
-            outputTokens: 0,
-          };
-        },
-        startedAt: success.startedAt,
-      },
-      outcome,
-    );
-    if (result.vectors.length !== inputs.length) {
-      const provider = success.candidate.provider;
-      throw new ApiError(
-        'upstream_error',
-        `${provider} returned ${result.vectors.length} vectors for ${inputs.length} inputs`,
-        {
-          details: { provider },
-        },
-      );
-    }
-    return {
-      id: scope.id,
-      provider: success.candidate.provider,
-      model: result.model,
-      embeddings: result.vectors,
-      usage: scopeUsage(scope),
-      latencyMs: elapsedMs(deps, scope),
-    };
+  run.plan({ operation: 'embed', provider: input.provider, model: input.model });
+  await run.admit({ texts: inputs, maxOutputTokens: 0 });
+  return run.perform(answerEmbed, inputs);
+}
+
+async function answerEmbed(run: RequestRun, inputs: readonly string[]): Promise<EmbedAnswer> {
+  const success = await run.call(run.candidates, (adapter, candidate, context) =>
+    adapter.embed({ model: candidate.model, inputs }, context),
+  );
+  run.markAnswered();
+  const result = success.value;
+  const provider = success.candidate.provider;
+  await run.account({
+    provider,
+    adapter: success.adapter,
+    model: result.model,
+    reported:
+      result.usage === undefined ? undefined : { inputTokens: result.usage.inputTokens, outputTokens: 0 },
+    estimate: () => estimateEmbedUsage(inputs),
+    startedAt: success.startedAt,
   });
+  if (result.vectors.length !== inputs.length) {
+    throw new ApiError(
+      'upstream_error',
+      `${provider} returned ${result.vectors.length} vectors for ${inputs.length} inputs`,
+      { details: { provider } },
+    );
+  }
+  return {
+    id: run.id,
+    provider,
+    model: result.model,
+    embeddings: result.vectors,
+    usage: run.usage(),
+    latencyMs: run.elapsedMs(),
+  };
+}
+
+/** Token counts by tokenizer, for embeddings whose upstream reported none. */
+async function estimateEmbedUsage(inputs: readonly string[]) {
+  const tokenizer = await loadTokenizer();
+  return { inputTokens: await tokenizer.count(inputs), outputTokens: 0 };
 }

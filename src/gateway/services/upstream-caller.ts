@@ -3,14 +3,13 @@ import type { RetrySettings } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
+import type { ProviderHealth } from '../../storage/provider-health.ts';
 import { decideRetry } from '../domain/retry-policy.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
-import type { ProviderHealth } from '../health/circuit-breaker.ts';
 import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { ClientClosedError } from './client-closed-error.ts';
-import { type RequestScope, takeAttemptNumber } from './request-scope.ts';
 import { type FailedCall, toGatewayError } from './upstream-error-mapping.ts';
 
 export interface CallSuccess<T> {
@@ -27,6 +26,24 @@ export type Invoke<T> = (
   context: CallContext,
 ) => Promise<T>;
 
+/** What the caller needs of the request it serves (the request run). */
+export interface CallScope {
+  readonly requestId: string;
+  /** Monotonic ms when the request reached the gateway: the retry budget counts from here. */
+  readonly startedAt: number;
+  readonly signal: AbortSignal;
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** The `attempt` number of the next call to `slot`, counting it. */
+  takeAttemptNumber(slot: PlannedCandidate['provider']): number;
+  /** Keeps a failed call among the request's attempts. */
+  recordFailedCall(
+    candidate: PlannedCandidate,
+    latencyMs: number,
+    outcome: string,
+    upstreamStatus: number | null,
+  ): void;
+}
+
 export interface UpstreamCallerDeps {
   registry: ProviderRegistry;
   retry: RetrySettings;
@@ -39,7 +56,7 @@ export interface UpstreamCallerDeps {
 /**
  * Calls the planned candidates in order until one answers: a retryable failure is retried on the
  * same candidate with backoff, then the next candidate is tried; a non-retryable one ends the
- * request at once. All of it stays within the retry budget. Every failed call is logged on the scope.
+ * request at once. All of it stays within the retry budget. Every failed call is kept on the scope.
  * "Answered" is whatever `invoke` resolves with: for a stream, its first event, so a provider is
  * never switched once a byte may have reached the client.
  */
@@ -56,7 +73,7 @@ export class UpstreamCaller {
 
   async call<T>(
     candidates: readonly PlannedCandidate[],
-    scope: RequestScope,
+    scope: CallScope,
     invoke: Invoke<T>,
   ): Promise<CallSuccess<T>> {
     const { registry, retry, clock } = this.#deps;
@@ -78,7 +95,7 @@ export class UpstreamCaller {
           });
           break;
         }
-        const attempt = takeAttemptNumber(scope, candidate.provider);
+        const attempt = scope.takeAttemptNumber(candidate.provider);
         const startedAt = clock.monotonic();
         try {
           const value = await invoke(adapter, candidate, {
@@ -104,18 +121,12 @@ export class UpstreamCaller {
             status: error.status ?? null,
             failure: error.failure,
           });
-          scope.attempts.push({
-            attempt: scope.attempts.length,
-            provider: candidate.provider,
-            model: candidate.model,
-            tokensIn: 0,
-            tokensOut: 0,
-            usageEstimated: false,
-            costUsd: 0,
-            latencyMs: roundMs(clock.monotonic() - startedAt),
-            outcome: error.failure === 'http' ? `http_${error.status}` : error.failure,
-            upstreamStatus: error.status ?? null,
-          });
+          scope.recordFailedCall(
+            candidate,
+            roundMs(clock.monotonic() - startedAt),
+            error.failure === 'http' ? `http_${error.status}` : error.failure,
+            error.status ?? null,
+          );
           const decision = decideRetry(
             {
               retryable: error.retryable,

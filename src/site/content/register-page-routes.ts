@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { prepareDocument, serveDocument } from '../well-known/cached-document.ts';
+import { prepareDocument, serveDocument } from '../documents/cached-document.ts';
 import type { SiteContent } from './site-content.ts';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { SiteContent, SitePage } from '../content/site-content.ts';
-import type { CatalogApi } from '../well-known/api-catalog.ts';
+import type { CatalogApi } from '../openapi/api-catalog.ts';
 import { encodeCursor } from './page-cursor.ts';
 import {
   listPages,

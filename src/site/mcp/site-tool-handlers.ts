@@ -1,5 +1,5 @@
 import { pageUrl, type SiteContent, type SitePage } from '../content/site-content.ts';
-import type { CatalogApi } from '../well-known/api-catalog.ts';
+import type { CatalogApi } from '../openapi/api-catalog.ts';
 import { decodeCursor, encodeCursor } from './page-cursor.ts';
 import type {
   ListPagesArgs,

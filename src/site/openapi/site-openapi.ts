@@ -1,8 +1,8 @@
 import swagger, { type SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { apiCatalogLink } from '../well-known/api-catalog.ts';
-import { type CachedDocument, prepareJsonDocument } from '../well-known/cached-document.ts';
-import { registerDocumentRoute } from '../well-known/register-document-route.ts';
+import { type CachedDocument, prepareJsonDocument } from '../documents/cached-document.ts';
+import { registerDocumentRoute } from '../documents/register-document-route.ts';
+import { apiCatalogLink } from './api-catalog.ts';
 
 export const SITE_API_VERSION = '1.0.0';
 

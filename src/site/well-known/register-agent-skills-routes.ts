@@ -2,15 +2,15 @@ import { extname } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import type { AgentSkillSource } from '../content/site-content.ts';
-import { AGENT_SKILLS_PATH, buildAgentSkillsIndex, toSkillArtifact } from './agent-skills-index.ts';
 import {
   type CachedDocument,
   prepareDocument,
   prepareJsonDocument,
   serveDocument,
-} from './cached-document.ts';
+} from '../documents/cached-document.ts';
+import { DISCOVERY_TAG, registerDocumentRoute } from '../documents/register-document-route.ts';
+import { AGENT_SKILLS_PATH, buildAgentSkillsIndex, toSkillArtifact } from './agent-skills-index.ts';
 import { AgentSkillsIndexSchema, ErrorEnvelopeSchema } from './discovery-schemas.ts';
-import { DISCOVERY_TAG, registerDocumentRoute } from './register-document-route.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.md': 'text/markdown; charset=utf-8',
@@ -60,7 +60,7 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
     if (file === undefined) throw new ApiError('not_found', `no skill file ${name}/${path}`);
     return file;
   };
-  app.get(
+  app.get<{ Params: { name: string } }>(
     `${AGENT_SKILLS_PATH}/:name/SKILL.md`,
     {
       schema: {
@@ -79,11 +79,11 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
       },
     },
     (request, reply) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       return serveDocument(request, reply, serveFile(name, 'SKILL.md'), { cors: true });
     },
   );
-  app.get(
+  app.get<{ Params: { name: string } }>(
     `${AGENT_SKILLS_PATH}/:name`,
     {
       schema: {
@@ -105,15 +105,19 @@ export function registerAgentSkillsRoutes(app: FastifyInstance, skills: readonly
       },
     },
     (request, reply) => {
-      const { name } = request.params as { name: string };
+      const { name } = request.params;
       const archive = archives.get(name);
       if (archive === undefined) throw new ApiError('not_found', `no skill archive ${name}`);
       return serveDocument(request, reply, archive, { cors: true });
     },
   );
   // Supporting files (references/, assets/...), which SKILL.md links to by relative path.
-  app.get(`${AGENT_SKILLS_PATH}/:name/*`, { schema: { hide: true } }, (request, reply) => {
-    const params = request.params as { name: string; '*': string };
-    return serveDocument(request, reply, serveFile(params.name, params['*']), { cors: true });
-  });
+  app.get<{ Params: { name: string; '*': string } }>(
+    `${AGENT_SKILLS_PATH}/:name/*`,
+    { schema: { hide: true } },
+    (request, reply) => {
+      const params = request.params;
+      return serveDocument(request, reply, serveFile(params.name, params['*']), { cors: true });
+    },
+  );
 }

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
+import { prepareJsonDocument } from '../documents/cached-document.ts';
+import { registerDocumentRoute } from '../documents/register-document-route.ts';
 import {
   API_CATALOG_CONTENT_TYPE,
   API_CATALOG_PATH,
   apiCatalogLink,
   type CatalogApi,
   toLinkset,
-} from './api-catalog.ts';
-import { prepareJsonDocument } from './cached-document.ts';
+} from '../openapi/api-catalog.ts';
 import { LinksetSchema } from './discovery-schemas.ts';
-import { registerDocumentRoute } from './register-document-route.ts';
 
 export interface ApiCatalogDeps {
   publicSiteUrl: string;

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import { pageUrl, type SiteContent } from '../content/site-content.ts';
-import { type CachedDocument, prepareJsonDocument } from './cached-document.ts';
+import { type CachedDocument, prepareJsonDocument } from '../documents/cached-document.ts';
+import { registerDocumentRoute } from '../documents/register-document-route.ts';
 import {
   AuthorizationServerSchema,
   ErrorEnvelopeSchema,
@@ -10,7 +11,6 @@ import {
 } from './discovery-schemas.ts';
 import { toAuthorizationServerMetadata, toProtectedResourceMetadata } from './identity-metadata.ts';
 import { loadIdentityDiscovery } from './load-identity-discovery.ts';
-import { registerDocumentRoute } from './register-document-route.ts';
 
 export interface IdentityRouteDeps {
   /** IDENTITY_DISCOVERY_FILE; without it the three documents answer 404. */

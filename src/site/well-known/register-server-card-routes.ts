@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { prepareJsonDocument } from '../documents/cached-document.ts';
+import { registerDocumentRoute } from '../documents/register-document-route.ts';
 import { describeSiteMcpServer } from '../mcp/describe-site-mcp-server.ts';
 import type { SiteToolsContext } from '../mcp/site-tool-handlers.ts';
-import { prepareJsonDocument } from './cached-document.ts';
 import { ServerCardSchema } from './discovery-schemas.ts';
-import { registerDocumentRoute } from './register-document-route.ts';
 import { buildServerCard } from './server-card.ts';
 
 export interface ServerCardDeps {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { SiteContent } from '../content/site-content.ts';
 import type { SiteToolsContext } from '../mcp/site-tool-handlers.ts';
-import type { CatalogApi } from './api-catalog.ts';
+import type { CatalogApi } from '../openapi/api-catalog.ts';
 import { registerAgentSkillsRoutes } from './register-agent-skills-routes.ts';
 import { registerApiCatalogRoute } from './register-api-catalog-route.ts';
 import { registerIdentityRoutes } from './register-identity-routes.ts';

@@ -1,6 +1,6 @@
 import type { CircuitSettings } from '../../config/config-types.ts';
 import { PROVIDER_SLOTS, type ProviderSlot } from '../../config/config-types.ts';
-import type { CircuitState, ProviderHealth } from '../../gateway/health/circuit-breaker.ts';
+import type { CircuitState, ProviderHealth } from '../provider-health.ts';
 import type { Redis } from './redis-client.ts';
 
 // Count a failure; open the circuit (open_until = ARGV[1] + cooldown) at the threshold or when a

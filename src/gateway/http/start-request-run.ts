@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../../platform/clock.ts';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
-import { createScope, type RequestScope } from '../services/request-scope.ts';
+import type { GatewayDeps } from '../services/gateway-deps.ts';
+import { RequestRun } from '../services/request-run.ts';
 
 const ID_PREFIX: Record<Operation, string> = {
   chat: 'chat',
@@ -12,16 +12,16 @@ const ID_PREFIX: Record<Operation, string> = {
 };
 
 /**
- * A scope whose signal aborts when the client disconnects before the answer is complete,
- * which cancels the upstream request.
+ * The run of one request, whose signal aborts when the client disconnects before the answer is
+ * complete, which cancels the upstream request.
  */
-export function scopeFor(
+export function startRequestRun(
   request: FastifyRequest,
   reply: FastifyReply,
-  clock: Clock,
+  deps: GatewayDeps,
   operation: Operation,
   body: { task?: string | undefined; metadata?: Record<string, unknown> | undefined },
-): RequestScope {
+): RequestRun {
   const controller = new AbortController();
   const onClose = () => {
     if (!reply.raw.writableFinished) controller.abort();
@@ -30,7 +30,8 @@ export function scopeFor(
   // listener does, without the wrapper `once` allocates.
   reply.raw.on('close', onClose);
   const elapsed = reply.elapsedTime;
-  return createScope({
+  const clock = deps.clock;
+  return new RequestRun(deps, {
     // The response id is the ledger's primary key: time-ordered, so rows are appended in order.
     id: newTimeOrderedId(ID_PREFIX[operation]),
     requestId: request.id,

@@ -1,0 +1,34 @@
+import type { ProviderSlot } from '../../config/config-types.ts';
+import type { ChatMessage } from './messages.ts';
+
+/**
+ * What each use case is asked to do, in the gateway's words. A door (today the native HTTP
+ * routes) maps its wire format onto these; services never see an HTTP schema type. The request's
+ * `task` and `metadata` travel on the request run, which records them.
+ */
+export interface ChatInput {
+  messages: readonly ChatMessage[];
+  provider?: ProviderSlot | undefined;
+  model?: string | undefined;
+  task?: string | undefined;
+  temperature?: number | undefined;
+  maxTokens?: number | undefined;
+}
+
+export interface EmbedInput {
+  /** One string, or several: one vector each, in order. */
+  input: string | readonly string[];
+  provider?: ProviderSlot | undefined;
+  model?: string | undefined;
+}
+
+export interface JsonInput {
+  messages: readonly ChatMessage[];
+  /** The JSON Schema the output must satisfy. */
+  schema: Record<string, unknown>;
+  schemaName?: string | undefined;
+  provider?: ProviderSlot | undefined;
+  model?: string | undefined;
+  task?: string | undefined;
+  temperature?: number | undefined;
+}
