@@ -1,10 +1,11 @@
-import type { ProviderKind, ProviderSlot } from '../../config/config-types.ts';
+import type { ProviderCapabilities, ProviderKind, ProviderSlot } from '../../config/config-types.ts';
 
 import type { ChatMessage, FinishReason } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 
 // The gateway's vocabulary lives in domain/; adapters keep importing it from here.
-export type { ChatMessage, FinishReason, ReportedUsage };
+// A kind's capabilities are part of its row (config/provider-kinds.ts); adapters take them from there.
+export type { ChatMessage, FinishReason, ProviderCapabilities, ReportedUsage };
 
 export interface JsonSchemaFormat {
   name: string;
@@ -61,16 +62,6 @@ export interface EmbedResult {
   model: string;
   vectors: EmbeddingVector[];
   usage: { inputTokens: number } | undefined;
-}
-
-export interface ProviderCapabilities {
-  chat: boolean;
-  stream: boolean;
-  embed: boolean;
-  /** Native structured output with a JSON Schema (otherwise the schema goes into the prompt). */
-  nativeJsonSchema: boolean;
-  /** Upper bound of temperature the upstream accepts; the gateway clamps to it. */
-  maxTemperature: number;
 }
 
 /**
