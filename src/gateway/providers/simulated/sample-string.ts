@@ -1,4 +1,6 @@
 import randexp from 'randexp';
+import { compileLinearPattern } from '../../json/linear-regexp.ts';
+import { FORMAT_SAMPLES, padFormatted } from './format-samples.ts';
 
 /** randexp is CommonJS whose typings say `export default`: under Node's ESM the class is the module itself. */
 interface PatternGenerator {
@@ -8,34 +10,7 @@ interface PatternGenerator {
 }
 const RandExp = randexp as unknown as new (pattern: string) => PatternGenerator;
 
-import { compileLinearPattern } from '../../json/linear-regexp.ts';
-
-const FORMAT_SAMPLES: Record<string, string> = {
-  email: 'user@example.com',
-  'idn-email': 'user@example.com',
-  'date-time': '2026-01-01T00:00:00Z',
-  date: '2026-01-01',
-  time: '12:00:00Z',
-  duration: 'P1D',
-  uri: 'https://example.com/',
-  'uri-reference': 'https://example.com/',
-  'uri-template': 'https://example.com/',
-  iri: 'https://example.com/',
-  'iri-reference': 'https://example.com/',
-  url: 'https://example.com/',
-  uuid: '00000000-0000-4000-8000-000000000000',
-  hostname: 'example.com',
-  'idn-hostname': 'example.com',
-  ipv4: '192.0.2.1',
-  ipv6: '2001:db8::1',
-  'json-pointer': '/a',
-  'relative-json-pointer': '0',
-  regex: '^a$',
-  byte: 'c2ltdWxhdGVk',
-  password: 'simulated',
-};
-
-const WORDS = ['simulated', 'value', 'sample', 'gateway', 'answer', 'text'];
+const WORDS = ['simulated', 'value', 'sample', 'gateway', 'answer', 'text', 'Ok', 'x7', 'Zeta', '42'];
 
 /**
  * Tries per pattern: randexp draws strings from the pattern's own syntax, and each draw is
@@ -46,16 +21,35 @@ const PATTERN_TRIES = 16;
 /** Longest run randexp builds for `*` and `+`: keeps answers short and generation quick. */
 const PATTERN_REPEAT = 8;
 
-/** A string meeting type, length, format and pattern keywords, built in time linear in its length. */
-export function sampleString(schema: Record<string, unknown>, pick: () => number): string {
+/**
+ * A string meeting type, length, format and pattern keywords, built in time linear in its length.
+ * Attempt 0 gives the usual answer; later attempts (the sampler retrying a candidate a `not`, a
+ * `oneOf` or an `if` rejected) draw other words, lengths and format samples.
+ */
+export function sampleString(schema: Record<string, unknown>, pick: () => number, attempt = 0): string {
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY;
   const format = typeof schema.format === 'string' ? schema.format : undefined;
-  if (typeof schema.pattern === 'string') return sampleFromPattern(schema.pattern, min, max, pick);
-  const formatted = format === undefined ? undefined : FORMAT_SAMPLES[format];
-  if (formatted !== undefined && format !== undefined) return padFormatted(format, formatted, min);
-  const word = WORDS[Math.floor(pick() * WORDS.length)] ?? 'simulated';
-  return fitLength(word, min, max);
+  const samples = format === undefined ? undefined : FORMAT_SAMPLES[format];
+  if (typeof schema.pattern === 'string') {
+    // A format beside a pattern: a format sample the pattern accepts, else a draw from the pattern.
+    const matcher = compileLinearPattern(schema.pattern);
+    const matching = (samples ?? []).find((sample) => fits(sample, min, max) && matcher.test(sample));
+    return matching ?? sampleFromPattern(schema.pattern, min, max, pick);
+  }
+  if (samples !== undefined && format !== undefined) {
+    const fitting = samples.filter((sample) => fits(sample, min, max));
+    const choices = fitting.length > 0 ? fitting : samples;
+    return padFormatted(format, choices[attempt % choices.length] as string, min);
+  }
+  const word = WORDS[Math.floor(pick() * (attempt === 0 ? 6 : WORDS.length))] ?? 'simulated';
+  const length = attempt === 0 ? 0 : min + Math.floor(pick() * 12);
+  return fitLength(word, Math.max(min, Math.min(length, max)), max);
+}
+
+function fits(text: string, min: number, max: number): boolean {
+  const length = [...text].length;
+  return length >= min && length <= max;
 }
 
 /** Repeats or trims plain text to the length bounds (counted in code points, as JSON Schema does). */
@@ -89,14 +83,4 @@ function sampleFromPattern(pattern: string, min: number, max: number, pick: () =
     if ([...padded].length <= max && matcher.test(padded)) return padded;
   }
   return last;
-}
-
-/** Lengthens a format sample to minLength where the format has room for it. */
-function padFormatted(format: string, sample: string, minLength: number): string {
-  const missing = minLength - sample.length;
-  if (missing <= 0) return sample;
-  if (format === 'email' || format === 'idn-email') return `user${'x'.repeat(missing)}@example.com`;
-  if (format.startsWith('ur') || format.startsWith('iri')) return `${sample}${'x'.repeat(missing)}`;
-  if (format === 'date-time') return `2026-01-01T00:00:00.${'0'.repeat(Math.max(1, missing - 1))}Z`;
-  return sample;
 }
