@@ -1,3 +1,4 @@
+import { complementsOf } from './complement-bound.ts';
 import type { Schema } from './sample-context.ts';
 
 export interface FlattenContext {
@@ -19,8 +20,9 @@ export interface Flattened {
 /**
  * One schema without $ref, allOf, anyOf, oneOf or if/then/else, for the attempt-th candidate.
  * anyOf and oneOf take, on attempt 0, the branch with the smallest instance (which also ends
- * recursion through them), later a branch at random; `if` takes `if` and `then` on even attempts,
- * `else` on odd ones. The result may still carry `not`, left to the builders' hints and the check.
+ * recursion through them), later a branch at random; `if` takes `if` and `then` on attempt 0
+ * (unless `then` is false), later a side at random. A `not` of one bound becomes the opposite bound (complement-bound.ts); any
+ * other `not` stays, left to the builders' hints and the check.
  */
 export function flattenSchema(
   input: Schema,
@@ -44,8 +46,10 @@ export function flattenSchema(
       const { if: condition, then: onTrue = true, else: onFalse = true, ...rest } = schema;
       context.derive(rest, schema);
       chose = true;
-      const taken =
-        attempt % 2 === 0 ? context.merge(condition as Schema, onTrue as Schema) : (onFalse as Schema);
+      // Attempt 0 takes `then` unless it is false; later ones choose at random (ifs nest, and
+      // each needs its own side).
+      const thenSide = onTrue !== false && (onFalse === false || attempt === 0 || context.pick() < 0.5);
+      const taken = thenSide ? context.merge(condition as Schema, onTrue as Schema) : (onFalse as Schema);
       schema = context.merge(rest, taken);
       continue;
     }
@@ -65,7 +69,11 @@ export function flattenSchema(
       schema = (allOf as Schema[]).reduce<Schema>((merged, part) => context.merge(merged, part), rest);
       continue;
     }
-    return { schema, chose };
+    const complements = complementsOf(schema.not);
+    return {
+      schema: complements.reduce<Schema>((merged, part) => context.merge(merged, part), schema),
+      chose,
+    };
   }
   return { schema, chose };
 }

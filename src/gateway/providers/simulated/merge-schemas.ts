@@ -1,3 +1,4 @@
+import { compileLinearPattern } from '../../json/linear-regexp.ts';
 import type { LocalReferences } from '../../json/local-references.ts';
 
 type Schema = Record<string, unknown> | boolean;
@@ -21,14 +22,23 @@ const UPPER_BOUNDS = new Set([
 
 /** Keywords whose subschema applies to the same child in both: the merge asks for both. */
 const CHILD_SCHEMAS = new Set([
-  'items',
-  'additionalItems',
   'unevaluatedItems',
   'additionalProperties',
   'unevaluatedProperties',
   'propertyNames',
-  'contains',
 ]);
+
+/**
+ * Where a merged schema keeps the `contains` (with its min/maxContains) of further parts: two
+ * `contains` are two requirements on different items, not one on the same item.
+ */
+export const EXTRA_CONTAINS = 'x-sampler-contains';
+const CONTAINS_KEYS = new Set(['contains', 'minContains', 'maxContains']);
+
+/** Where a merged schema keeps the further `pattern`s of its parts: a string must match them all. */
+export const EXTRA_PATTERNS = 'x-sampler-patterns';
+
+const ITEM_KEYS = new Set(['items', 'prefixItems', 'additionalItems']);
 
 /** Keywords that cannot be combined into one: a second one is kept beside, in `allOf`. */
 const SIDE_BY_SIDE = new Set(['anyOf', 'oneOf']);
@@ -55,8 +65,31 @@ export function mergeSchemas(
   const right = dereference(b, references, record);
   const merged: Record<string, unknown> = { ...a };
   const aside: Schema[] = [];
+  const separateContains =
+    'contains' in merged &&
+    'contains' in right &&
+    JSON.stringify(merged.contains) !== JSON.stringify(right.contains);
+  if (separateContains) {
+    const extra = {
+      contains: right.contains,
+      minContains: right.minContains,
+      maxContains: right.maxContains,
+    };
+    merged[EXTRA_CONTAINS] = [...((merged[EXTRA_CONTAINS] as unknown[] | undefined) ?? []), extra];
+  }
+  mergeItems(merged, a, right, (x, y) => mergeSchemas(x, y, references, record));
   for (const [key, value] of Object.entries(right)) {
     const mine = merged[key];
+    if (ITEM_KEYS.has(key)) continue;
+    if (separateContains && CONTAINS_KEYS.has(key)) continue;
+    if (key === 'pattern' && typeof mine === 'string' && mine !== value) {
+      merged[EXTRA_PATTERNS] = [...((merged[EXTRA_PATTERNS] as unknown[] | undefined) ?? []), value];
+      continue;
+    }
+    if ((key === EXTRA_CONTAINS || key === EXTRA_PATTERNS) && Array.isArray(mine) && Array.isArray(value)) {
+      merged[key] = [...mine, ...value];
+      continue;
+    }
     // `then` and `else` travel with their `if`, below.
     if (key === 'then' || key === 'else') continue;
     if (key === 'if') {
@@ -89,6 +122,7 @@ export function mergeSchemas(
     else if (key === 'not') merged.not = { anyOf: [mine, value] };
     else merged[key] = value;
   }
+  constrainUnlisted(merged, a, right, record);
   if (aside.length > 0) merged.allOf = [...(Array.isArray(merged.allOf) ? merged.allOf : []), ...aside];
   record?.(merged, [a, b]);
   return merged;
@@ -152,4 +186,91 @@ function mergeProperties(
     }
   }
   return merged;
+}
+
+/**
+ * additionalProperties and patternProperties speak of the names their own schema object does not
+ * list: once two schemas' properties are merged, a name only the other one lists must still
+ * satisfy the matching patterns' schemas, or else additionalProperties.
+ */
+function constrainUnlisted(
+  merged: Record<string, unknown>,
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  record?: MergeRecorder,
+): void {
+  const properties = { ...((merged.properties as Record<string, Schema> | undefined) ?? {}) };
+  let changed = false;
+  for (const [side, other] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    const additional = side.additionalProperties as Schema | undefined;
+    const patterns = Object.entries((side.patternProperties as Record<string, Schema> | undefined) ?? {});
+    if ((additional === undefined || additional === true) && patterns.length === 0) continue;
+    const listed = (side.properties as Record<string, Schema> | undefined) ?? {};
+    for (const name of Object.keys((other.properties as Record<string, Schema> | undefined) ?? {})) {
+      if (Object.hasOwn(listed, name)) continue;
+      const matching = patterns
+        .filter(([pattern]) => compileLinearPattern(pattern).test(name))
+        .map(([, schema]) => schema);
+      const extra = matching.length > 0 ? matching : additional === undefined ? [] : [additional];
+      if (extra.length === 0) continue;
+      const both = { allOf: [properties[name] as Schema, ...extra] };
+      record?.(both, both.allOf);
+      properties[name] = both;
+      changed = true;
+    }
+  }
+  if (changed) merged.properties = properties;
+}
+
+interface ItemsForm {
+  prefix: Schema[] | undefined;
+  rest: Schema | undefined;
+}
+
+/** prefixItems + items (2020-12) or items array + additionalItems (draft-07), one shape. */
+function itemsForm(schema: Record<string, unknown>): ItemsForm {
+  if (Array.isArray(schema.items))
+    return { prefix: schema.items as Schema[], rest: schema.additionalItems as Schema | undefined };
+  return {
+    prefix: schema.prefixItems as Schema[] | undefined,
+    rest: schema.items as Schema | undefined,
+  };
+}
+
+/**
+ * Item keywords of both, position by position: each position gets the schemas both give it
+ * (a prefix schema where one has one, else that one's schema for the rest), and the rest gets
+ * both rests. Written back in the left one's dialect.
+ */
+function mergeItems(
+  merged: Record<string, unknown>,
+  a: Record<string, unknown>,
+  b: Record<string, unknown>,
+  merge: (x: Schema, y: Schema) => Schema,
+): void {
+  const left = itemsForm(a);
+  const right = itemsForm(b);
+  if (
+    left.prefix === undefined &&
+    left.rest === undefined &&
+    right.prefix === undefined &&
+    right.rest === undefined
+  )
+    return;
+  const length = Math.max(left.prefix?.length ?? 0, right.prefix?.length ?? 0);
+  const at = (form: ItemsForm, index: number): Schema =>
+    form.prefix !== undefined && index < form.prefix.length
+      ? (form.prefix[index] as Schema)
+      : (form.rest ?? true);
+  const prefix = Array.from({ length }, (_, index) => merge(at(left, index), at(right, index)));
+  const rest = merge(left.rest ?? true, right.rest ?? true);
+  delete merged.items;
+  delete merged.prefixItems;
+  delete merged.additionalItems;
+  const draft07 = Array.isArray(a.items) || Array.isArray(b.items);
+  if (draft07) Object.assign(merged, length > 0 ? { items: prefix, additionalItems: rest } : { items: rest });
+  else Object.assign(merged, length > 0 ? { prefixItems: prefix, items: rest } : { items: rest });
 }

@@ -49,6 +49,12 @@ describe('sampleFromSchema honours each format', () => {
       assertAnswers({ type: 'integer', format, minimum: -2_000_000_000, maximum: 2_000_000_000 });
     });
   }
+  it('ipv4 and ipv6 of every length they can have', () => {
+    for (let length = 7; length <= 15; length++)
+      assertAnswers({ type: 'string', format: 'ipv4', minLength: length, maxLength: length }, 1);
+    for (let length = 2; length <= 39; length++)
+      assertAnswers({ type: 'string', format: 'ipv6', minLength: length, maxLength: length }, 1);
+  });
   it('a format beside a pattern', () =>
     assertAnswers({ type: 'string', format: 'email', pattern: '@example\\.com$' }));
 });

@@ -48,7 +48,7 @@ const SMALL_OPTIONAL_VALUES = 20;
 const MAX_SAMPLE_DEPTH = 1000;
 
 /** Candidates tried for one subschema before the last one is given up with. */
-const NODE_ATTEMPTS = 12;
+const NODE_ATTEMPTS = 24;
 
 /** Scalars drawn again within one attempt while the schema's `not` rejects them. */
 const SCALAR_TRIES = 8;
@@ -90,7 +90,6 @@ const CONSTRUCTED = new Set([
   'maxLength',
   'minItems',
   'maxItems',
-  'uniqueItems',
   'minProperties',
   'maxProperties',
   'additionalProperties',
@@ -163,7 +162,8 @@ class Sampler implements SampleContext, FlattenContext {
   }
 
   sample(input: Schema, depth: number, firstAttempt = 0): unknown {
-    if (input === true) return this.#leaf('simulated');
+    if (input === true && firstAttempt === 0) return this.#leaf('simulated');
+    if (input === true) return this.#build({}, depth, firstAttempt);
     if (input === false || depth > MAX_SAMPLE_DEPTH) return null;
     let value: unknown = null;
     for (let attempt = firstAttempt; attempt < firstAttempt + NODE_ATTEMPTS; attempt++) {
@@ -185,13 +185,27 @@ class Sampler implements SampleContext, FlattenContext {
     if (typeof schema !== 'object' || schema.not === undefined) return value;
     for (
       let extra = 1;
-      extra <= SCALAR_TRIES && isScalar(value) && this.check(schema.not as Schema, value);
+      extra <= SCALAR_TRIES && isScalar(value) && this.#rejectedByNot(schema.not, value);
       extra++
     ) {
       if (this.#checks >= MAX_CHECKS) break;
       value = this.#build(schema, depth, attempt * SCALAR_TRIES + extra);
     }
     return value;
+  }
+
+  /**
+   * Whether the value matches the `not` subschema, as far as the checker knows it: a merged `not`
+   * is the anyOf of the originals (neither A nor B), each checked on its own.
+   */
+  #rejectedByNot(not: unknown, value: unknown): boolean {
+    if (typeof not !== 'object' || not === null) return not === true;
+    const record = not as Record<string, unknown>;
+    const parts =
+      this.#checker.originsOf(record).length === 0 && Array.isArray(record.anyOf)
+        ? (record.anyOf as Schema[])
+        : [record];
+    return parts.some((part) => this.#checker.originsOf(part).length > 0 && this.check(part, value));
   }
 
   #build(schema: Schema, depth: number, attempt: number): unknown {

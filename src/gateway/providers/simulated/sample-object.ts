@@ -25,9 +25,57 @@ export function sampleObject(
 ): Record<string, unknown> {
   const dependents = readDependencies(input);
   const present = new Set<string>(Array.isArray(input.required) ? (input.required as string[]) : []);
+  const followed = new Set<string>();
+  let schema = followDependencies(context, input, dependents, present, followed);
+  let shape = new ObjectShape(context, schema);
+  const maxProperties = numberOr(schema.maxProperties, Number.POSITIVE_INFINITY);
+  const optional = Object.keys(shape.properties).filter((name) => !present.has(name) && shape.allows(name));
+  // Optional names that trigger a dependency come last: only minProperties may need them.
+  optional.sort((a, b) => Number(dependents.has(a)) - Number(dependents.has(b)));
+  if (attempt % 2 === 0 && context.generous(depth)) {
+    for (const name of optional) {
+      if (present.size >= maxProperties || dependents.has(name)) break;
+      if (context.smallest(shape.schemaFor(name)) <= SMALL_OPTIONAL_VALUES) present.add(name);
+    }
+  }
+  const minProperties = numberOr(schema.minProperties, 0);
+  for (const name of optional) {
+    if (present.size >= minProperties) break;
+    present.add(name);
+  }
+  if (followed.size < dependents.size) {
+    schema = followDependencies(context, schema, dependents, present, followed);
+    shape = new ObjectShape(context, schema);
+  }
+  // Every third attempt, one unlisted property more where the schema allows one (an empty
+  // object may be what a `not` or an `if` rules out).
+  const wanted =
+    attempt % 3 === 2 && present.size < maxProperties
+      ? Math.max(minProperties, present.size + 1)
+      : minProperties;
+  for (let index = 0; present.size < wanted && index < wanted * NAME_TRIES; index++) {
+    const name = shape.inventName(index, present);
+    if (name !== undefined) present.add(name);
+  }
+  const result: Record<string, unknown> = {};
+  for (const name of present) result[name] = context.sample(shape.schemaFor(name), depth + 1);
+  return result;
+}
+
+/**
+ * Adds the names that present names depend on, and merges in their dependent schemas (whose
+ * `required` names join too). Each round follows the names that joined in the one before;
+ * bounded by how many dependencies there are.
+ */
+function followDependencies(
+  context: SampleContext,
+  input: Record<string, unknown>,
+  dependents: ReadonlyMap<string, Dependent>,
+  present: Set<string>,
+  followed: Set<string>,
+): Record<string, unknown> {
   let schema = input;
-  // Each round follows the dependencies of names that joined; bounded by how many there are.
-  for (let round = 0, followed = new Set<string>(); round <= dependents.size; round++) {
+  for (let round = 0; round <= dependents.size; round++) {
     const before = present.size;
     for (const name of [...present]) {
       const dependent = dependents.get(name);
@@ -40,29 +88,7 @@ export function sampleObject(
     for (const name of Array.isArray(schema.required) ? (schema.required as string[]) : []) present.add(name);
     if (present.size === before) break;
   }
-  const shape = new ObjectShape(context, schema);
-  const maxProperties = numberOr(schema.maxProperties, Number.POSITIVE_INFINITY);
-  const optional = Object.keys(shape.properties).filter(
-    (name) => !present.has(name) && !dependents.has(name) && shape.allows(name),
-  );
-  if (attempt % 2 === 0 && context.generous(depth)) {
-    for (const name of optional) {
-      if (present.size >= maxProperties) break;
-      if (context.smallest(shape.schemaFor(name)) <= SMALL_OPTIONAL_VALUES) present.add(name);
-    }
-  }
-  const minProperties = numberOr(schema.minProperties, 0);
-  for (const name of optional) {
-    if (present.size >= minProperties) break;
-    present.add(name);
-  }
-  for (let index = 0; present.size < minProperties && index < minProperties * NAME_TRIES; index++) {
-    const name = shape.inventName(index, present);
-    if (name !== undefined) present.add(name);
-  }
-  const result: Record<string, unknown> = {};
-  for (const name of present) result[name] = context.sample(shape.schemaFor(name), depth + 1);
-  return result;
+  return schema;
 }
 
 interface Dependent {
