@@ -1,5 +1,5 @@
-import { compileLinearPattern } from '../../json/linear-regexp.ts';
 import type { LocalReferences } from '../../json/local-references.ts';
+import { matcherFor } from './pattern-cache.ts';
 
 type Schema = Record<string, unknown> | boolean;
 
@@ -212,7 +212,7 @@ function constrainUnlisted(
     for (const name of Object.keys((other.properties as Record<string, Schema> | undefined) ?? {})) {
       if (Object.hasOwn(listed, name)) continue;
       const matching = patterns
-        .filter(([pattern]) => compileLinearPattern(pattern).test(name))
+        .filter(([pattern]) => matcherFor(pattern).test(name))
         .map(([, schema]) => schema);
       const extra = matching.length > 0 ? matching : additional === undefined ? [] : [additional];
       if (extra.length === 0) continue;

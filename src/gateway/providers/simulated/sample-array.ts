@@ -54,8 +54,8 @@ export function sampleArray(
       const candidate = context.sample(context.merge(item, requirement.schema), depth + 1, attempt);
       if (
         fresh(candidate) &&
-        context.check(item, candidate) &&
-        context.check(requirement.schema, candidate)
+        context.check(item, candidate, true) &&
+        context.check(requirement.schema, candidate, true)
       ) {
         value = candidate;
         placed = true;
@@ -68,7 +68,7 @@ export function sampleArray(
         (requirement, which) =>
           requirement.max === undefined ||
           (counts[which] as number) < requirement.max ||
-          !context.check(requirement.schema, candidate),
+          !context.check(requirement.schema, candidate, false),
       );
     if (!placed) {
       value = context.sample(item, depth + 1);
@@ -77,7 +77,7 @@ export function sampleArray(
       if (!acceptable(value) && index >= min) break;
     }
     for (const [which, requirement] of requirements.entries())
-      if (context.check(requirement.schema, value)) counts[which] = (counts[which] as number) + 1;
+      if (context.check(requirement.schema, value, true)) counts[which] = (counts[which] as number) + 1;
     if (unique) seen.add(JSON.stringify(value));
     result.push(value);
     const unmet = requirements.some((requirement, which) => (counts[which] as number) < requirement.min);

@@ -15,8 +15,11 @@ export interface SampleContext {
   smallest(schema: Schema): number;
   /** One schema asking for what both ask for, remembered for checks. */
   merge(a: Schema, b: Schema): Schema;
-  /** Whether the value satisfies the schema, by the gateway's own rules. */
-  check(schema: Schema, value: unknown): boolean;
+  /**
+   * Whether the value satisfies the schema, by the gateway's own rules; `assumed` once the
+   * answer's budget of checks is spent (the caller says which guess keeps it cheapest).
+   */
+  check(schema: Schema, value: unknown, assumed: boolean): boolean;
 }
 
 export function asRecord(value: unknown): Record<string, unknown> {

@@ -156,7 +156,8 @@ class Sampler implements SampleContext, FlattenContext {
     this.#checker.recordMerge(derived, [source]);
   }
 
-  check(schema: Schema, value: unknown): boolean {
+  check(schema: Schema, value: unknown, assumed: boolean): boolean {
+    if (this.#checks >= MAX_CHECKS) return assumed;
     this.#checks++;
     return this.#checker.check(schema, value);
   }
@@ -170,7 +171,7 @@ class Sampler implements SampleContext, FlattenContext {
       const { schema, chose } = flattenSchema(input, this, attempt, MAX_SAMPLE_DEPTH);
       value = this.#avoidingNot(schema, depth, attempt);
       if (!chose && !needsCheck(schema) && !this.#checker.originsOf(input).some(needsCheck)) return value;
-      if (this.#checks >= MAX_CHECKS || this.check(input, value)) return value;
+      if (this.check(input, value, true)) return value;
       if (this.#built >= RETRY_VALUES) return value;
     }
     return value;
@@ -205,7 +206,7 @@ class Sampler implements SampleContext, FlattenContext {
       this.#checker.originsOf(record).length === 0 && Array.isArray(record.anyOf)
         ? (record.anyOf as Schema[])
         : [record];
-    return parts.some((part) => this.#checker.originsOf(part).length > 0 && this.check(part, value));
+    return parts.some((part) => this.#checker.originsOf(part).length > 0 && this.check(part, value, false));
   }
 
   #build(schema: Schema, depth: number, attempt: number): unknown {
@@ -238,7 +239,7 @@ class Sampler implements SampleContext, FlattenContext {
     const { enum: _enum, ...rest } = schema;
     this.#checker.recordMerge(rest, [schema]);
     const accepted = constrains(rest)
-      ? members.filter((member) => this.#checker.check(schema, member))
+      ? members.filter((member) => this.check(schema, member, true))
       : members;
     const choices = accepted.length > 0 ? accepted : members;
     return choices.length === 0 ? null : choices[Math.floor(this.#pick() * choices.length)];

@@ -1,10 +1,20 @@
 import type { RE2JS } from 're2js';
-import { compileLinearPattern } from '../../json/linear-regexp.ts';
+import { matcherFor } from './pattern-cache.ts';
 import { asRecord, numberOr, type SampleContext, type Schema } from './sample-context.ts';
 import { sampleString } from './sample-string.ts';
 
 /** Optional properties are added only when their smallest instance is this small. */
 const SMALL_OPTIONAL_VALUES = 20;
+
+const STRING_KEYWORDS = new Set([
+  'type',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'format',
+  'title',
+  'description',
+]);
 
 /** Names drawn from propertyNames or a patternProperties pattern before giving up on one more. */
 const NAME_TRIES = 8;
@@ -129,7 +139,7 @@ class ObjectShape {
     this.properties = asRecord(schema.properties) as Record<string, Schema>;
     this.#patterns = Object.entries(asRecord(schema.patternProperties)).map(([source, patternSchema]) => ({
       source,
-      matcher: compileLinearPattern(source),
+      matcher: matcherFor(source),
       schema: patternSchema as Schema,
     }));
     // unevaluatedProperties acts on names no other keyword evaluated: after flattening (allOf
@@ -148,15 +158,22 @@ class ObjectShape {
   }
 
   allows(name: string): boolean {
-    return this.#propertyNames === undefined || this.#context.check(this.#propertyNames, name);
+    return this.#propertyNames === undefined || this.#context.check(this.#propertyNames, name, true);
   }
 
   /** A new name the object may have (for minProperties), or undefined when this try found none. */
   inventName(index: number, taken: ReadonlySet<string>): string | undefined {
     let name: string;
-    if (this.#propertyNames !== undefined && index % 2 === 1) {
-      name = String(this.#context.sample(this.#context.merge({ type: 'string' }, this.#propertyNames), 1));
-    } else if (this.#additional !== false) name = `field${index}`;
+    const names = this.#propertyNames;
+    if (names !== undefined && index % 2 === 1) {
+      // A plain string schema (the usual pattern or lengths) is drawn from directly: names are
+      // drawn by the thousand, and the full sampler costs ten times as much per string.
+      const plain = typeof names === 'object' && Object.keys(names).every((key) => STRING_KEYWORDS.has(key));
+      name = plain
+        ? sampleString(names, () => this.#context.pick(), index)
+        : String(this.#context.sample(this.#context.merge({ type: 'string' }, names), 1, index));
+    } else if (this.#additional !== false)
+      name = index % 4 === 2 ? `field${index}` : `field${letters(index)}`;
     else {
       const pattern = this.#patterns[index % Math.max(1, this.#patterns.length)];
       if (pattern === undefined) return undefined;
@@ -164,5 +181,14 @@ class ObjectShape {
     }
     if (taken.has(name) || !this.allows(name) || this.schemaFor(name) === false) return undefined;
     return name;
+  }
+}
+
+/** The index in base 26 with letters a-z: names that plain-letter name patterns also accept. */
+function letters(index: number): string {
+  let text = '';
+  for (let rest = index; ; rest = Math.floor(rest / 26) - 1) {
+    text = String.fromCharCode(97 + (rest % 26)) + text;
+    if (rest < 26) return text;
   }
 }

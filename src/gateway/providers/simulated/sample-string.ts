@@ -1,15 +1,6 @@
-import randexp from 'randexp';
-import { compileLinearPattern } from '../../json/linear-regexp.ts';
 import { FORMAT_SAMPLES, padFormatted } from './format-samples.ts';
 import { EXTRA_PATTERNS } from './merge-schemas.ts';
-
-/** randexp is CommonJS whose typings say `export default`: under Node's ESM the class is the module itself. */
-interface PatternGenerator {
-  max: number;
-  randInt(low: number, high: number): number;
-  gen(): string;
-}
-const RandExp = randexp as unknown as new (pattern: string) => PatternGenerator;
+import { generatorFor, matcherFor } from './pattern-cache.ts';
 
 const WORDS = ['simulated', 'value', 'sample', 'gateway', 'answer', 'text', 'Ok', 'x7', 'Zeta', '42'];
 
@@ -38,7 +29,7 @@ export function sampleString(schema: Record<string, unknown>, pick: () => number
   if (patterns.length > 0) {
     // A format beside a pattern: a format sample the patterns accept, else a draw from one of
     // the patterns (each attempt the next) that all of them accept.
-    const matchers = patterns.map((pattern) => compileLinearPattern(pattern));
+    const matchers = patterns.map((pattern) => matcherFor(pattern));
     const matches = (text: string): boolean => fits(text, min, max) && matchers.every((m) => m.test(text));
     const formatted = format === undefined ? undefined : sampleFormat(format, min, max, attempt);
     if (formatted !== undefined && matches(formatted)) return formatted;
@@ -96,13 +87,8 @@ function sampleFromPattern(
   attempt: number,
   accepts: (text: string) => boolean,
 ): string {
-  const matcher = compileLinearPattern(pattern);
-  let generator: PatternGenerator | undefined;
-  try {
-    generator = new RandExp(pattern);
-  } catch {
-    generator = undefined;
-  }
+  const matcher = matcherFor(pattern);
+  const generator = generatorFor(pattern);
   let last = '';
   if (generator !== undefined) {
     // Runs long enough for minLength, and no longer than maxLength allows.
