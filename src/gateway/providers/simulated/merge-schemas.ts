@@ -101,6 +101,8 @@ export function mergeSchemas(
       merged[key] = Math.max(mine, value);
     else if (typeof mine === 'number' && typeof value === 'number' && UPPER_BOUNDS.has(key))
       merged[key] = Math.min(mine, value);
+    else if (key === 'multipleOf' && typeof mine === 'number' && typeof value === 'number')
+      merged.multipleOf = commonMultiple(mine, value);
     else if (key === 'required' && Array.isArray(mine) && Array.isArray(value))
       merged.required = [...new Set([...mine, ...value])];
     else if (key === 'enum' && Array.isArray(mine) && Array.isArray(value)) {
@@ -273,4 +275,19 @@ function mergeItems(
   const draft07 = Array.isArray(a.items) || Array.isArray(b.items);
   if (draft07) Object.assign(merged, length > 0 ? { items: prefix, additionalItems: rest } : { items: rest });
   else Object.assign(merged, length > 0 ? { prefixItems: prefix, items: rest } : { items: rest });
+}
+
+/**
+ * A step whose multiples are multiples of both: the larger where it is a multiple of the smaller
+ * (3 and 0.25), the least common multiple of two integers; else the later one, and checks decide.
+ */
+function commonMultiple(a: number, b: number): number {
+  const [small, large] = a < b ? [a, b] : [b, a];
+  if (Number.isInteger(large / small)) return large;
+  if (Number.isInteger(a) && Number.isInteger(b)) {
+    let [x, y] = [a, b];
+    while (y !== 0) [x, y] = [y, x % y];
+    return (a / x) * b;
+  }
+  return b;
 }

@@ -49,8 +49,15 @@ export function sampleArray(
     // admits one; else an item that matches no `contains` already at its maxContains.
     let value: unknown;
     let placed = false;
+    // Odd attempts place them only once the positions left are just enough: the items built
+    // anyway may match (a prefix item that must be null, where `contains` asks for a null).
+    const missing = requirements.reduce(
+      (sum, r, which) => sum + Math.max(0, r.min - (counts[which] as number)),
+      0,
+    );
+    const placeNow = attempt % 2 === 0 || length - index <= missing;
     for (const [which, requirement] of requirements.entries()) {
-      if ((counts[which] as number) >= requirement.min) continue;
+      if (!placeNow || (counts[which] as number) >= requirement.min) continue;
       const candidate = context.sample(context.merge(item, requirement.schema), depth + 1, attempt);
       if (
         fresh(candidate) &&

@@ -171,7 +171,9 @@ class Sampler implements SampleContext, FlattenContext {
       const { schema, chose } = flattenSchema(input, this, attempt, MAX_SAMPLE_DEPTH);
       value = this.#avoidingNot(schema, depth, attempt);
       if (!chose && !needsCheck(schema) && !this.#checker.originsOf(input).some(needsCheck)) return value;
-      if (this.check(input, value, true)) return value;
+      // The whole answer's check is never skipped (at most NODE_ATTEMPTS of them): retries of
+      // inner parts may have spent the budget, and a rebuilt answer may still pass.
+      if (depth === 0 ? this.#checker.check(input, value) : this.check(input, value, true)) return value;
       if (this.#built >= RETRY_VALUES) return value;
     }
     return value;
