@@ -42,6 +42,11 @@ export class LocalReferences {
     return target;
   }
 
+  /** Whether this object is part of the document (a subschema, or data inside one). */
+  has(node: object): boolean {
+    return this.#pointers.has(node);
+  }
+
   pointerOf(node: object): string {
     return this.#pointers.get(node) ?? '';
   }

@@ -151,3 +151,24 @@ test('SchemaCompiler accepts recursion that can end, and a cycle through propert
   };
   assert.deepEqual(compiler.compile(list).validate({ next: { next: null } }), []);
 });
+
+test('SchemaCompiler accepts minProperties that listed optional properties make up', () => {
+  const compiler = new SchemaCompiler(settings);
+  // additionalProperties false leaves only the listed names: {"a": ""} is valid, not infinite.
+  const compiled = compiler.compile({
+    type: 'object',
+    properties: { a: { type: 'string' } },
+    additionalProperties: false,
+    minProperties: 1,
+  });
+  assert.deepEqual(compiled.validate({ a: '' }), []);
+  assert.match(
+    refusal({
+      type: 'object',
+      properties: { a: { type: 'string' } },
+      additionalProperties: false,
+      minProperties: 2,
+    }).message,
+    /more than 10000 JSON values/,
+  );
+});

@@ -86,7 +86,17 @@ export class SmallestInstance {
     }
     const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
     const extra = Math.max(0, minProperties - required.length);
-    if (extra > 0) size += extra * this.of(unlisted);
+    if (extra === 0) return size;
+    // Further properties come from the cheapest listed optional ones, then from unlisted names
+    // (with additionalProperties false, only listed ones can make up minProperties).
+    const optional = Object.keys(properties)
+      .filter((name) => !required.includes(name))
+      .map((name) => this.of(properties[name]))
+      .sort((a, b) => a - b);
+    const unlistedSize = this.of(unlisted);
+    for (let index = 0; index < extra && size < this.#cap; index++) {
+      size += Math.min(optional[index] ?? Number.POSITIVE_INFINITY, unlistedSize);
+    }
     return size;
   }
 

@@ -4,8 +4,17 @@ const MULTIPLE_TRIES = 16;
 /** Integers tried for an integer whose multipleOf is fractional: 2.5 needs one in 2, 0.001 any. */
 const INTEGER_TRIES = 64;
 
-/** A number (or integer) within the bounds and a multiple of `multipleOf` where one exists. */
-export function sampleNumber(schema: Record<string, unknown>, integer: boolean): number {
+/**
+ * A number (or integer) within the bounds and a multiple of `multipleOf` where one exists.
+ * Attempt 0 aims at the middle of the range (or 1); later attempts (retries after a `not`, a
+ * `oneOf` or an `if` rejected a candidate) aim at a random point, fractional for `number`.
+ */
+export function sampleNumber(
+  schema: Record<string, unknown>,
+  integer: boolean,
+  pick: () => number,
+  attempt = 0,
+): number {
   const num = (key: string): number | undefined =>
     typeof schema[key] === 'number' ? (schema[key] as number) : undefined;
   let low = num('minimum') ?? Number.NEGATIVE_INFINITY;
@@ -29,6 +38,7 @@ export function sampleNumber(schema: Record<string, unknown>, integer: boolean):
   if (Number.isFinite(low) && Number.isFinite(high)) target = low + (high - low) / 2;
   else if (Number.isFinite(low)) target = low + 1;
   else if (Number.isFinite(high)) target = Math.min(high - 1, 0);
+  if (attempt > 0) target = varyTarget(target, low, high, pick, attempt);
   if (step === undefined) {
     if (!integer) return target;
     const rounded = Math.round(target);
@@ -49,4 +59,19 @@ export function sampleNumber(schema: Record<string, unknown>, integer: boolean):
     }
   }
   return base * step;
+}
+
+/** A random point inside the bounds, spread wider on each attempt (1, 10, 100, … around target). */
+function varyTarget(target: number, low: number, high: number, pick: () => number, attempt: number): number {
+  if (Number.isFinite(low) && Number.isFinite(high)) {
+    // Every integer of a short range in turn (a `not` may rule out all but one), else at random.
+    const width = Math.floor(high) - Math.ceil(low) + 1;
+    if (width <= 64 && attempt % 2 === 1) return Math.ceil(low) + (((attempt - 1) / 2) % width);
+    return low + pick() * (high - low);
+  }
+  const spread = 10 ** (attempt % 7);
+  const offset = pick() * spread;
+  if (Number.isFinite(low)) return low + offset;
+  if (Number.isFinite(high)) return high - offset;
+  return target + (pick() < 0.5 ? -offset : offset);
 }
