@@ -76,7 +76,7 @@ describe('POST /v1/json', () => {
   it('reports a schema the simulated model cannot satisfy as json_validation_failed, never invalid data', async () => {
     const strict = {
       type: 'object',
-      // `not` is one keyword the simulated model does not honour (see sample-from-schema.ts).
+      // No value can satisfy it (a string that is not a string): every re-ask fails too.
       properties: { code: { type: 'string', not: { type: 'string' } } },
       required: ['code'],
     };

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { AUTH, type Harness, startHarness } from './helpers/harness.ts';
+import { shareGateway } from '../helpers/gateway-harness.ts';
 
 const messages = [{ role: 'user', content: 'Extract the address.' }];
 
@@ -11,22 +11,13 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 
 describe('POST /v1/json on the simulated provider', () => {
-  let h: Harness;
-  before(async () => {
-    h = await startHarness();
-  });
-  after(() => h.close());
+  const h = shareGateway();
 
   async function askFor(
     schema: Record<string, unknown>,
   ): Promise<{ status: number; body: Record<string, unknown> }> {
-    const res = await h.gateway.inject({
-      method: 'POST',
-      url: '/v1/json',
-      headers: AUTH,
-      payload: { messages, schema },
-    });
-    return { status: res.statusCode, body: res.json() };
+    const { status, body } = await h.json({ messages, schema });
+    return { status, body: body as Record<string, unknown> };
   }
 
   it('answers the issue’s zip code schema on the first call', async () => {
