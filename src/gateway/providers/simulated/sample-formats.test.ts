@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { assertAnswers } from './answer-assertions.ts';
+import { assertAnswers } from '../../../../test/helpers/sampler/answer-assertions.ts';
 
 /** Every format ajv-formats 3 checks (its full list), each alone and with length bounds. */
 const FORMATS = [

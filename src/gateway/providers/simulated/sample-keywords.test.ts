@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { assertAnswers, conditional } from './answer-assertions.ts';
+import { assertAnswers, conditional } from '../../../../test/helpers/sampler/answer-assertions.ts';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 

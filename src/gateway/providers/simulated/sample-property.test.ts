@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
+import { gatewayCompiler } from '../../../../test/helpers/sampler/answer-assertions.ts';
+import { witnessedSchemaArb } from '../../../../test/helpers/sampler/witness-schemas.ts';
 import { seededRandom } from '../../domain/hash-seed.ts';
-import { gatewayCompiler } from './answer-assertions.ts';
 import { sampleFromSchema } from './sample-from-schema.ts';
-import { witnessedSchemaArb } from './witness-schemas.ts';
 
 /**
  * The sampler's property: for any schema the gateway accepts, the simulated answer validates

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { seededRandom } from '../../domain/hash-seed.ts';
-import { SchemaCompiler } from '../../json/schema-compiler.ts';
-import { sampleFromSchema } from './sample-from-schema.ts';
+import { seededRandom } from '../../../src/gateway/domain/hash-seed.ts';
+import { SchemaCompiler } from '../../../src/gateway/json/schema-compiler.ts';
+import { sampleFromSchema } from '../../../src/gateway/providers/simulated/sample-from-schema.ts';
 
 /** The gateway's own compiler: what it accepts, the simulated answer must satisfy. */
 export const gatewayCompiler = new SchemaCompiler({
