@@ -3,23 +3,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError } from './config-error.ts';
+import { configFailure } from '../../test/helpers/config-failure.ts';
 import { loadConfig } from './load-config.ts';
 
 function yamlFile(text: string): string {
   const path = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'config.yaml');
   writeFileSync(path, text);
   return path;
-}
-
-function failure(env: Record<string, string>, argv: string[] = []): ConfigError {
-  try {
-    loadConfig(env, argv);
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, String(error));
-    return error;
-  }
-  assert.fail('expected a ConfigError');
 }
 
 describe('loadConfig', () => {
@@ -81,33 +71,33 @@ describe('loadConfig', () => {
   ];
   for (const { env, setting } of bad) {
     it(`names the bad setting: ${JSON.stringify(env)}`, () => {
-      assert.match(failure(env).message, setting);
+      assert.match(configFailure(env).message, setting);
     });
   }
 
   it('names the key and file for a bad YAML value or a typo', () => {
     const typo = yamlFile('gatewayPrt: 1\n');
-    assert.match(failure({ CONFIG_FILE: typo }).message, /gatewayPrt/);
+    assert.match(configFailure({ CONFIG_FILE: typo }).message, /gatewayPrt/);
     const kind = yamlFile('providers:\n  provider-a:\n    kind: nope\n');
-    assert.match(failure({ CONFIG_FILE: kind }).message, /providers\.provider-a\.kind.*openai/);
+    assert.match(configFailure({ CONFIG_FILE: kind }).message, /providers\.provider-a\.kind.*openai/);
     const route = yamlFile('routing:\n  chat:\n    - provider: provider-z\n');
-    assert.match(failure({ CONFIG_FILE: route }).message, /routing\.chat\.0\.provider/);
+    assert.match(configFailure({ CONFIG_FILE: route }).message, /routing\.chat\.0\.provider/);
     const notYaml = yamlFile('a: [unclosed\n');
-    assert.match(failure({ CONFIG_FILE: notYaml }).message, /not valid YAML/);
+    assert.match(configFailure({ CONFIG_FILE: notYaml }).message, /not valid YAML/);
   });
 
   it('refuses an embeddings route through Anthropic', () => {
     const file = yamlFile('routing:\n  embed:\n    - provider: provider-b\n');
     assert.match(
-      failure({ CONFIG_FILE: file, PROVIDER_B_KIND: 'anthropic', PROVIDER_B_API_KEY: 'k' }).message,
+      configFailure({ CONFIG_FILE: file, PROVIDER_B_KIND: 'anthropic', PROVIDER_B_API_KEY: 'k' }).message,
       /routing\.embed/,
     );
   });
 
   it('never puts a secret into an error message', () => {
-    const message = failure({ GATEWAY_APPS: 'ok:topsecretvalue,bad name:othersecret' }).message;
+    const message = configFailure({ GATEWAY_APPS: 'ok:topsecretvalue,bad name:othersecret' }).message;
     assert.doesNotMatch(message, /topsecretvalue|othersecret/);
-    const keyed = failure({
+    const keyed = configFailure({
       PROVIDER_A_KIND: 'gemini',
       PROVIDER_A_API_KEY: 'sk-live-123',
       PROVIDER_A_BASE_URL: '::',

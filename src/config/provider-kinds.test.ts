@@ -2,21 +2,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError } from './config-error.ts';
+import { configFailure } from '../../test/helpers/config-failure.ts';
 import { loadConfig } from './load-config.ts';
 import { PROVIDER_KIND_ROWS, PROVIDER_KINDS, type ProviderKindRow } from './provider-kinds.ts';
 
 const rows = Object.entries(PROVIDER_KIND_ROWS) as [keyof typeof PROVIDER_KIND_ROWS, ProviderKindRow][];
-
-function failure(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env, []);
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, String(error));
-    return error;
-  }
-  assert.fail('expected a ConfigError');
-}
 
 describe('provider kind rows', () => {
   it('are one per kind, in the order of PROVIDER_KINDS', () => {
@@ -38,7 +28,7 @@ describe('provider kind rows', () => {
         assert.equal(loadConfig(keyless, []).providers['provider-b'].apiKey, undefined);
         return;
       }
-      assert.match(failure(keyless).message, /^Invalid configuration: PROVIDER_B_API_KEY is required/);
+      assert.match(configFailure(keyless).message, /^Invalid configuration: PROVIDER_B_API_KEY is required/);
       if (row.apiKey === 'at-default-base-url') {
         const local = loadConfig({ ...keyless, PROVIDER_B_BASE_URL: 'http://localhost:11434/v1' }, []);
         assert.equal(local.providers['provider-b'].apiKey, undefined);
@@ -50,22 +40,26 @@ describe('provider kind rows', () => {
       if (row.capabilities.embed) {
         assert.equal(loadConfig(env, []).providers['provider-c'].embedModel, 'some-embedder');
       } else {
-        assert.match(failure(env).message, new RegExp(`PROVIDER_C_EMBED_MODEL cannot be set: ${row.vendor}`));
+        assert.match(
+          configFailure(env).message,
+          new RegExp(`PROVIDER_C_EMBED_MODEL cannot be set: ${row.vendor}`),
+        );
       }
     });
   }
 
   it('keep the messages of before for the vendors users know', () => {
     assert.equal(
-      failure({ PROVIDER_A_KIND: 'openai' }).message,
+      configFailure({ PROVIDER_A_KIND: 'openai' }).message,
       'Invalid configuration: PROVIDER_A_API_KEY is required for api.openai.com (set a BASE_URL for a keyless local server)',
     );
     assert.equal(
-      failure({ PROVIDER_A_KIND: 'gemini' }).message,
+      configFailure({ PROVIDER_A_KIND: 'gemini' }).message,
       'Invalid configuration: PROVIDER_A_API_KEY is required when PROVIDER_A_KIND is gemini',
     );
     assert.equal(
-      failure({ PROVIDER_A_KIND: 'anthropic', PROVIDER_A_API_KEY: 'k', PROVIDER_A_EMBED_MODEL: 'e' }).message,
+      configFailure({ PROVIDER_A_KIND: 'anthropic', PROVIDER_A_API_KEY: 'k', PROVIDER_A_EMBED_MODEL: 'e' })
+        .message,
       'Invalid configuration: PROVIDER_A_EMBED_MODEL cannot be set: Anthropic has no embeddings API',
     );
   });

@@ -3,18 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError } from './config-error.ts';
+import { configFailure } from '../../test/helpers/config-failure.ts';
 import { loadConfig } from './load-config.ts';
-
-function failure(env: Record<string, string>): ConfigError {
-  try {
-    loadConfig(env, []);
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, String(error));
-    return error;
-  }
-  assert.fail('expected a ConfigError');
-}
 
 describe('newsletter settings', () => {
   it('default to no mail (single opt-in) and no webhook', () => {
@@ -64,7 +54,7 @@ describe('newsletter settings', () => {
     });
     const typo = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'config.yaml');
     writeFileSync(typo, 'site:\n  mail: { transprot: log }\n');
-    assert.match(failure({ CONFIG_FILE: typo }).message, /transprot/);
+    assert.match(configFailure({ CONFIG_FILE: typo }).message, /transprot/);
   });
 
   const bad: [Record<string, string>, RegExp][] = [
@@ -88,7 +78,7 @@ describe('newsletter settings', () => {
   ];
   for (const [env, setting] of bad) {
     it(`names the bad setting: ${JSON.stringify(env)}`, () => {
-      assert.match(failure(env).message, setting);
+      assert.match(configFailure(env).message, setting);
     });
   }
 
@@ -100,7 +90,7 @@ describe('newsletter settings', () => {
       { NEWSLETTER_WEBHOOK_URL: 'https://x.example', NEWSLETTER_WEBHOOK_SECRET: 'hunter2' },
       { NEWSLETTER_IP_HASH_KEY: 'hunter2' },
     ]) {
-      assert.doesNotMatch(failure(env).message, /hunter2/);
+      assert.doesNotMatch(configFailure(env).message, /hunter2/);
     }
   });
 });
