@@ -6,7 +6,7 @@ import { drainUnreadBody } from './drain-unread-body.ts';
 import { installErrorEnvelope, respondToFrameworkError } from './error-handler.ts';
 import { pickRequestId } from './ids.ts';
 import type { Logger } from './logger.ts';
-import { refuseWhileClosing } from './refuse-while-closing.ts';
+import { refuseWhileClosing, watchClosing } from './refuse-while-closing.ts';
 
 export interface BaseAppOptions {
   logger: Logger;
@@ -57,11 +57,14 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
   // Only JSON bodies: anything else gets 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
   installErrorEnvelope(app);
+  const server = watchClosing(app);
+  // One hook for what every request needs first: its id on the answer, and no new work while the
+  // server drains.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    if (server.closing) refuseWhileClosing(reply);
+    else done();
   });
-  refuseWhileClosing(app);
   app.addHook('onSend', (request, reply, payload, done) => {
     // Answered before the body was read (413, 401, 415…): read on a bounded amount so the client gets the answer.
     if (!request.raw.complete) drainUnreadBody(request.raw, reply.raw);
