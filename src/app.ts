@@ -32,7 +32,10 @@ export interface Application {
   verifier: CredentialVerifier;
   gateway: FastifyInstance | undefined;
   site: FastifyInstance | undefined;
-  /** With REDIS_URL: whether limits count in Redis or, during an outage, in this process (for /metrics). */
+  /**
+   * With REDIS_URL: whether limits count in Redis or, during an outage, in this process. Read by
+   * the outage tests; the metrics endpoint (not built yet) is meant to expose it.
+   */
   sharedCounting(): SharedCountingState | undefined;
   /** Stops accepting work, lets in-flight requests finish (up to the grace period), flushes records. */
   close(): Promise<void>;

@@ -1,4 +1,11 @@
-import type { AppLimits, AppSeed, ProviderSlot, RouteCandidate } from './config-file-schema.ts';
+import type {
+  AppLimits,
+  AppSeed,
+  MAIL_TRANSPORTS,
+  NEWSLETTER_WEBHOOK_MODES,
+  ProviderSlot,
+  RouteCandidate,
+} from './config-file-schema.ts';
 import type { TrustProxy } from './network-settings.ts';
 import type { ProviderSettings } from './provider-settings.ts';
 import type {
@@ -47,7 +54,7 @@ export interface LimitSettings {
   apps: Record<string, AppLimits>;
 }
 
-export type MailTransportKind = 'none' | 'log' | 'smtp';
+export type MailTransportKind = (typeof MAIL_TRANSPORTS)[number];
 
 export interface MailSettings {
   /** `none`: no mail, so newsletter signups are single opt-in; `log`: mails go to the log (local use). */
@@ -62,7 +69,7 @@ export interface MailSettings {
 export interface NewsletterWebhookSettings {
   url: string;
   /** `async`: through the outbox, retried in the background; `sync`: in the request, failure is a 500. */
-  mode: 'async' | 'sync';
+  mode: (typeof NEWSLETTER_WEBHOOK_MODES)[number];
   /** Key of the HMAC-SHA256 body signature; never logged. */
   secret: string | undefined;
 }

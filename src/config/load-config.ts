@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { applyEnvironment } from './apply-environment.ts';
 import { checkUrl } from './check-url.ts';
 import { ConfigError } from './config-error.ts';
-import type { ConfigFile } from './config-file-schema.ts';
+import { type ConfigFile, SURFACE_NAMES } from './config-file-schema.ts';
 import type { Config } from './config-types.ts';
 import { type Env, readRaw } from './env-parsers.ts';
 import { CONFIG_FILE_VARIABLE, ENV_VARIABLES } from './env-variables.ts';
@@ -37,7 +37,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
 
   const server = withDefaults(ServerSettingsSchema, settings);
   const surfaceNames =
-    flag === undefined ? (settings.surfaces ?? ['gateway', 'site']) : parseSurfaces(flag, '--surface');
+    flag === undefined ? (settings.surfaces ?? [...SURFACE_NAMES]) : parseSurfaces(flag, '--surface');
   const surfaces = { gateway: surfaceNames.includes('gateway'), site: surfaceNames.includes('site') };
   const { gatewayPort, sitePort } = server;
   if (surfaces.gateway && surfaces.site && gatewayPort === sitePort && gatewayPort !== 0) {

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error.ts';
-import type { SURFACE_NAMES } from './config-file-schema.ts';
+import { SURFACE_NAMES } from './config-file-schema.ts';
 import { commaList, type Parser } from './env-parsers.ts';
 
 /** Which proxies' X-Forwarded-For to believe: none, all, a hop count, or addresses and CIDRs. */
@@ -29,13 +29,13 @@ type Surface = (typeof SURFACE_NAMES)[number];
 /** SURFACES or `--surface=`: `gateway`, `site` or `both`, comma-separated. */
 export const parseSurfaces: Parser<Surface[]> = (raw, name) => {
   const names = raw.split(',').map((s) => s.trim().toLowerCase());
-  const valid = ['gateway', 'site', 'both'];
+  const valid: readonly string[] = [...SURFACE_NAMES, 'both'];
   const unknown = names.find((entry) => !valid.includes(entry));
-  if (unknown !== undefined || names.length === 0) {
+  if (unknown !== undefined) {
     throw new ConfigError(name, `must be gateway, site or both (got '${raw}')`);
   }
   const both = names.includes('both');
-  return (['gateway', 'site'] as const).filter((surface) => both || names.includes(surface));
+  return SURFACE_NAMES.filter((surface) => both || names.includes(surface));
 };
 
 /**

@@ -1,12 +1,5 @@
-import type { ProviderSlot } from '../../config/config-types.ts';
+import type { CircuitSettings, ProviderSlot } from '../../config/config-types.ts';
 import type { CircuitState, ProviderHealth } from '../../storage/provider-health.ts';
-
-export interface CircuitSettings {
-  /** Consecutive retryable failures that open the circuit. */
-  failureThreshold: number;
-  /** How long an open circuit refuses calls before one probe is let through. */
-  cooldownMs: number;
-}
 
 interface SlotCircuit {
   failures: number;

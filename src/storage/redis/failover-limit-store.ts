@@ -7,7 +7,8 @@ import { LeaseInDoubtError } from './redis-limit-store.ts';
 const LOCAL_LEASE = 'local:';
 // Releases owed to Redis are kept up to this many; past it the oldest are left to expire.
 const MAX_OWED_RELEASES = 10_000;
-// Past this many owed counters (per-address signup windows in a long outage), ended windows are dropped.
+// Past this many owed counters (per-address signup windows in a long outage), ended windows are
+// dropped; the next sweep waits until the map has doubled, so a sweep costs O(1) per call on average.
 const SWEEP_OWED_COUNTS_AT = 10_000;
 
 /**
@@ -27,6 +28,8 @@ export class FailoverLimitStore implements LimitStore {
   readonly #availability: RedisAvailability;
   /** Counts made locally during the outage, per key: added to Redis when it is back. */
   #owedCounts = new Map<string, { delta: number; resetAt: number }>();
+  /** The size at which the owed counts are next swept of ended windows. */
+  #sweepOwedAt = SWEEP_OWED_COUNTS_AT;
   #owedReleases: { key: string; leaseId: string }[] = [];
 
   constructor(
@@ -96,9 +99,12 @@ export class FailoverLimitStore implements LimitStore {
   }
 
   #owe(key: string, delta: number, resetAt: number): void {
-    if (this.#owedCounts.size >= SWEEP_OWED_COUNTS_AT) {
+    if (this.#owedCounts.size >= this.#sweepOwedAt) {
+      // Counters of live windows survive a sweep: with many of them (a caller sending from many
+      // addresses), sweeping at the same size again would rescan the whole map on every call.
       const now = Date.now();
       for (const [k, owed] of this.#owedCounts) if (owed.resetAt <= now) this.#owedCounts.delete(k);
+      this.#sweepOwedAt = Math.max(SWEEP_OWED_COUNTS_AT, 2 * this.#owedCounts.size);
     }
     const owed = this.#owedCounts.get(key);
     if (owed === undefined) this.#owedCounts.set(key, { delta, resetAt });

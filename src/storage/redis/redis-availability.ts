@@ -1,7 +1,10 @@
 import type { Logger } from '../../platform/logger.ts';
 import type { Redis } from './redis-client.ts';
 
-/** What `/metrics` reads: whether limits count in Redis (`shared`) or in this process (`local`). */
+/**
+ * Whether limits count in Redis (`shared`) or in this process (`local`): what an operator needs to
+ * see during an outage (tests read it; a metrics endpoint is not built yet).
+ */
 export interface SharedCountingState {
   mode: 'shared' | 'local';
   /** Epoch ms of the last change of mode (of start-up while it never changed). */
@@ -30,7 +33,7 @@ export class RedisAvailability {
     this.#logger = logger;
     this.#probeMs = probeMs;
     this.#state = { mode: 'shared', since: Date.now(), outages: 0 };
-    // A dropped connection is an outage even before a request notices: /metrics shows it at once.
+    // A dropped connection is an outage even before a request notices: the state shows it at once.
     redis.on('close', () => this.markLost(new Error('connection closed')));
   }
 
