@@ -1,6 +1,6 @@
 /**
  * One way the model's output fails: a JSON Pointer into it and what is wrong there. The same shape
- * as the platform's `OutputIssue` (which validation errors carry), declared here because the
+ * as the platform's `FieldIssue` (which validation errors carry), declared here because the
  * domain imports nothing outside itself but configuration types.
  */
 export interface OutputIssue {

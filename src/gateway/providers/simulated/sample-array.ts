@@ -1,5 +1,5 @@
 import { EXTRA_CONTAINS } from './merge-schemas.ts';
-import { numberOr, type SampleContext, type Schema } from './sample-context.ts';
+import { numberOr, type SampleContext, type Schema, SMALL_OPTIONAL_VALUES } from './sample-context.ts';
 
 /** Resamples of an item that must differ from the ones before it, or must not match `contains`. */
 const ITEM_TRIES = 16;
@@ -35,7 +35,8 @@ export function sampleArray(
   const itemSchema = (index: number): Schema => (index < prefix.length ? (prefix[index] as Schema) : rest);
   let length = min;
   if (attempt > 0) length = min + Math.floor(context.pick() * (Math.min(max, min + 3) - min + 1));
-  else if (context.generous(depth) && context.smallest(rest) <= 20) length = Math.max(min, Math.min(2, max));
+  else if (context.generous(depth) && context.smallest(rest) <= SMALL_OPTIONAL_VALUES)
+    length = Math.max(min, Math.min(2, max));
   // Room to place the items `contains` asks for where the item schemas admit them.
   const limit = Math.min(max, Math.max(length, prefix.length + minContains));
   const counts = requirements.map(() => 0);

@@ -1,5 +1,8 @@
 export type Schema = Record<string, unknown> | boolean;
 
+/** Optional parts (properties, a second array item) are added only when their smallest instance is this small. */
+export const SMALL_OPTIONAL_VALUES = 20;
+
 /** What the object and array builders need from the sampler that drives them. */
 export interface SampleContext {
   /**

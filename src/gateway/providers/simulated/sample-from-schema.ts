@@ -23,7 +23,7 @@ import { SmallestInstance, typesOf } from '../../json/smallest-instance.ts';
 import { type FlattenContext, flattenSchema } from './flatten-schema.ts';
 import { mergeSchemas } from './merge-schemas.ts';
 import { sampleArray } from './sample-array.ts';
-import type { SampleContext, Schema } from './sample-context.ts';
+import { type SampleContext, type Schema, SMALL_OPTIONAL_VALUES } from './sample-context.ts';
 import { sampleNumber } from './sample-number.ts';
 import { sampleObject } from './sample-object.ts';
 import { sampleString } from './sample-string.ts';
@@ -36,9 +36,6 @@ import { SchemaChecker } from './schema-checker.ts';
  */
 const GENEROUS_VALUES = 200;
 const GENEROUS_DEPTH = 6;
-
-/** Optional parts are added only when their smallest instance is this small. */
-const SMALL_OPTIONAL_VALUES = 20;
 
 /**
  * A hard stop on nesting, whatever the schema: past it the answer is `null`. Accepted schemas

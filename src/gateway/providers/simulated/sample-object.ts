@@ -1,10 +1,13 @@
 import type { RE2JS } from 're2js';
 import { matcherFor } from './pattern-cache.ts';
-import { asRecord, numberOr, type SampleContext, type Schema } from './sample-context.ts';
+import {
+  asRecord,
+  numberOr,
+  type SampleContext,
+  type Schema,
+  SMALL_OPTIONAL_VALUES,
+} from './sample-context.ts';
 import { sampleString } from './sample-string.ts';
-
-/** Optional properties are added only when their smallest instance is this small. */
-const SMALL_OPTIONAL_VALUES = 20;
 
 const STRING_KEYWORDS = new Set([
   'type',

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { BoundedCache } from '../../../platform/bounded-cache.ts';
 import { linearRegExpEngine } from '../../json/linear-regexp.ts';
 import type { LocalReferences } from '../../json/local-references.ts';
 import { replaceUniqueItems } from '../../json/unique-items.ts';
@@ -55,7 +56,7 @@ export class SchemaChecker {
     if (schema === false) return false;
     for (const origin of this.originsOf(schema)) {
       const validate = this.#validatorOf(origin);
-      if (validate !== undefined && !validate(value)) return false;
+      if (validate !== undefined && !passes(validate, value)) return false;
     }
     return true;
   }
@@ -66,19 +67,28 @@ export class SchemaChecker {
   }
 }
 
+/**
+ * A validator that throws (a subschema Ajv left half-compiled after running out of stack) counts
+ * as no check: the gateway still validates the whole answer, so this never lets a wrong answer out.
+ */
+function passes(validate: ValidateFunction, value: unknown): boolean {
+  try {
+    return validate(value) === true;
+  } catch {
+    return true;
+  }
+}
+
 /** Schemas whose Ajv instance and compiled subschemas are kept, least recently used dropped. */
 const CACHED_SCHEMAS = 32;
-const cache = new Map<string, CompiledFragments>();
+const cache = new BoundedCache<string, CompiledFragments>(CACHED_SCHEMAS);
 
 function fragmentsOf(root: Schema): CompiledFragments {
   const key = JSON.stringify(root);
   let fragments = cache.get(key);
-  if (fragments !== undefined) cache.delete(key);
-  else fragments = new CompiledFragments(root);
-  cache.set(key, fragments);
-  if (cache.size > CACHED_SCHEMAS) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
+  if (fragments === undefined) {
+    fragments = new CompiledFragments(root);
+    cache.set(key, fragments);
   }
   return fragments;
 }
@@ -100,9 +110,13 @@ class CompiledFragments {
       const fragment = pointer.split('/').map(encodeURIComponent).join('/');
       validate = this.#instance().getSchema(`${BASE}#${fragment}`);
     } catch {
-      // A subschema Ajv cannot compile alone (a nested $id it resolves elsewhere): unchecked;
-      // the gateway still validates the whole answer.
+      // A subschema Ajv cannot compile alone (a nested $id it resolves elsewhere, or a reference
+      // web deeper than the stack): unchecked; the gateway still validates the whole answer. A
+      // failed compile can leave the instance holding half-compiled references, so the next
+      // subschema starts from a fresh one.
       validate = undefined;
+      this.#ajv = undefined;
+      this.#compiled.clear();
     }
     this.#compiled.set(pointer, validate);
     return validate;
