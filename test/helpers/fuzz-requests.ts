@@ -90,6 +90,9 @@ function mutate(base: unknown, path: (string | number)[], key: string | undefine
     parent = next as Record<string | number, unknown>;
   }
   const slot = key ?? (path.at(-1) as string | number);
+  // An array's length cannot be deleted, nor set to a value that is not a length: no JSON body
+  // could say that anyway (JSON.stringify writes an array's items, never its length).
+  if (Array.isArray(parent) && slot === 'length') return copy;
   if (value === undefined) delete parent[slot];
   else Object.defineProperty(parent, slot, { value, enumerable: true, writable: true, configurable: true });
   return copy;
