@@ -11,7 +11,10 @@ import { type ListeningApp, listenBoth, type RawAnswer } from '../helpers/raw-ht
  * answer is the envelope. FUZZ_RUNS scales the run (raw connections are a fifth of it; default 400).
  */
 const RUNS = Math.max(50, Math.round(Number(process.env.FUZZ_RUNS ?? 2_000) / 5));
-const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+// CI replays one fixed run, so a landing is never decided by which requests a seed happened to
+// draw; elsewhere each run draws new ones (FUZZ_SEED replays any run, fast-check prints its seed).
+const SEED =
+  process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : process.env.CI ? 20261125 : undefined;
 
 let servers: ListeningApp;
 const portOf = (surface: 'gateway' | 'site') =>
