@@ -1,9 +1,46 @@
+/**
+ * A tool the model may call: its name, what it is for, and a JSON Schema object for its
+ * arguments (CONTRACT 4.1).
+ */
+export interface ToolDefinition {
+  name: string;
+  description?: string | undefined;
+  parameters: Record<string, unknown>;
+}
+
+/**
+ * Whether and which tool the model must call: `auto` lets it choose, `none` forbids calls,
+ * `required` demands at least one, `{name}` demands that one.
+ */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/**
+ * One call the model made. `arguments` is the JSON text the model produced, kept as text: a
+ * model may write JSON that does not parse, and the caller (not the gateway) decides what to do.
+ */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 /** A chat message as the gateway's interface defines it. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool';
+  /** The text; may be empty on an assistant message that only calls tools. */
   content: string;
-  name?: string;
+  name?: string | undefined;
+  /** On an assistant message: the tool calls it made, in order. */
+  toolCalls?: readonly ToolCall[] | undefined;
+  /** On a `tool` message: the id of the call whose result this is. */
+  toolCallId?: string | undefined;
 }
 
 /** Why an upstream stopped writing, in the gateway's words rather than each vendor's. */
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'other';
+
+/**
+ * Which wire format a request came in by: the native API, or a vendor-compatible door (CONTRACT
+ * 4.2). Recorded in the ledger and a grouping of `GET /v1/usage`.
+ */
+export type FrontDoor = 'native' | 'openai' | 'anthropic';

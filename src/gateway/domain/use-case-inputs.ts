@@ -1,5 +1,5 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
-import type { ChatMessage } from './messages.ts';
+import type { ChatMessage, ToolChoice, ToolDefinition } from './messages.ts';
 
 /**
  * What each use case is asked to do, in the gateway's words. A door (today the native HTTP
@@ -13,6 +13,11 @@ export interface ChatInput {
   task?: string | undefined;
   temperature?: number | undefined;
   maxTokens?: number | undefined;
+  /** Tools the model may call (names unique, parameters compiled: checked at the door). */
+  tools?: readonly ToolDefinition[] | undefined;
+  toolChoice?: ToolChoice | undefined;
+  /** Stop sequences (the compatible doors' `stop` / `stop_sequences`; the native API has none). */
+  stop?: readonly string[] | undefined;
 }
 
 export interface EmbedInput {

@@ -1,11 +1,19 @@
 import type { ProviderCapabilities, ProviderKind, ProviderSlot } from '../../config/config-types.ts';
 
-import type { ChatMessage, FinishReason } from '../domain/messages.ts';
+import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 
 // The gateway's vocabulary lives in domain/; adapters keep importing it from here.
 // A kind's capabilities are part of its row (config/provider-kinds.ts); adapters take them from there.
-export type { ChatMessage, FinishReason, ProviderCapabilities, ReportedUsage };
+export type {
+  ChatMessage,
+  FinishReason,
+  ProviderCapabilities,
+  ReportedUsage,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+};
 
 export interface JsonSchemaFormat {
   name: string;
@@ -29,12 +37,18 @@ export interface ChatCall {
   maxTokens?: number;
   /** Ask for output conforming to this schema, natively where the upstream can. */
   jsonSchema?: JsonSchemaFormat;
+  /** Tools the model may call, in the upstream's own tool format. */
+  tools?: readonly ToolDefinition[];
+  toolChoice?: ToolChoice;
+  stop?: readonly string[];
 }
 
 export interface ChatResult {
   /** The model the upstream says answered (may be more specific than the one asked for). */
   model: string;
   content: string;
+  /** The tool calls the model made, in order; absent or empty when it made none. */
+  toolCalls?: ToolCall[];
   finishReason: FinishReason;
   /** Undefined when the upstream reported no usage: the gateway then estimates it. */
   usage: ReportedUsage | undefined;
@@ -42,6 +56,8 @@ export interface ChatResult {
 
 export type ChatStreamEvent =
   | { type: 'delta'; content: string }
+  /** One tool call, sent once it is complete: adapters assemble the upstream's argument deltas. */
+  | { type: 'tool_call'; call: ToolCall }
   | { type: 'usage'; usage: ReportedUsage }
   | { type: 'model'; model: string }
   | { type: 'finish'; reason: FinishReason };
