@@ -49,7 +49,12 @@ describe('validateToolRequest (the check every door runs on its ChatInput)', () 
     const compiler = new SchemaCompiler(settings);
     let compiles = 0;
     const counting = Object.create(compiler, {
-      compile: { value: (schema: unknown) => (compiles++, compiler.compile(schema)) },
+      compile: {
+        value: (schema: unknown) => {
+          compiles++;
+          return compiler.compile(schema);
+        },
+      },
       maxDepth: { value: compiler.maxDepth },
     }) as SchemaCompiler;
     const first = [tool('a', { x: { type: 'string', minLength: 1 } }), tool('b')];
