@@ -25,7 +25,14 @@ function fakeAdapter(
   return {
     slot: 'provider-a',
     kind: 'openai',
-    capabilities: { chat: true, stream: true, embed: false, nativeJsonSchema: true, maxTemperature: 2 },
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: false,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
     chat,
     streamChat,
     embed: () => Promise.reject(new Error('not used')),
@@ -40,7 +47,13 @@ async function* events(list: ChatStreamEvent[], failAfter?: Error): AsyncGenerat
 /** A run over fake deps whose ledger is an array, and that array. */
 function startRun(adapter: ProviderAdapter, controller = new AbortController()) {
   const records: UsageRecord[] = [];
-  const profile = { chatModel: 'model-a', embedModel: undefined, models: [], canEmbed: false };
+  const profile = {
+    chatModel: 'model-a',
+    embedModel: undefined,
+    models: [],
+    canEmbed: false,
+    canCallTools: true,
+  };
   const registry = {
     adapter: () => adapter,
     profiles: { 'provider-a': profile, 'provider-b': profile, 'provider-c': profile },

@@ -46,6 +46,7 @@ export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
     provider: input.provider,
     model: input.model,
     task: input.task,
+    tools: input.tools !== undefined && input.tools.length > 0,
   });
   return run.admit({
     texts: () => chatInputTexts(input.messages, input.tools),
