@@ -297,6 +297,20 @@ describe('invalid tool requests on /v1/chat: 400 invalid_request naming the JSON
   }
 });
 
+describe('hostile tools', () => {
+  const gw = shareGateway();
+
+  it('parameters nested 10,000 levels: a 400 with the pointer, no stack overflow', async () => {
+    // As text: JSON.stringify overflows the stack on a value this deep.
+    const deep = `${'{"type":"object","properties":{"a":'.repeat(10_000)}{"type":"string"}${'}}'.repeat(10_000)}`;
+    const body = `{"messages":[{"role":"user","content":"hi"}],"tools":[{"name":"deep","parameters":${deep}}]}`;
+    const res = await gw.post('/v1/chat', body, { headers: { 'content-type': 'application/json' } });
+    assert.equal(res.status, 400, res.text.slice(0, 300));
+    assert.equal(res.body.error.details[0].path, '/tools/0/parameters');
+    assert.match(res.body.error.message, /deeper than 48/);
+  });
+});
+
 describe('tools and the limits', () => {
   it('the admission counts the tool definitions: a tokens-per-minute limit refuses large tools', async (t) => {
     const gw = await startGateway(t, { file: { limits: { apps: { [APP]: { tokensPerMinute: 400 } } } } });
