@@ -11,7 +11,6 @@ import {
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import { assertDepthWithin } from '../json/inspect-schema.ts';
 import type { SchemaCompiler } from '../json/schema-compiler.ts';
-import { canonicalJson } from '../json/unique-items.ts';
 
 const TOOL_NAME = new RegExp(TOOL_NAME_PATTERN);
 
@@ -59,7 +58,7 @@ function validateTools(tools: readonly ToolDefinition[], schemas: SchemaCompiler
     // Before the canonical text is built, which recurses.
     underPath(`${path}/parameters`, () => assertDepthWithin(parameters, schemas.maxDepth));
   });
-  const text = canonicalJson(tools);
+  const text = canonicalText(tools);
   if (Buffer.byteLength(text) > MAX_TOOLS_BYTES) {
     throw toolError('/tools', `the tools are larger than ${MAX_TOOLS_BYTES} bytes together`);
   }
@@ -120,6 +119,28 @@ function validateConversation(messages: readonly ChatMessage[]): void {
       );
     }
   });
+}
+
+/**
+ * JSON with object keys sorted, so that the same tools with keys in another order are the same
+ * list. Recursive, which is safe here: every parameters schema was found at most
+ * json.maxSchemaDepth deep just before, and recursion with string concatenation is about twice as
+ * fast as the stack-based writer of json/unique-items.ts, which has to take any depth.
+ */
+function canonicalText(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i > 0 ? ',' : '') + canonicalText(value[i]);
+    return `${text}]`;
+  }
+  let text = '{';
+  for (const key of Object.keys(value).sort()) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child === undefined) continue;
+    text += `${text === '{' ? '' : ','}${JSON.stringify(key)}:${canonicalText(child)}`;
+  }
+  return `${text}}`;
 }
 
 function toolError(path: string, message: string): ApiError {
