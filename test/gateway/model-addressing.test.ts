@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { resolveModelField } from '../../src/gateway/services/address-model.ts';
+import { ApiError } from '../../src/platform/errors.ts';
+import { shareGateway } from '../helpers/gateway-harness.ts';
+
+describe('resolveModelField on a running gateway', () => {
+  const gw = shareGateway({
+    file: {
+      providers: {
+        'provider-a': { kind: 'simulated', chatModel: 'sim-a', models: ['shared'] },
+        'provider-b': { kind: 'simulated', chatModel: 'sim-b', models: ['shared'] },
+        'provider-c': { kind: 'simulated', chatModel: 'sim-c' },
+      },
+      routing: {
+        chat: [{ provider: 'provider-b' }, { provider: 'provider-a' }],
+        tasks: { cheap: [{ provider: 'provider-c', model: 'sim-c-small' }] },
+      },
+    },
+  });
+  const deps = () => ({ config: gw.app.config, registry: gw.app.registry });
+
+  it('reads the configuration the gateway runs with', () => {
+    assert.deepEqual(resolveModelField(deps(), 'provider-a/anything'), {
+      provider: 'provider-a',
+      model: 'anything',
+    });
+    assert.deepEqual(resolveModelField(deps(), 'cheap'), { task: 'cheap' });
+    assert.deepEqual(resolveModelField(deps(), 'shared'), { provider: 'provider-b', model: 'shared' });
+    assert.deepEqual(resolveModelField(deps(), 'sim-c-small'), {
+      provider: 'provider-c',
+      model: 'sim-c-small',
+    });
+    assert.deepEqual(resolveModelField(deps(), 'unknown-model'), { model: 'unknown-model' });
+  });
+
+  it('an empty name is a 400 invalid_request at /model', () => {
+    assert.throws(
+      () => resolveModelField(deps(), ''),
+      (error: unknown) =>
+        error instanceof ApiError &&
+        error.statusCode === 400 &&
+        error.code === 'invalid_request' &&
+        (error.details as { path: string }[])[0]?.path === '/model',
+    );
+  });
+
+  it('the fields route a chat as the contract says', async () => {
+    const cases: [string, string, string][] = [
+      ['provider-a/pinned-model', 'provider-a', 'pinned-model'],
+      ['cheap', 'provider-c', 'sim-c-small'],
+      ['shared', 'provider-b', 'shared'],
+      ['sim-a', 'provider-a', 'sim-a'],
+      ['never-configured', 'provider-b', 'never-configured'],
+    ];
+    for (const [name, provider, model] of cases) {
+      const fields = resolveModelField(deps(), name);
+      const res = await gw.chat({ messages: [{ role: 'user', content: 'hi' }], ...fields });
+      assert.equal(res.status, 200, `${name}: ${res.text}`);
+      assert.equal(res.body.provider, provider, name);
+      // The simulated provider reports `simulated-<model>` for a model not already so named.
+      assert.equal(res.body.model, model.startsWith('simulated') ? model : `simulated-${model}`, name);
+    }
+  });
+});
