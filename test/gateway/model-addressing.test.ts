@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { resolveModelField } from '../../src/gateway/services/address-model.ts';
+import { listAddressableModels, resolveModelField } from '../../src/gateway/services/address-model.ts';
 import { ApiError } from '../../src/platform/errors.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';
 
@@ -60,6 +60,29 @@ describe('resolveModelField on a running gateway', () => {
       assert.equal(res.body.provider, provider, name);
       // The simulated provider reports `simulated-<model>` for a model not already so named.
       assert.equal(res.body.model, model.startsWith('simulated') ? model : `simulated-${model}`, name);
+    }
+  });
+
+  it('lists what resolves on this gateway, and each listed id routes a chat to its slot', async () => {
+    const listed = listAddressableModels(deps());
+    const ids = listed.map((entry) => entry.id);
+    for (const id of [
+      'cheap',
+      'shared',
+      'sim-a',
+      'sim-c-small',
+      'provider-a/shared',
+      'provider-c/sim-c-small',
+    ]) {
+      assert.ok(ids.includes(id), id);
+    }
+    for (const entry of listed.filter((e) => e.servedBy.chat !== undefined)) {
+      const res = await gw.chat({
+        messages: [{ role: 'user', content: 'hi' }],
+        ...resolveModelField(deps(), entry.id),
+      });
+      assert.equal(res.status, 200, `${entry.id}: ${res.text}`);
+      assert.equal(res.body.provider, entry.servedBy.chat, entry.id);
     }
   });
 });

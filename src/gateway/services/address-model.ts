@@ -1,5 +1,6 @@
 import { ApiError } from '../../platform/errors.ts';
 import { type AddressedOperation, addressModel, type ModelAddress } from '../domain/model-addressing.ts';
+import { type ListedModel, listModels } from '../domain/model-catalog.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 
 /**
@@ -17,4 +18,9 @@ export function resolveModelField(
   if (addressing.ok) return addressing.address;
   const message = addressing.message;
   throw new ApiError('invalid_request', `model ${message}`, { details: [{ path: '/model', message }] });
+}
+
+/** What a door's `model` field resolves on this gateway, for `GET /v1/models` (see listModels). */
+export function listAddressableModels(deps: Pick<GatewayDeps, 'config' | 'registry'>): ListedModel[] {
+  return listModels(deps.config.routing, deps.registry.profiles);
 }
