@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { buildApplication } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
 import { listAddressableModels, resolveModelField } from '../../src/gateway/services/address-model.ts';
 import { ApiError } from '../../src/platform/errors.ts';
-import { shareGateway } from '../helpers/gateway-harness.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { shareGateway, writeConfigFile } from '../helpers/gateway-harness.ts';
 
 describe('resolveModelField on a running gateway', () => {
   const gw = shareGateway({
@@ -84,5 +88,35 @@ describe('resolveModelField on a running gateway', () => {
       assert.equal(res.status, 200, `${entry.id}: ${res.text}`);
       assert.equal(res.body.provider, entry.servedBy.chat, entry.id);
     }
+  });
+});
+
+describe('model addressing at start-up', () => {
+  it('warns of task routes the doors cannot reach or that hide a model', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const file = writeConfigFile({
+      providers: { 'provider-b': { kind: 'simulated', chatModel: 'sim-b', models: ['review'] } },
+      routing: {
+        tasks: { review: [{ provider: 'provider-a' }], 'provider-c/odd': [{ provider: 'provider-c' }] },
+      },
+    });
+    const config = loadConfig({ DATA_DIR: ':memory:', SURFACES: 'gateway', CONFIG_FILE: file }, []);
+    const app = await buildApplication(config, createLogger({ level: 'warn', destination }));
+    await app.close();
+    const warnings = lines.map((line) => JSON.parse(line).msg as string);
+    assert.ok(
+      warnings.some((m) => /"review" shadows the model "review" of provider-b/.test(m)),
+      warnings.join('\n'),
+    );
+    assert.ok(
+      warnings.some((m) => /"provider-c\/odd" cannot be named/.test(m)),
+      warnings.join('\n'),
+    );
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ProviderSlot, RoutingSettings } from '../../config/config-types.ts';
 import { addressModel } from './model-addressing.ts';
-import { type ListedModel, listModels } from './model-catalog.ts';
+import { addressingConflicts, type ListedModel, listModels } from './model-catalog.ts';
 import type { SlotProfile } from './routing.ts';
 
 const slots: Record<ProviderSlot, SlotProfile> = {
@@ -154,5 +154,22 @@ describe('listModels', () => {
       ],
     );
     assert.equal(entries.filter((entry) => entry.kind === 'pinned').length, 6);
+  });
+});
+
+describe('addressingConflicts', () => {
+  it('names a task the doors cannot reach and a task that hides a model, and nothing else', () => {
+    const conflicts = addressingConflicts(routing, slots);
+    assert.equal(conflicts.length, 2, conflicts.join('\n'));
+    assert.match(
+      conflicts[0] ?? '',
+      /task route "summarize" shadows the model "summarize" of provider-b.*"provider-b\/summarize"/,
+    );
+    assert.match(conflicts[1] ?? '', /task route "provider-a\/unreachable" cannot be named/);
+  });
+
+  it('is empty for a configuration whose names do not collide', () => {
+    const clean: RoutingSettings = { ...routing, tasks: { cheap: [{ provider: 'provider-c' }] } };
+    assert.deepEqual(addressingConflicts(clean, slots), []);
   });
 });

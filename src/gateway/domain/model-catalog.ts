@@ -77,3 +77,34 @@ export function listModels(
   }
   return [...listed.values()];
 }
+
+/**
+ * Task routes the compatible doors cannot reach as configured, or that hide a model, each as a
+ * sentence for the start-up log: a task named `<slot>/…` (the doors read it as a pin), and a task
+ * named like a model some slot is configured with (the doors run the task; the model stays
+ * reachable as `<slot>/<model>`). Neither is an error: the native `task` field still works.
+ */
+export function addressingConflicts(
+  routing: RoutingSettings,
+  slots: Record<ProviderSlot, SlotProfile>,
+): string[] {
+  const conflicts: string[] = [];
+  for (const task of Object.keys(routing.tasks)) {
+    const address = addressModel(task, 'chat', routing, slots);
+    if (address.ok && address.address.task === undefined) {
+      conflicts.push(
+        `task route "${task}" cannot be named in the compatible doors' model field: it reads as <slot>/<model>`,
+      );
+      continue;
+    }
+    for (const operation of OPERATIONS) {
+      const owner = modelOwners(operation, routing, slots).get(task);
+      if (owner === undefined) continue;
+      conflicts.push(
+        `task route "${task}" shadows the model "${task}" of ${owner} in the compatible doors' model field; name that model "${owner}/${task}" there`,
+      );
+      break;
+    }
+  }
+  return conflicts;
+}

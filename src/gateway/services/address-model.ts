@@ -1,6 +1,6 @@
 import { ApiError } from '../../platform/errors.ts';
 import { type AddressedOperation, addressModel, type ModelAddress } from '../domain/model-addressing.ts';
-import { type ListedModel, listModels } from '../domain/model-catalog.ts';
+import { addressingConflicts, type ListedModel, listModels } from '../domain/model-catalog.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 
 /**
@@ -23,4 +23,9 @@ export function resolveModelField(
 /** What a door's `model` field resolves on this gateway, for `GET /v1/models` (see listModels). */
 export function listAddressableModels(deps: Pick<GatewayDeps, 'config' | 'registry'>): ListedModel[] {
   return listModels(deps.config.routing, deps.registry.profiles);
+}
+
+/** Task routes the compatible doors cannot reach, or that hide a model: logged at start-up. */
+export function modelAddressingWarnings(deps: Pick<GatewayDeps, 'config' | 'registry'>): string[] {
+  return addressingConflicts(deps.config.routing, deps.registry.profiles);
 }
