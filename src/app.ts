@@ -8,6 +8,7 @@ import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
+import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
   type ADAPTER_FACTORIES,
@@ -20,6 +21,7 @@ import { startUsageRetention } from './gateway/services/usage-retention.ts';
 import { openSharedState } from './gateway/shared-state.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
+import { MetricsRegistry } from './platform/metrics/metrics-registry.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/ports.ts';
 import type { SharedCountingState } from './storage/redis/redis-availability.ts';
@@ -34,7 +36,7 @@ export interface Application {
   site: FastifyInstance | undefined;
   /**
    * With REDIS_URL: whether limits count in Redis or, during an outage, in this process. Read by
-   * the outage tests; the metrics endpoint (not built yet) is meant to expose it.
+   * the outage tests; GET /metrics exposes it as gateway_shared_counting.
    */
   sharedCounting(): SharedCountingState | undefined;
   /** Stops accepting work, lets in-flight requests finish (up to the grace period), flushes records. */
@@ -76,11 +78,24 @@ export async function buildApplication(
     config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
   );
   const verifier = new CredentialVerifier(storage.apps, clock);
+  // One registry for both surfaces of this application; GET /metrics is served on surface A.
+  const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
+  const metrics =
+    metricsRegistry === undefined
+      ? undefined
+      : new GatewayMetrics(metricsRegistry, {
+          config,
+          health: shared.health,
+          ledgerPending: () => recorder.pending,
+          sharedCounting: () => shared.sharedCounting(),
+          now: () => clock.now(),
+        });
   const caller = new UpstreamCaller({
     registry,
     retry: config.retry,
     clock,
     health: shared.health,
+    metrics,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
   const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now());
@@ -93,16 +108,17 @@ export async function buildApplication(
     recorder,
     schemas: new SchemaCompiler(config.json),
     clock,
+    metrics,
   };
 
   const stopRetention = config.surfaces.gateway
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier })
+    ? await buildGatewayApp({ ...deps, storage, logger, verifier, metricsRegistry })
     : undefined;
   const site = config.surfaces.site
-    ? await buildSite({ config, logger, storage, clock, limits: shared.limits })
+    ? await buildSite({ config, logger, storage, clock, limits: shared.limits, metrics: metricsRegistry })
     : undefined;
 
   return {

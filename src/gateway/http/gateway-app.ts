@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { respondWithError } from '../../platform/error-handler.ts';
 import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
+import { registerMetricsRoute } from '../../platform/metrics/metrics-route.ts';
 import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
@@ -21,9 +23,11 @@ export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
   logger: Logger;
   verifier: CredentialVerifier;
+  /** Both surfaces' metrics; undefined when metrics are off (then /metrics is a 404). */
+  metricsRegistry?: MetricsRegistry | undefined;
 }
 
-/** Surface A: GET /health, GET /openapi.json, and the authenticated /v1 inference routes. */
+/** Surface A: GET /health, GET /openapi.json, GET /metrics, and the authenticated /v1 inference routes. */
 export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
   const app = createBaseApp({
     logger: deps.logger,
@@ -37,6 +41,8 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
 
   registerHealthRoute(app, deps.config);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  if (deps.metricsRegistry !== undefined)
+    registerMetricsRoute(app, deps.metricsRegistry, deps.config.metrics.token);
 
   await app.register(async (untyped) => {
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();

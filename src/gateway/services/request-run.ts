@@ -1,7 +1,7 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
-import type { Operation, UsageAttempt } from '../../storage/ports.ts';
+import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
@@ -107,7 +107,12 @@ export class RequestRun implements CallScope {
 
   /** Plans the candidates for the request, or throws the 400 that explains why no slot can serve it. */
   plan(request: RouteRequest): void {
-    this.#candidates = planOrFail(this.#deps, request);
+    try {
+      this.#candidates = planOrFail(this.#deps, request);
+    } catch (error) {
+      this.#refused(error);
+      throw error;
+    }
   }
 
   /**
@@ -126,7 +131,12 @@ export class RequestRun implements CallScope {
       input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
       price,
     );
-    this.#admission = await deps.limiter.admit(this.app, estimate);
+    try {
+      this.#admission = await deps.limiter.admit(this.app, estimate);
+    } catch (error) {
+      this.#refused(error);
+      throw error;
+    }
     Object.assign(this.responseHeaders, this.#admission.headers);
   }
 
@@ -234,7 +244,7 @@ export class RequestRun implements CallScope {
     const deps = this.#deps;
     const usage = this.usage();
     const { status, code } = statusOf(error);
-    deps.recorder.record({
+    const record: UsageRecord = {
       id: this.id,
       requestId: this.requestId,
       app: this.app,
@@ -255,7 +265,9 @@ export class RequestRun implements CallScope {
       errorCode: code,
       createdAt: this.receivedAt,
       attempts: this.attempts,
-    });
+    };
+    deps.recorder.record(record);
+    deps.metrics?.finished(record, FRONT_DOOR);
     // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
     // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
     // process. A lost settlement leaves its reservation standing until the window (or the lease) ends.
@@ -263,6 +275,11 @@ export class RequestRun implements CallScope {
       ?.settle({ tokens: usage.tokensIn + usage.tokensOut, costUsd: usage.estimatedCost })
       .catch(() => {});
     return true;
+  }
+
+  /** A request refused before admission leaves no ledger row, but is counted. */
+  #refused(error: unknown): void {
+    if (error instanceof ApiError) this.#deps.metrics?.refused(this.app, this.operation, FRONT_DOOR, error);
   }
 
   #addAttempt(
@@ -290,6 +307,9 @@ export class RequestRun implements CallScope {
     });
   }
 }
+
+/** Every request comes through the native door until the compatible doors land. */
+const FRONT_DOOR = 'native';
 
 const NO_CANDIDATES: readonly PlannedCandidate[] = Object.freeze([]);
 

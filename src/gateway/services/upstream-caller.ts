@@ -10,6 +10,7 @@ import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { ClientClosedError } from './client-closed-error.ts';
+import type { RunMetrics } from './run-metrics.ts';
 import { type FailedCall, toGatewayError } from './upstream-error-mapping.ts';
 
 export interface CallSuccess<T> {
@@ -51,6 +52,8 @@ export interface UpstreamCallerDeps {
   health: ProviderHealth;
   random?: () => number;
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of candidates skipped for an open circuit (calls are counted from the ledger record). */
+  metrics?: Pick<RunMetrics, 'skipped'> | undefined;
 }
 
 /**
@@ -61,9 +64,11 @@ export interface UpstreamCallerDeps {
  * never switched once a byte may have reached the client.
  */
 export class UpstreamCaller {
-  readonly #deps: Required<UpstreamCallerDeps>;
+  readonly #deps: Required<Omit<UpstreamCallerDeps, 'metrics'>>;
+  readonly #metrics: Pick<RunMetrics, 'skipped'> | undefined;
 
   constructor(deps: UpstreamCallerDeps) {
+    this.#metrics = deps.metrics;
     this.#deps = {
       random: Math.random,
       wait: (ms, signal) => sleep(ms, undefined, { signal }),
@@ -87,6 +92,7 @@ export class UpstreamCaller {
         if (scope.signal.aborted) throw new ClientClosedError();
         if (!health.tryAcquire(candidate.provider, clock.now())) {
           // The circuit is open: skip this candidate without calling it.
+          this.#metrics?.skipped(candidate.provider);
           failures.push({
             provider: candidate.provider,
             model: candidate.model,
