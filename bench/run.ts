@@ -219,12 +219,16 @@ async function main(): Promise<void> {
 
   const variants: CaseResult[] = [];
   if (values.variants) {
-    // Side by side, in the same minutes: the default gateway, one logging at warn, one whose
-    // ledger accepts batches without writing them (see preload-no-ledger.ts).
+    // Side by side, in the same minutes: the default gateway, one logging at warn, one without
+    // metrics, one whose ledger accepts batches without writing them (see preload-no-ledger.ts).
     log('gateway variants…');
     const kinds: [string, Server][] = [
       ['default', await gateway('variant-default', {}, mock.port)],
       ['LOG_LEVEL=warn', await gateway('variant-warn', { env: { LOG_LEVEL: 'warn' } }, mock.port)],
+      [
+        'METRICS_ENABLED=false',
+        await gateway('variant-no-metrics', { env: { METRICS_ENABLED: 'false' } }, mock.port),
+      ],
       [
         'ledger writes stubbed',
         await gateway(

@@ -6,9 +6,11 @@ import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
+import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
+import { type GatewayTracing, startTracing } from './gateway/observability/tracing/gateway-tracing.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
   type ADAPTER_FACTORIES,
@@ -39,6 +41,8 @@ export interface Application {
    * the outage tests; GET /metrics exposes it as gateway_shared_counting.
    */
   sharedCounting(): SharedCountingState | undefined;
+  /** Span export, when an OTLP endpoint is configured (tests flush it). */
+  tracing: GatewayTracing | undefined;
   /** Stops accepting work, lets in-flight requests finish (up to the grace period), flushes records. */
   close(): Promise<void>;
 }
@@ -111,11 +115,15 @@ export async function buildApplication(
     metrics,
   };
 
+  // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.
+  const tracing = config.surfaces.gateway
+    ? await startTracing(config.tracing, registry, GATEWAY_API_VERSION)
+    : undefined;
   const stopRetention = config.surfaces.gateway
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier, metricsRegistry })
+    ? await buildGatewayApp({ ...deps, storage, logger, verifier, metricsRegistry, tracing })
     : undefined;
   const site = config.surfaces.site
     ? await buildSite({ config, logger, storage, clock, limits: shared.limits, metrics: metricsRegistry })
@@ -130,6 +138,7 @@ export async function buildApplication(
     gateway,
     site,
     sharedCounting: () => shared.sharedCounting(),
+    tracing,
     async close() {
       const servers = [gateway, site].filter((app): app is FastifyInstance => app !== undefined);
       const grace = setTimeout(() => {
@@ -141,6 +150,10 @@ export async function buildApplication(
       clearTimeout(grace);
       stopRetention();
       await recorder.flush({ final: true });
+      // The last spans go out before the process ends; a collector that is down costs its timeout.
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => logger.warn({ err: error }, 'trace export failed at shutdown'));
       await registry.close();
       await shared.close();
       await storage.close();

@@ -12,13 +12,14 @@ import type { ProviderAdapter } from '../providers/provider.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
+import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
 /** What the door knows when a request starts; the rest of the run starts empty. */
 export type RunInit = Pick<
   RequestRun,
   'id' | 'requestId' | 'app' | 'operation' | 'task' | 'metadata' | 'startedAt' | 'receivedAt' | 'signal'
->;
+> & { trace?: RunTrace | undefined };
 
 export interface AdmissionInput {
   /** The request's texts, or a function giving them: only read when the app has limits. */
@@ -68,6 +69,8 @@ export class RequestRun implements CallScope {
   readonly attempts: UsageAttempt[] = [];
   /** Headers the answer must carry (RateLimit fields). */
   readonly responseHeaders: Record<string, string> = {};
+  /** The request's trace; undefined when tracing is off. */
+  readonly trace: RunTrace | undefined;
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
@@ -94,6 +97,7 @@ export class RequestRun implements CallScope {
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
     this.signal = init.signal;
+    this.trace = init.trace;
   }
 
   get finished(): boolean {
@@ -215,6 +219,7 @@ export class RequestRun implements CallScope {
     this.#provider = call.provider;
     this.#model = call.model;
     this.#priceSource = source;
+    this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok');
   }
 
   /** Usage over every attempt, as the answer reports it. */
@@ -268,6 +273,7 @@ export class RequestRun implements CallScope {
     };
     deps.recorder.record(record);
     deps.metrics?.finished(record, FRONT_DOOR);
+    this.trace?.finished(record, error);
     // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
     // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
     // process. A lost settlement leaves its reservation standing until the window (or the lease) ends.

@@ -6,11 +6,13 @@ import { ApiError } from '../../platform/errors.ts';
 import type { ProviderHealth } from '../../storage/provider-health.ts';
 import { decideRetry } from '../domain/retry-policy.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
+import { withTraceHeaders } from '../providers/http/trace-headers.ts';
 import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { RunMetrics } from './run-metrics.ts';
+import type { RunTrace } from './run-trace.ts';
 import { type FailedCall, toGatewayError } from './upstream-error-mapping.ts';
 
 export interface CallSuccess<T> {
@@ -34,6 +36,8 @@ export interface CallScope {
   readonly startedAt: number;
   readonly signal: AbortSignal;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** The request's trace (a span per call); undefined when tracing is off. */
+  readonly trace: RunTrace | undefined;
   /** The `attempt` number of the next call to `slot`, counting it. */
   takeAttemptNumber(slot: PlannedCandidate['provider']): number;
   /** Keeps a failed call among the request's attempts. */
@@ -103,16 +107,24 @@ export class UpstreamCaller {
         }
         const attempt = scope.takeAttemptNumber(candidate.provider);
         const startedAt = clock.monotonic();
+        const trace = scope.trace;
         try {
-          const value = await invoke(adapter, candidate, {
+          const context = {
             signal: scope.signal,
             requestId: scope.requestId,
             attempt,
             metadata: scope.metadata,
-          });
+          };
+          const value =
+            trace === undefined
+              ? await invoke(adapter, candidate, context)
+              : await withTraceHeaders(trace.startAttempt(candidate.provider, candidate.model, attempt), () =>
+                  invoke(adapter, candidate, context),
+                );
           health.recordSuccess(candidate.provider);
           return { value, candidate, adapter, startedAt };
         } catch (error) {
+          trace?.attemptFailed(scope.signal.aborted ? new ClientClosedError() : error);
           last = error;
           if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
             health.release(candidate.provider);
