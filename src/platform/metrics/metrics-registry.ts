@@ -22,6 +22,11 @@ function processMetrics(): Registry {
 export class MetricsRegistry {
   readonly #registry = new Registry();
 
+  constructor() {
+    // Started with the first registry, so GC and event-loop figures cover the time before the first scrape.
+    processMetrics();
+  }
+
   add<T extends MetricFamily>(family: T): T {
     // prom-client's Registry takes any object with a name and a `get` in its format.
     this.#registry.registerMetric(family as unknown as Parameters<Registry['registerMetric']>[0]);
