@@ -147,6 +147,7 @@ async function buildOpening(
   const tracing = config.surfaces.gateway
     ? await startTracing(config.tracing, registry, GATEWAY_API_VERSION)
     : undefined;
+  if (tracing !== undefined) opened.push(() => tracing.shutdown());
   const stopRetention = config.surfaces.gateway
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
