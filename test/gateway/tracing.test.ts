@@ -127,6 +127,19 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.ok(children.every((c) => c.status.code === ERROR));
     });
 
+    it('traces a streamed chat: the call span ends with the stream, carrying its usage', async () => {
+      const res = await gw.stream({ messages, provider: 'provider-a' });
+      const done = res.events.at(-1);
+      assert.equal(done?.event, 'done');
+      const usage = (done?.data as { usage: { tokensIn: number; tokensOut: number } }).usage;
+      const { request, children } = await traceOf(String(res.headers['x-request-id']));
+      assert.equal(request.attributes['gateway.operation'], 'chat_stream');
+      assert.equal(request.attributes['gen_ai.usage.output_tokens'], usage.tokensOut);
+      assert.equal(children.length, 1);
+      assert.equal(children[0]?.attributes['gen_ai.usage.output_tokens'], usage.tokensOut);
+      assert.equal(children[0]?.status.code, 0);
+    });
+
     it('traces refusals too, without GenAI attributes for what never ran', async () => {
       const res = await gw.chat({ messages }, { headers: { 'x-gateway-secret': 'wrong-secret-0123456789' } });
       assert.equal(res.status, 401);
