@@ -130,8 +130,8 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
     it('traces a streamed chat: the call span ends with the stream, carrying its usage', async () => {
       const res = await gw.stream({ messages, provider: 'provider-a' });
       const done = res.events.at(-1);
-      assert.equal(done?.event, 'done');
-      const usage = (done?.data as { usage: { tokensIn: number; tokensOut: number } }).usage;
+      assert.ok(done !== undefined && done.event === 'done');
+      const usage = (done.data as { usage: { tokensIn: number; tokensOut: number } }).usage;
       const { request, children } = await traceOf(String(res.headers['x-request-id']));
       assert.equal(request.attributes['gateway.operation'], 'chat_stream');
       assert.equal(request.attributes['gen_ai.usage.output_tokens'], usage.tokensOut);
