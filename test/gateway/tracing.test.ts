@@ -76,6 +76,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.equal(request.attributes['gateway.provider.slot'], 'provider-a');
       assert.equal(request.attributes['gateway.app'], APP);
       assert.equal(request.attributes['gateway.cost_usd'], res.body.usage.estimatedCost);
+      assert.deepEqual(request.attributes['gen_ai.response.finish_reasons'], ['stop']);
       assert.equal(request.status.code, 0);
 
       assert.equal(children.length, 1);
@@ -86,6 +87,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.equal(call.attributes['gen_ai.provider.name'], 'openai');
       assert.equal(call.attributes['gen_ai.response.model'], res.body.model);
       assert.equal(call.attributes['gen_ai.usage.input_tokens'], res.body.usage.tokensIn);
+      assert.deepEqual(call.attributes['gen_ai.response.finish_reasons'], ['stop']);
       assert.equal(mock.requests.at(-1)?.headers.traceparent, `00-${INCOMING_TRACE}-${call.spanId}-01`);
       assert.doesNotMatch(JSON.stringify(receiver.spans), new RegExp(PROMPT));
     });

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
  * protobuf (application/x-protobuf) or JSON (application/json), and decodes it with the field
  * numbers and names of opentelemetry-proto's trace.proto, into one shape for both encodings.
  */
-export type AttributeValue = string | number | boolean;
+export type AttributeValue = string | number | boolean | AttributeValue[];
 
 export interface ReceivedSpan {
   traceId: string;
@@ -73,16 +73,25 @@ type JsonAnyValue = {
   boolValue?: boolean;
   intValue?: string | number;
   doubleValue?: number;
+  arrayValue?: { values?: JsonAnyValue[] };
 };
 type JsonKeyValue = { key: string; value: JsonAnyValue };
+
+function jsonValue(value: JsonAnyValue): AttributeValue | undefined {
+  if (value.stringValue !== undefined) return value.stringValue;
+  if (value.boolValue !== undefined) return value.boolValue;
+  if (value.intValue !== undefined) return Number(value.intValue);
+  if (value.doubleValue !== undefined) return value.doubleValue;
+  if (value.arrayValue !== undefined)
+    return (value.arrayValue.values ?? []).map(jsonValue).filter((v) => v !== undefined);
+  return undefined;
+}
 
 function jsonAttributes(list: JsonKeyValue[] | undefined): Record<string, AttributeValue> {
   const attributes: Record<string, AttributeValue> = {};
   for (const { key, value } of list ?? []) {
-    if (value.stringValue !== undefined) attributes[key] = value.stringValue;
-    else if (value.boolValue !== undefined) attributes[key] = value.boolValue;
-    else if (value.intValue !== undefined) attributes[key] = Number(value.intValue);
-    else if (value.doubleValue !== undefined) attributes[key] = value.doubleValue;
+    const decoded = jsonValue(value);
+    if (decoded !== undefined) attributes[key] = decoded;
   }
   return attributes;
 }
@@ -166,6 +175,10 @@ function anyValue(buffer: Buffer): AttributeValue | undefined {
       return Number(BigInt.asIntN(64, field.varint as bigint));
     case 4:
       return (field.fixed as Buffer).readDoubleLE(0);
+    case 5: // ArrayValue { repeated AnyValue values = 1; }
+      return each(field.bytes as Buffer, 1)
+        .map((item) => anyValue(item.bytes as Buffer))
+        .filter((v) => v !== undefined);
     default:
       return undefined;
   }

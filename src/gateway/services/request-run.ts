@@ -2,6 +2,7 @@ import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
+import type { FinishReason } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
@@ -39,6 +40,8 @@ export interface AnsweredCall {
   /** Monotonic ms when the call started. */
   startedAt: number;
   outcome?: string;
+  /** Why the model stopped, when the upstream said (traces only). */
+  finishReason?: FinishReason | undefined;
 }
 
 /**
@@ -219,7 +222,7 @@ export class RequestRun implements CallScope {
     this.#provider = call.provider;
     this.#model = call.model;
     this.#priceSource = source;
-    this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok');
+    this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
   }
 
   /** Usage over every attempt, as the answer reports it. */

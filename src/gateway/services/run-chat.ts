@@ -53,6 +53,7 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
     reported: result.usage,
     estimate: () => estimateChatUsage(input.messages, result.content),
     startedAt: success.startedAt,
+    finishReason: result.finishReason,
   });
   return {
     id: run.id,

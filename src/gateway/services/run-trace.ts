@@ -1,5 +1,6 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
 import type { UsageRecord } from '../../storage/ports.ts';
+import type { FinishReason } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { TraceHeaders } from '../providers/http/trace-headers.ts';
 
@@ -16,7 +17,12 @@ export interface RunTrace {
   /** The open call failed (a ProviderError or the client leaving). */
   attemptFailed(error: unknown): void;
   /** The open call answered (a stream: ended); `outcome` is `ok` or `stream_failed`. */
-  attemptAnswered(usage: ReportedUsage, responseModel: string, outcome: string): void;
+  attemptAnswered(
+    usage: ReportedUsage,
+    responseModel: string,
+    outcome: string,
+    finishReason: FinishReason | undefined,
+  ): void;
   /** The run finished with this ledger record; `error` undefined for success. */
   finished(record: UsageRecord, error: unknown): void;
 }

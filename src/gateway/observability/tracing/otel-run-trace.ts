@@ -8,6 +8,7 @@ import {
 } from '@opentelemetry/api';
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import type { Operation, UsageRecord } from '../../../storage/ports.ts';
+import type { FinishReason } from '../../domain/messages.ts';
 import type { ReportedUsage } from '../../domain/reported-usage.ts';
 import type { TraceHeaders } from '../../providers/http/trace-headers.ts';
 import { isProviderError } from '../../providers/provider-error.ts';
@@ -29,6 +30,8 @@ export class OtelRunTrace implements RunTrace {
   #attempt: Span | undefined;
   /** The model asked of the slot that was called last: the request's gen_ai.request.model. */
   #requestModel: string | undefined;
+  /** The finish reason of the last answered call: the request's. */
+  #finishReasons: string[] | undefined;
   /** The run's error code once it finished with one (the request span's `error.type`). */
   errorType: string | undefined;
 
@@ -82,7 +85,12 @@ export class OtelRunTrace implements RunTrace {
     span.end();
   }
 
-  attemptAnswered(usage: ReportedUsage, responseModel: string, outcome: string): void {
+  attemptAnswered(
+    usage: ReportedUsage,
+    responseModel: string,
+    outcome: string,
+    finishReason: FinishReason | undefined,
+  ): void {
     const span = this.#attempt;
     if (span === undefined) return;
     this.#attempt = undefined;
@@ -91,6 +99,10 @@ export class OtelRunTrace implements RunTrace {
       'gen_ai.usage.input_tokens': usage.inputTokens,
       'gen_ai.usage.output_tokens': usage.outputTokens,
     });
+    if (finishReason !== undefined) {
+      this.#finishReasons = [finishReason];
+      span.setAttribute('gen_ai.response.finish_reasons', this.#finishReasons);
+    }
     if (outcome !== 'ok') {
       span.setAttribute('error.type', outcome);
       span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
@@ -114,6 +126,7 @@ export class OtelRunTrace implements RunTrace {
       'gateway.attempts': record.attempts.length,
     };
     if (this.#requestModel !== undefined) attributes['gen_ai.request.model'] = this.#requestModel;
+    if (this.#finishReasons !== undefined) attributes['gen_ai.response.finish_reasons'] = this.#finishReasons;
     if (record.provider !== null) {
       attributes['gen_ai.provider.name'] = this.#vendorOf(record.provider as ProviderSlot);
       attributes['gateway.provider.slot'] = record.provider;
