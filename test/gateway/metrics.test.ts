@@ -155,6 +155,27 @@ describe('GET /metrics after a known mix of requests', () => {
   });
 });
 
+describe('GET /metrics and the circuit breaker', () => {
+  it('shows an open circuit and counts the candidates skipped for it', async (t) => {
+    const gw = await startGateway(t, {
+      file: {
+        routing: { chat: [{ provider: 'provider-a' }, { provider: 'provider-b' }] },
+        circuit: { failureThreshold: 3, cooldownMs: 60_000 },
+      },
+    });
+    const scrape = async () => parsePrometheusText((await gw.get('/metrics', { auth: false })).text);
+    const before = await scrape();
+    assert.equal(sumOf(before, 'gateway_circuit_state', { provider: 'provider-a', state: 'closed' }), 1);
+    await gw.chat({ messages, ...fault({ fault: 'server_error', slots: ['provider-a'] }) });
+    assert.equal((await gw.chat({ messages })).body.provider, 'provider-b');
+    const after = await scrape();
+    assert.equal(sumOf(after, 'gateway_circuit_state', { provider: 'provider-a', state: 'open' }), 1);
+    assert.equal(sumOf(after, 'gateway_circuit_state', { provider: 'provider-a', state: 'closed' }), 0);
+    assert.equal(sumOf(after, 'gateway_circuit_state', { provider: 'provider-b', state: 'closed' }), 1);
+    assert.equal(sumOf(after, 'gateway_upstream_skipped_total', { provider: 'provider-a' }), 1);
+  });
+});
+
 describe('GET /metrics access', () => {
   it('asks for the bearer token when METRICS_TOKEN is set', async (t) => {
     const token = 'metrics-token-0123456789';
