@@ -176,6 +176,21 @@ describe('GET /metrics and the circuit breaker', () => {
   });
 });
 
+describe('GET /metrics with REDIS_URL', () => {
+  it('shows limits counting in Redis (shared) and no outage', async (t) => {
+    const gw = await startGateway(t, {
+      env: {
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_KEY_PREFIX: `metrics-test-${process.pid}-${Date.now()}:`,
+      },
+    });
+    const samples = parsePrometheusText((await gw.get('/metrics', { auth: false })).text);
+    assert.equal(sumOf(samples, 'gateway_shared_counting', { mode: 'shared' }), 1);
+    assert.equal(sumOf(samples, 'gateway_shared_counting', { mode: 'local' }), 0);
+    assert.equal(sumOf(samples, 'gateway_shared_counting_outages'), 0);
+  });
+});
+
 describe('GET /metrics access', () => {
   it('asks for the bearer token when METRICS_TOKEN is set', async (t) => {
     const token = 'metrics-token-0123456789';
