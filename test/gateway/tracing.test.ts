@@ -75,6 +75,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.equal(request.attributes['gen_ai.usage.output_tokens'], res.body.usage.tokensOut);
       assert.equal(request.attributes['gateway.provider.slot'], 'provider-a');
       assert.equal(request.attributes['gateway.app'], APP);
+      assert.equal(request.attributes['gateway.front_door'], 'native');
       assert.equal(request.attributes['gateway.cost_usd'], res.body.usage.estimatedCost);
       assert.deepEqual(request.attributes['gen_ai.response.finish_reasons'], ['stop']);
       assert.equal(request.status.code, 0);

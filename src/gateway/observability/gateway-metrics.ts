@@ -153,8 +153,9 @@ export class GatewayMetrics implements RunMetrics {
     );
   }
 
-  finished(record: UsageRecord, frontDoor: string): void {
+  finished(record: UsageRecord): void {
     const operation = record.operation;
+    const frontDoor = record.frontDoor;
     const provider = record.provider ?? '';
     const model = record.model ?? '';
     const status = this.#status(record.status);

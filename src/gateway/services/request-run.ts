@@ -2,7 +2,7 @@ import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
-import type { FinishReason } from '../domain/messages.ts';
+import type { FinishReason, FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
@@ -19,7 +19,16 @@ import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 /** What the door knows when a request starts; the rest of the run starts empty. */
 export type RunInit = Pick<
   RequestRun,
-  'id' | 'requestId' | 'app' | 'operation' | 'task' | 'metadata' | 'startedAt' | 'receivedAt' | 'signal'
+  | 'id'
+  | 'requestId'
+  | 'app'
+  | 'operation'
+  | 'frontDoor'
+  | 'task'
+  | 'metadata'
+  | 'startedAt'
+  | 'receivedAt'
+  | 'signal'
 > & { trace?: RunTrace | undefined };
 
 export interface AdmissionInput {
@@ -60,6 +69,8 @@ export class RequestRun implements CallScope {
   readonly requestId: string;
   readonly app: string;
   readonly operation: Operation;
+  /** The door the request came through (the ledger's `front_door`). */
+  readonly frontDoor: FrontDoor;
   readonly task: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   /** Monotonic ms when the request reached the gateway. */
@@ -95,6 +106,7 @@ export class RequestRun implements CallScope {
     this.requestId = init.requestId;
     this.app = init.app;
     this.operation = init.operation;
+    this.frontDoor = init.frontDoor;
     this.task = init.task;
     this.metadata = init.metadata;
     this.startedAt = init.startedAt;
@@ -257,6 +269,7 @@ export class RequestRun implements CallScope {
       requestId: this.requestId,
       app: this.app,
       operation: this.operation,
+      frontDoor: this.frontDoor,
       task: this.task ?? null,
       provider: this.#provider,
       model: this.#model,
@@ -275,7 +288,7 @@ export class RequestRun implements CallScope {
       attempts: this.attempts,
     };
     deps.recorder.record(record);
-    deps.metrics?.finished(record, FRONT_DOOR);
+    deps.metrics?.finished(record);
     this.trace?.finished(record, error);
     // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
     // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
@@ -288,7 +301,8 @@ export class RequestRun implements CallScope {
 
   /** A request refused before admission leaves no ledger row, but is counted. */
   #refused(error: unknown): void {
-    if (error instanceof ApiError) this.#deps.metrics?.refused(this.app, this.operation, FRONT_DOOR, error);
+    if (error instanceof ApiError)
+      this.#deps.metrics?.refused(this.app, this.operation, this.frontDoor, error);
   }
 
   #addAttempt(
@@ -316,9 +330,6 @@ export class RequestRun implements CallScope {
     });
   }
 }
-
-/** Every request comes through the native door until the compatible doors land. */
-const FRONT_DOOR = 'native';
 
 const NO_CANDIDATES: readonly PlannedCandidate[] = Object.freeze([]);
 

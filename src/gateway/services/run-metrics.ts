@@ -8,7 +8,7 @@ import type { Operation, UsageRecord } from '../../storage/ports.ts';
  */
 export interface RunMetrics {
   /** A request finished (answer, error, client gone or stream ended): its ledger record. */
-  finished(record: UsageRecord, frontDoor: string): void;
+  finished(record: UsageRecord): void;
   /** A request refused before it was admitted (no route, a limit reached): it leaves no ledger row. */
   refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void;
   /** A candidate passed over without a call because its circuit is open. */

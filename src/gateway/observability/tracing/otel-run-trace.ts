@@ -120,6 +120,7 @@ export class OtelRunTrace implements RunTrace {
       'gen_ai.usage.output_tokens': record.tokensOut,
       'gateway.app': record.app,
       'gateway.operation': record.operation,
+      'gateway.front_door': record.frontDoor,
       'gateway.response_id': record.id,
       'gateway.cost_usd': record.costUsd,
       'gateway.usage_estimated': record.usageEstimated,
