@@ -141,6 +141,7 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.equal(children.length, 1);
       assert.equal(children[0]?.attributes['gen_ai.usage.output_tokens'], usage.tokensOut);
       assert.equal(children[0]?.status.code, 0);
+      assert.deepEqual(request.attributes['gen_ai.response.finish_reasons'], ['stop']);
     });
 
     it('traces refusals too, without GenAI attributes for what never ran', async () => {
