@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { describeInsightsContract } from '../../../test/contracts/insights-contract.ts';
 import {
   describeStorageContract,
   describeSubscriberContract,
@@ -16,12 +17,14 @@ describeStorageContract('embedded SQLite (in memory)', async () => openSqliteSto
 describeUsageTotalsContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeUsagePagingContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeSubscriberContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
+describeInsightsContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 
 // On disk, usage batches are written by the ledger's writer thread: the same contracts hold.
 const onDisk = async () => openSqliteStorage(mkdtempSync(join(tmpdir(), 'sqlite-')));
 describeStorageContract('embedded SQLite on disk', onDisk);
 describeUsageTotalsContract('embedded SQLite on disk', onDisk);
 describeUsagePagingContract('embedded SQLite on disk', onDisk);
+describeInsightsContract('embedded SQLite on disk', onDisk);
 
 describe('embedded SQLite on disk', () => {
   it('keeps records across reopening, and migrations run once', async () => {

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { UsageLedger, UsageQuery, UsageRecord, UsageTotalsQuery, UsageTotalsRow } from '../ports.ts';
+import { ROLLUP_DELETES, wholeHoursBefore } from '../rollup-retention.ts';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -101,6 +102,7 @@ export class SqliteUsageLedger implements UsageLedger {
         )
         .run(cutoff);
       const { changes } = this.#db.prepare('DELETE FROM usage_requests WHERE created_at < ?').run(cutoff);
+      for (const sql of ROLLUP_DELETES) this.#db.prepare(sql).run(wholeHoursBefore(cutoff));
       this.#db.exec('COMMIT');
       return Number(changes);
     } catch (error) {

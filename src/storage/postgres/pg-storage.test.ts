@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { describeInsightsContract } from '../../../test/contracts/insights-contract.ts';
 import {
   describeStorageContract,
   describeSubscriberContract,
@@ -25,6 +26,7 @@ describeStorageContract('PostgreSQL', openFresh);
 describeUsageTotalsContract('PostgreSQL', openFresh);
 describeUsagePagingContract('PostgreSQL', openFresh);
 describeSubscriberContract('PostgreSQL', openFresh);
+describeInsightsContract('PostgreSQL', openFresh);
 
 describe('PostgreSQL migrations', () => {
   it('run once even when several instances start together', async () => {

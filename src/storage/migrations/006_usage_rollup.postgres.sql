@@ -1,0 +1,74 @@
+-- Hourly rollups of the usage ledger; see 006_usage_rollup.sqlite.sql, which this file mirrors.
+-- Here the trigger runs once per INSERT statement over its transition table (the rows actually
+-- inserted), so a ledger batch costs one upsert per group, not one per row. Groups are upserted in
+-- key order, so instances writing at once take their row locks in the same order.
+CREATE TABLE usage_hourly (
+  hour BIGINT NOT NULL,
+  app TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  operation TEXT NOT NULL,
+  requests BIGINT NOT NULL,
+  errors BIGINT NOT NULL,
+  tokens_in BIGINT NOT NULL,
+  tokens_out BIGINT NOT NULL,
+  cost_usd DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (hour, app, provider, model, operation)
+);
+
+CREATE TABLE usage_latency_hourly (
+  hour BIGINT NOT NULL,
+  app TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  bin INTEGER NOT NULL,
+  requests BIGINT NOT NULL,
+  PRIMARY KEY (hour, app, provider, model, bin)
+);
+
+CREATE TABLE limit_refusals_hourly (
+  hour BIGINT NOT NULL,
+  app TEXT NOT NULL,
+  limit_name TEXT NOT NULL,
+  refusals BIGINT NOT NULL,
+  PRIMARY KEY (hour, app, limit_name)
+);
+
+CREATE INDEX usage_requests_failures ON usage_requests (created_at) WHERE status >= 400;
+
+-- No ledger row may land between the backfill and the trigger.
+LOCK TABLE usage_requests IN SHARE ROW EXCLUSIVE MODE;
+
+CREATE FUNCTION usage_requests_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO usage_hourly AS h (hour, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
+  SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+    COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
+  FROM new_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (hour, app, provider, model, operation) DO UPDATE SET
+    requests = h.requests + EXCLUDED.requests,
+    errors = h.errors + EXCLUDED.errors,
+    tokens_in = h.tokens_in + EXCLUDED.tokens_in,
+    tokens_out = h.tokens_out + EXCLUDED.tokens_out,
+    cost_usd = h.cost_usd + EXCLUDED.cost_usd;
+  INSERT INTO usage_latency_hourly AS l (hour, app, provider, model, bin, requests)
+  SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''),
+    floor(ln(1 + latency_ms) * 8)::integer, COUNT(*)
+  FROM new_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT (hour, app, provider, model, bin) DO UPDATE SET requests = l.requests + EXCLUDED.requests;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER usage_requests_rollup AFTER INSERT ON usage_requests
+  REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION usage_requests_rollup();
+
+INSERT INTO usage_hourly (hour, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
+SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+  COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
+FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+
+INSERT INTO usage_latency_hourly (hour, app, provider, model, bin, requests)
+SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''),
+  floor(ln(1 + latency_ms) * 8)::integer, COUNT(*)
+FROM usage_requests GROUP BY 1, 2, 3, 4, 5;

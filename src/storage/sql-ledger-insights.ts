@@ -1,0 +1,175 @@
+import type {
+  FailureQuery,
+  FailureRow,
+  InsightFilters,
+  InsightGroup,
+  InsightTotalsQuery,
+  InsightTotalsRow,
+  LatencyBinRow,
+  LatencyQuery,
+  LedgerInsights,
+  RefusalCount,
+  RefusalGroup,
+  RefusalQuery,
+  RefusalRow,
+} from './ledger-insights.ts';
+
+/** Runs one statement written with `?` placeholders; the engine's adapter renumbers them if it must. */
+export type RunSql = (
+  sql: string,
+  params: readonly (string | number)[],
+) => Promise<Record<string, unknown>[]>;
+
+const DAY_OF_HOUR = 'hour / 86400000 * 86400000';
+
+const TOTALS_COLUMNS: Record<InsightGroup, string> = {
+  hour: 'hour',
+  day: `${DAY_OF_HOUR} AS day`,
+  app: 'app',
+  provider: 'provider',
+  model: 'model',
+  operation: 'operation',
+};
+
+const REFUSAL_COLUMNS: Record<RefusalGroup, string> = {
+  hour: 'hour',
+  day: `${DAY_OF_HOUR} AS day`,
+  app: 'app',
+  limit: 'limit_name AS limit_name',
+};
+
+/**
+ * LedgerInsights over the rollup tables, in SQL that SQLite and PostgreSQL read alike (integer
+ * division of BIGINT epoch ms, `?` placeholders renumbered for pg): one implementation, so the
+ * engines cannot drift apart in what they answer.
+ */
+export class SqlLedgerInsights implements LedgerInsights {
+  readonly #run: RunSql;
+
+  constructor(run: RunSql) {
+    this.#run = run;
+  }
+
+  async totals(query: InsightTotalsQuery): Promise<InsightTotalsRow[]> {
+    const where = rangeAndFilters(query, query.filters);
+    const columns = query.groupBy.map((group) => TOTALS_COLUMNS[group]);
+    const sql = `SELECT ${[...columns, 'SUM(requests) AS requests', 'SUM(errors) AS errors', 'SUM(tokens_in) AS tokens_in', 'SUM(tokens_out) AS tokens_out', 'SUM(cost_usd) AS cost_usd'].join(', ')}
+      FROM usage_hourly WHERE ${where.clauses.join(' AND ')} ${groupAndOrder(query.groupBy.length)}`;
+    const rows = await this.#run(sql, where.params);
+    return rows.map((row) => {
+      const result: InsightTotalsRow = {
+        requests: Number(row.requests ?? 0),
+        errors: Number(row.errors ?? 0),
+        tokensIn: Number(row.tokens_in ?? 0),
+        tokensOut: Number(row.tokens_out ?? 0),
+        // Sums of binary floats: round to the 1e-10 dollars that pricing itself keeps.
+        costUsd: Math.round(Number(row.cost_usd ?? 0) * 1e10) / 1e10,
+      };
+      for (const group of query.groupBy) Object.assign(result, { [group]: groupValue(group, row[group]) });
+      return result;
+    });
+  }
+
+  async latency(query: LatencyQuery): Promise<LatencyBinRow[]> {
+    const where = rangeAndFilters(query, query.filters);
+    const bucket =
+      query.bucket === undefined
+        ? []
+        : [query.bucket === 'day' ? `${DAY_OF_HOUR} AS start` : 'hour AS start'];
+    const sql = `SELECT ${[...bucket, 'bin', 'SUM(requests) AS requests'].join(', ')}
+      FROM usage_latency_hourly WHERE ${where.clauses.join(' AND ')} ${groupAndOrder(bucket.length + 1)}`;
+    const rows = await this.#run(sql, where.params);
+    return rows.map((row) => ({
+      ...(query.bucket === undefined ? {} : { start: Number(row.start) }),
+      bin: Number(row.bin),
+      requests: Number(row.requests),
+    }));
+  }
+
+  async refusals(query: RefusalQuery): Promise<RefusalRow[]> {
+    const where = rangeAndFilters(query, query.app === undefined ? {} : { app: query.app });
+    const columns = query.groupBy.map((group) => REFUSAL_COLUMNS[group]);
+    const sql = `SELECT ${[...columns, 'SUM(refusals) AS refusals'].join(', ')}
+      FROM limit_refusals_hourly WHERE ${where.clauses.join(' AND ')} ${groupAndOrder(columns.length)}`;
+    const rows = await this.#run(sql, where.params);
+    return rows.map((row) => {
+      const result: RefusalRow = { refusals: Number(row.refusals ?? 0) };
+      for (const group of query.groupBy) {
+        const value = row[group === 'limit' ? 'limit_name' : group];
+        Object.assign(result, {
+          [group]: group === 'hour' || group === 'day' ? Number(value) : String(value),
+        });
+      }
+      return result;
+    });
+  }
+
+  async addRefusals(counts: readonly RefusalCount[]): Promise<void> {
+    if (counts.length === 0) return;
+    const values = counts.map(() => '(?, ?, ?, ?)').join(', ');
+    await this.#run(
+      `INSERT INTO limit_refusals_hourly AS r (hour, app, limit_name, refusals) VALUES ${values}
+       ON CONFLICT (hour, app, limit_name) DO UPDATE SET refusals = r.refusals + excluded.refusals`,
+      counts.flatMap((c) => [c.hour, c.app, c.limit, c.refusals]),
+    );
+  }
+
+  async failures(query: FailureQuery): Promise<FailureRow[]> {
+    const clauses = ['status >= 400', 'created_at >= ?', 'created_at < ?'];
+    const params: (string | number)[] = [query.from, query.to];
+    if (query.app !== undefined) {
+      clauses.push('app = ?');
+      params.push(query.app);
+    }
+    const rows = await this.#run(
+      `SELECT id, request_id, app, operation, provider, model, status, error_code, latency_ms, created_at
+       FROM usage_requests WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`,
+      [...params, query.limit],
+    );
+    return rows.map((row) => ({
+      id: String(row.id),
+      requestId: String(row.request_id),
+      app: String(row.app),
+      operation: String(row.operation),
+      provider: row.provider === null ? null : String(row.provider),
+      model: row.model === null ? null : String(row.model),
+      status: Number(row.status),
+      errorCode: row.error_code === null ? null : String(row.error_code),
+      latencyMs: Number(row.latency_ms),
+      createdAt: Number(row.created_at),
+    }));
+  }
+}
+
+function rangeAndFilters(
+  range: { from: number; to: number },
+  filters: InsightFilters,
+): { clauses: string[]; params: (string | number)[] } {
+  const clauses = ['hour >= ?', 'hour < ?'];
+  const params: (string | number)[] = [range.from, range.to];
+  for (const [column, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    clauses.push(`${column} = ?`);
+    // The rollups keep an absent provider or model as ''.
+    params.push(value);
+  }
+  return { clauses, params };
+}
+
+function groupAndOrder(columns: number): string {
+  if (columns === 0) return '';
+  const positions = Array.from({ length: columns }, (_, i) => i + 1).join(', ');
+  return `GROUP BY ${positions} ORDER BY ${positions}`;
+}
+
+function groupValue(group: InsightGroup, value: unknown): string | number | null {
+  if (group === 'hour' || group === 'day') return Number(value);
+  if ((group === 'provider' || group === 'model') && value === '') return null;
+  return String(value);
+}
+
+/** `?` placeholders as PostgreSQL's `$1, $2, …` (the statements above hold no `?` in literals). */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
