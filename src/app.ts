@@ -8,6 +8,7 @@ import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
+import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
   type ADAPTER_FACTORIES,
@@ -83,7 +84,11 @@ export async function buildApplication(
     health: shared.health,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
-  const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now());
+  // Refusals never reach the ledger; the admin API reads them from these counts.
+  const refusals = new RefusalCounter(storage.insights);
+  const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now(), (app, limit, now) =>
+    refusals.count(app, limit, now),
+  );
   const deps = {
     limiter,
     config,
@@ -99,7 +104,7 @@ export async function buildApplication(
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier })
+    ? await buildGatewayApp({ ...deps, storage, logger, verifier, refusals })
     : undefined;
   const site = config.surfaces.site
     ? await buildSite({ config, logger, storage, clock, limits: shared.limits })
@@ -125,6 +130,7 @@ export async function buildApplication(
       clearTimeout(grace);
       stopRetention();
       await recorder.flush({ final: true });
+      await refusals.close().catch((error: unknown) => logger.error({ err: error }, 'limit refusal counts not written'));
       await registry.close();
       await shared.close();
       await storage.close();

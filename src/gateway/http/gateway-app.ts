@@ -5,7 +5,9 @@ import { respondWithError } from '../../platform/error-handler.ts';
 import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Storage } from '../../storage/ports.ts';
+import { registerAdmin } from '../admin/admin-plugin.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import type { RefusalCounter } from '../limits/refusal-counter.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { createAuthHook } from './authenticate.ts';
@@ -21,6 +23,7 @@ export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
   logger: Logger;
   verifier: CredentialVerifier;
+  refusals: RefusalCounter;
 }
 
 /** Surface A: GET /health, GET /openapi.json, and the authenticated /v1 inference routes. */
@@ -36,6 +39,15 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
   await app.register(swagger, openApiOptions(deps.config.publicGatewayUrl));
 
   registerHealthRoute(app, deps.config);
+  registerAdmin(app, {
+    adminToken: deps.config.adminToken,
+    publicUrl: deps.config.publicGatewayUrl,
+    storage: deps.storage,
+    recorder: deps.recorder,
+    refusals: deps.refusals,
+    limiter: deps.limiter,
+    now: () => deps.clock.now(),
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(async (untyped) => {
