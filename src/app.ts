@@ -86,8 +86,11 @@ export async function buildApplication(
   });
   // Refusals never reach the ledger; the admin API reads them from these counts.
   const refusals = new RefusalCounter(storage.insights);
-  const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now(), (app, limit, now) =>
-    refusals.count(app, limit, now),
+  const limiter = new AppLimiter(
+    config.limits,
+    shared.limits,
+    () => clock.now(),
+    (app, limit, now) => refusals.count(app, limit, now),
   );
   const deps = {
     limiter,
@@ -130,7 +133,9 @@ export async function buildApplication(
       clearTimeout(grace);
       stopRetention();
       await recorder.flush({ final: true });
-      await refusals.close().catch((error: unknown) => logger.error({ err: error }, 'limit refusal counts not written'));
+      await refusals
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'limit refusal counts not written'));
       await registry.close();
       await shared.close();
       await storage.close();

@@ -45,7 +45,12 @@ export class AppLimiter {
   readonly #now: () => number;
   readonly #onRefusal: RefusalListener;
 
-  constructor(settings: LimitSettings, store: LimitStore, now: () => number, onRefusal: RefusalListener = () => {}) {
+  constructor(
+    settings: LimitSettings,
+    store: LimitStore,
+    now: () => number,
+    onRefusal: RefusalListener = () => {},
+  ) {
     this.#settings = settings;
     this.#store = store;
     this.#now = now;
