@@ -24,7 +24,7 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
     .header('content-type', 'text/html; charset=utf-8')
     .header('content-security-policy', DASHBOARD_CSP)
     .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
+    .header('referrer-policy', 'same-origin')
     .header('x-content-type-options', 'nosniff')
     .header('x-frame-options', 'DENY');
 }
