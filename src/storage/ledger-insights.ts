@@ -46,7 +46,8 @@ export type TimeBucket = 'hour' | 'day';
 export interface LatencyQuery extends InsightRange {
   /** Undefined: one histogram for the whole range. */
   bucket: TimeBucket | undefined;
-  filters: Omit<InsightFilters, 'operation'>;
+  /** The histogram is kept per provider and model, not per app. */
+  filters: Pick<InsightFilters, 'provider' | 'model'>;
 }
 
 /** How many requests of a bucket fell in latency bin `bin` (`floor(ln(1 + ms) * LATENCY_BINS_PER_E)`). */

@@ -114,11 +114,12 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
         from: T0,
         to: T0 + 2 * DAY,
         bucket: 'day',
-        filters: { app: 'batch' },
+        filters: { provider: 'provider-a' },
       });
       assert.deepEqual(perDay, [
+        { start: T0, bin: bin(10), requests: 1 },
+        { start: T0, bin: bin(100), requests: 1 },
         { start: T0, bin: bin(1000), requests: 1 },
-        { start: T0 + DAY, bin: bin(1), requests: 1 },
       ]);
     });
 

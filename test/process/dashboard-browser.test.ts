@@ -27,11 +27,13 @@ function seedRecords(now: number): UsageRecord[] {
   for (let i = 0; i < 600; i++) {
     const [provider, model] = models[i % 3] as [string, string];
     const failed = i % 23 === 0;
-    const failure = ([
-      [502, 'upstream_error'],
-      [504, 'upstream_timeout'],
-      [503, 'provider_unavailable'],
-    ] as const)[Math.floor(i / 23) % 3] as readonly [number, string];
+    const failure = (
+      [
+        [502, 'upstream_error'],
+        [504, 'upstream_timeout'],
+        [503, 'provider_unavailable'],
+      ] as const
+    )[Math.floor(i / 23) % 3] as readonly [number, string];
     records.push(
       sampleRecord(`seed-${i}`, {
         app: apps[(i + Math.floor(i / 3)) % 3] as string,

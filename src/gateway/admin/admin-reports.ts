@@ -86,10 +86,10 @@ export class AdminReports {
     const range = parseRange(query, this.#deps.now());
     const bucket = parseBucket(query.bucket);
     const filters = {
-      ...optional('app', parseFilter(query.app, 'app')),
       ...optional('provider', parseFilter(query.provider, 'provider')),
       ...optional('model', parseFilter(query.model, 'model')),
     };
+    if (query.app !== undefined) throw invalid('/app', 'latency is kept per provider and model, not per app');
     await this.#deps.recorder.flush();
     const [overall, perBucket] = await Promise.all([
       this.#deps.storage.insights.latency({ ...range, bucket: undefined, filters }),

@@ -18,12 +18,11 @@ CREATE TABLE usage_hourly (
 
 CREATE TABLE usage_latency_hourly (
   hour BIGINT NOT NULL,
-  app TEXT NOT NULL,
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   bin INTEGER NOT NULL,
   requests BIGINT NOT NULL,
-  PRIMARY KEY (hour, app, provider, model, bin)
+  PRIMARY KEY (hour, provider, model, bin)
 );
 
 CREATE TABLE limit_refusals_hourly (
@@ -51,11 +50,11 @@ BEGIN
     tokens_in = h.tokens_in + EXCLUDED.tokens_in,
     tokens_out = h.tokens_out + EXCLUDED.tokens_out,
     cost_usd = h.cost_usd + EXCLUDED.cost_usd;
-  INSERT INTO usage_latency_hourly AS l (hour, app, provider, model, bin, requests)
-  SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''),
+  INSERT INTO usage_latency_hourly AS l (hour, provider, model, bin, requests)
+  SELECT created_at / 3600000 * 3600000, COALESCE(provider, ''), COALESCE(model, ''),
     floor(ln(1 + latency_ms) * 8)::integer, COUNT(*)
-  FROM new_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-  ON CONFLICT (hour, app, provider, model, bin) DO UPDATE SET requests = l.requests + EXCLUDED.requests;
+  FROM new_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (hour, provider, model, bin) DO UPDATE SET requests = l.requests + EXCLUDED.requests;
   RETURN NULL;
 END
 $$;
@@ -68,7 +67,7 @@ SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(mod
   COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
 FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
 
-INSERT INTO usage_latency_hourly (hour, app, provider, model, bin, requests)
-SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''),
+INSERT INTO usage_latency_hourly (hour, provider, model, bin, requests)
+SELECT created_at / 3600000 * 3600000, COALESCE(provider, ''), COALESCE(model, ''),
   floor(ln(1 + latency_ms) * 8)::integer, COUNT(*)
-FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+FROM usage_requests GROUP BY 1, 2, 3, 4;

@@ -17,15 +17,15 @@ CREATE TABLE usage_hourly (
   PRIMARY KEY (hour, app, provider, model, operation)
 );
 
--- Request latency as a histogram: bin = floor(ln(1 + latency_ms) * 8), bins about 13% wide.
+-- Request latency as a histogram per provider and model (which one is slow; per app it would
+-- multiply the rows by the apps): bin = floor(ln(1 + latency_ms) * 8), bins about 13% wide.
 CREATE TABLE usage_latency_hourly (
   hour BIGINT NOT NULL,
-  app TEXT NOT NULL,
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   bin INTEGER NOT NULL,
   requests BIGINT NOT NULL,
-  PRIMARY KEY (hour, app, provider, model, bin)
+  PRIMARY KEY (hour, provider, model, bin)
 );
 
 -- Requests refused by an app's limits (they never run, so they leave no ledger row).
@@ -45,10 +45,10 @@ SELECT CAST(created_at AS INTEGER) / 3600000 * 3600000, app, COALESCE(provider, 
   COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
 FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
 
-INSERT INTO usage_latency_hourly (hour, app, provider, model, bin, requests)
-SELECT CAST(created_at AS INTEGER) / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''),
+INSERT INTO usage_latency_hourly (hour, provider, model, bin, requests)
+SELECT CAST(created_at AS INTEGER) / 3600000 * 3600000, COALESCE(provider, ''), COALESCE(model, ''),
   CAST(floor(ln(1 + latency_ms) * 8) AS INTEGER), COUNT(*)
-FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+FROM usage_requests GROUP BY 1, 2, 3, 4;
 
 CREATE TRIGGER usage_requests_rollup AFTER INSERT ON usage_requests
 BEGIN
@@ -62,8 +62,8 @@ BEGIN
     tokens_in = tokens_in + excluded.tokens_in,
     tokens_out = tokens_out + excluded.tokens_out,
     cost_usd = cost_usd + excluded.cost_usd;
-  INSERT INTO usage_latency_hourly (hour, app, provider, model, bin, requests)
-  VALUES (CAST(NEW.created_at AS INTEGER) / 3600000 * 3600000, NEW.app, COALESCE(NEW.provider, ''),
+  INSERT INTO usage_latency_hourly (hour, provider, model, bin, requests)
+  VALUES (CAST(NEW.created_at AS INTEGER) / 3600000 * 3600000, COALESCE(NEW.provider, ''),
     COALESCE(NEW.model, ''), CAST(floor(ln(1 + NEW.latency_ms) * 8) AS INTEGER), 1)
-  ON CONFLICT (hour, app, provider, model, bin) DO UPDATE SET requests = requests + 1;
+  ON CONFLICT (hour, provider, model, bin) DO UPDATE SET requests = requests + 1;
 END;
