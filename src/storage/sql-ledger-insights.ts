@@ -20,11 +20,12 @@ export type RunSql = (
   params: readonly (string | number)[],
 ) => Promise<Record<string, unknown>[]>;
 
-const DAY_OF_HOUR = 'hour / 86400000 * 86400000';
+const DAY_MS = 86_400_000;
+const DAY_OF = (column: string) => `${column} / ${DAY_MS} * ${DAY_MS}`;
 
 const TOTALS_COLUMNS: Record<InsightGroup, string> = {
-  hour: 'hour',
-  day: `${DAY_OF_HOUR} AS day`,
+  hour: 't AS hour',
+  day: `${DAY_OF('t')} AS day`,
   app: 'app',
   provider: 'provider',
   model: 'model',
@@ -33,10 +34,65 @@ const TOTALS_COLUMNS: Record<InsightGroup, string> = {
 
 const REFUSAL_COLUMNS: Record<RefusalGroup, string> = {
   hour: 'hour',
-  day: `${DAY_OF_HOUR} AS day`,
+  day: `${DAY_OF('hour')} AS day`,
   app: 'app',
   limit: 'limit_name AS limit_name',
 };
+
+interface Source {
+  sql: string;
+  params: (string | number)[];
+}
+
+/**
+ * The rollup rows of a range as one subquery with the bucket start as `t`: the whole UTC days
+ * inside it from the daily table, the hours at either edge from the hourly one (all of it from
+ * the hourly table when hours are asked for, or when the range holds no whole day). A 30-day
+ * question then reads about 30 days of daily rows and under 48 hours of hourly ones.
+ */
+function rollupSource(
+  range: { from: number; to: number },
+  tables: { hourly: string; daily: string },
+  columns: string,
+  filters: InsightFilters,
+  hourlyOnly: boolean,
+): Source {
+  const filter = filterClauses(filters);
+  const firstDay = Math.ceil(range.from / DAY_MS) * DAY_MS;
+  const lastDay = Math.floor(range.to / DAY_MS) * DAY_MS;
+  if (hourlyOnly || firstDay >= lastDay) {
+    return {
+      sql: `SELECT hour AS t, ${columns} FROM ${tables.hourly} WHERE hour >= ? AND hour < ?${filter.sql}`,
+      params: [range.from, range.to, ...filter.params],
+    };
+  }
+  return {
+    sql: `SELECT hour AS t, ${columns} FROM ${tables.hourly}
+        WHERE ((hour >= ? AND hour < ?) OR (hour >= ? AND hour < ?))${filter.sql}
+      UNION ALL
+      SELECT day AS t, ${columns} FROM ${tables.daily} WHERE day >= ? AND day < ?${filter.sql}`,
+    params: [range.from, firstDay, lastDay, range.to, ...filter.params, firstDay, lastDay, ...filter.params],
+  };
+}
+
+const FILTER_COLUMNS: Record<keyof InsightFilters, string> = {
+  app: 'app',
+  provider: 'provider',
+  model: 'model',
+  operation: 'operation',
+};
+
+function filterClauses(filters: InsightFilters): Source {
+  let sql = '';
+  const params: (string | number)[] = [];
+  for (const key of Object.keys(FILTER_COLUMNS) as (keyof InsightFilters)[]) {
+    const value = filters[key];
+    if (value === undefined) continue;
+    sql += ` AND ${FILTER_COLUMNS[key]} = ?`;
+    params.push(value);
+  }
+  return { sql, params };
+}
 
 /**
  * LedgerInsights over the rollup tables, in SQL that SQLite and PostgreSQL read alike (integer
@@ -51,11 +107,18 @@ export class SqlLedgerInsights implements LedgerInsights {
   }
 
   async totals(query: InsightTotalsQuery): Promise<InsightTotalsRow[]> {
-    const where = rangeAndFilters(query, query.filters);
+    const source = rollupSource(
+      query,
+      { hourly: 'usage_hourly', daily: 'usage_daily' },
+      'app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd',
+      query.filters,
+      query.groupBy.includes('hour'),
+    );
     const columns = query.groupBy.map((group) => TOTALS_COLUMNS[group]);
-    const sql = `SELECT ${[...columns, 'SUM(requests) AS requests', 'SUM(errors) AS errors', 'SUM(tokens_in) AS tokens_in', 'SUM(tokens_out) AS tokens_out', 'SUM(cost_usd) AS cost_usd'].join(', ')}
-      FROM usage_hourly WHERE ${where.clauses.join(' AND ')} ${groupAndOrder(query.groupBy.length)}`;
-    const rows = await this.#run(sql, where.params);
+    const sums = ['SUM(requests) AS requests', 'SUM(errors) AS errors', 'SUM(tokens_in) AS tokens_in'];
+    sums.push('SUM(tokens_out) AS tokens_out', 'SUM(cost_usd) AS cost_usd');
+    const sql = `SELECT ${[...columns, ...sums].join(', ')} FROM (${source.sql}) AS r ${groupAndOrder(columns.length)}`;
+    const rows = await this.#run(sql, source.params);
     return rows.map((row) => {
       const result: InsightTotalsRow = {
         requests: Number(row.requests ?? 0),
@@ -71,14 +134,18 @@ export class SqlLedgerInsights implements LedgerInsights {
   }
 
   async latency(query: LatencyQuery): Promise<LatencyBinRow[]> {
-    const where = rangeAndFilters(query, query.filters);
+    const source = rollupSource(
+      query,
+      { hourly: 'usage_latency_hourly', daily: 'usage_latency_daily' },
+      'provider, model, bin, requests',
+      query.filters,
+      query.bucket === 'hour',
+    );
     const bucket =
-      query.bucket === undefined
-        ? []
-        : [query.bucket === 'day' ? `${DAY_OF_HOUR} AS start` : 'hour AS start'];
+      query.bucket === undefined ? [] : [query.bucket === 'day' ? `${DAY_OF('t')} AS start` : 't AS start'];
     const sql = `SELECT ${[...bucket, 'bin', 'SUM(requests) AS requests'].join(', ')}
-      FROM usage_latency_hourly WHERE ${where.clauses.join(' AND ')} ${groupAndOrder(bucket.length + 1)}`;
-    const rows = await this.#run(sql, where.params);
+      FROM (${source.sql}) AS r ${groupAndOrder(bucket.length + 1)}`;
+    const rows = await this.#run(sql, source.params);
     return rows.map((row) => ({
       ...(query.bucket === undefined ? {} : { start: Number(row.start) }),
       bin: Number(row.bin),
@@ -87,11 +154,11 @@ export class SqlLedgerInsights implements LedgerInsights {
   }
 
   async refusals(query: RefusalQuery): Promise<RefusalRow[]> {
-    const where = rangeAndFilters(query, query.app === undefined ? {} : { app: query.app });
+    const filter = filterClauses(query.app === undefined ? {} : { app: query.app });
     const columns = query.groupBy.map((group) => REFUSAL_COLUMNS[group]);
     const sql = `SELECT ${[...columns, 'SUM(refusals) AS refusals'].join(', ')}
-      FROM limit_refusals_hourly WHERE ${where.clauses.join(' AND ')} ${groupAndOrder(columns.length)}`;
-    const rows = await this.#run(sql, where.params);
+      FROM limit_refusals_hourly WHERE hour >= ? AND hour < ?${filter.sql} ${groupAndOrder(columns.length)}`;
+    const rows = await this.#run(sql, [query.from, query.to, ...filter.params]);
     return rows.map((row) => {
       const result: RefusalRow = { refusals: Number(row.refusals ?? 0) };
       for (const group of query.groupBy) {
@@ -139,21 +206,6 @@ export class SqlLedgerInsights implements LedgerInsights {
       createdAt: Number(row.created_at),
     }));
   }
-}
-
-function rangeAndFilters(
-  range: { from: number; to: number },
-  filters: InsightFilters,
-): { clauses: string[]; params: (string | number)[] } {
-  const clauses = ['hour >= ?', 'hour < ?'];
-  const params: (string | number)[] = [range.from, range.to];
-  for (const [column, value] of Object.entries(filters)) {
-    if (value === undefined) continue;
-    clauses.push(`${column} = ?`);
-    // The rollups keep an absent provider or model as ''.
-    params.push(value);
-  }
-  return { clauses, params };
 }
 
 function groupAndOrder(columns: number): string {

@@ -96,6 +96,31 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
       assert.deepEqual(empty, [{ requests: 0, errors: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 }]);
     });
 
+    it('joins the hours at a range’s edges to the whole days inside it', async () => {
+      // From 01:00 on the first day to 01:00 on the third: hours of day one, all of day two.
+      const range = { from: T0 + HOUR, to: T0 + 2 * DAY + HOUR };
+      const rows = await storage.insights.totals({ ...range, groupBy: ['day'], filters: {} });
+      assert.deepEqual(
+        rows.map((r) => [r.day, r.requests, r.costUsd]),
+        [
+          [T0, 2, 1.25],
+          [T0 + DAY, 1, 0],
+        ],
+      );
+      const late = await storage.insights.totals({
+        from: T0 + DAY + HOUR,
+        to: T0 + 2 * DAY,
+        groupBy: [],
+        filters: {},
+      });
+      assert.equal(late[0]?.requests, 0, 'a4 at 00:00 of day two is before this range');
+      const latency = await storage.insights.latency({ ...range, bucket: undefined, filters: {} });
+      assert.equal(
+        latency.reduce((sum, r) => sum + r.requests, 0),
+        3,
+      );
+    });
+
     it('keeps a latency histogram: ln(1 + ms) * 8 bins, per bucket or for the whole range', async () => {
       const whole = await storage.insights.latency({
         from: T0,
