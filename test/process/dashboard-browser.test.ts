@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { UsageRecord } from '../../src/storage/ports.ts';
 import { sampleRecord } from '../contracts/storage-contract.ts';
-import { launchChromium, localOnlyContext } from '../helpers/browser.ts';
+import { CHROMIUM, launchChromium, localOnlyContext } from '../helpers/browser.ts';
 import { createGateway, type Harness } from '../helpers/gateway-harness.ts';
 
 const ADMIN_TOKEN = 'browser-test-admin-token-0123456789';
@@ -62,6 +62,7 @@ describe('dashboard in Chromium', () => {
   let page: Page;
 
   before(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y chromium`);
     gw = await createGateway({
       env: {
         ADMIN_TOKEN,
