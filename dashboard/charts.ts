@@ -13,6 +13,7 @@ import {
   Tooltip,
 } from 'chart.js';
 import { element } from './dom.ts';
+import { formatPercent } from './format.ts';
 
 Chart.register(
   BarController,
@@ -100,6 +101,27 @@ export function lines(
       })),
     },
     options: { scales: { y: { beginAtZero: true, title: { display: true, text: axisTitle } } } },
+  };
+}
+
+/** Shows a line chart of rates (0 to 1) in percent: the axis and tooltips format, the data stay the API's. */
+export function percentLines(config: ChartConfiguration<'line'>): ChartConfiguration<'line'> {
+  const percent = (value: number | string) => formatPercent(Number(value));
+  return {
+    ...config,
+    options: {
+      ...config.options,
+      scales: {
+        y: {
+          beginAtZero: true,
+          title: { display: true, text: 'Failed requests' },
+          ticks: { callback: percent },
+        },
+      },
+      plugins: {
+        tooltip: { callbacks: { label: (item) => `${item.dataset.label}: ${percent(item.parsed.y ?? 0)}` } },
+      },
+    },
   };
 }
 

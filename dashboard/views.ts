@@ -7,7 +7,7 @@ import {
   type TotalsRow,
   type UsageAnswer,
 } from './api.ts';
-import { drawChart, lines, stackedBars } from './charts.ts';
+import { drawChart, lines, percentLines, stackedBars } from './charts.ts';
 import { dataTable, element, table, tile } from './dom.ts';
 import { formatBucket, formatCount, formatMs, formatPercent, formatTime, formatUsd } from './format.ts';
 
@@ -137,10 +137,8 @@ export const errors: ViewLoader = async (range) => {
     ),
     drawChart(
       `Line chart: share of requests that failed per ${range.bucket}, in percent, ${range.label}`,
-      lines(
-        labels,
-        [{ label: 'Error rate (%)', data: usage.rows.map((r) => r.errorRate * 100) }],
-        'Failed requests (%)',
+      percentLines(
+        lines(labels, [{ label: 'Error rate', data: usage.rows.map((r) => r.errorRate) }], 'Failed requests'),
       ),
     ),
     dataTable(
