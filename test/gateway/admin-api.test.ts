@@ -86,6 +86,7 @@ describe('admin API', () => {
       'from=2026-02-30',
       'from=2026-03-02&to=2026-03-01',
       'from=yesterday',
+      'groupBy=hour&from=2026-01-01&to=2026-03-01',
     ]) {
       const reply = await gw.get(`/admin/api/usage?${query}`, { auth: false, headers: ADMIN });
       assert.equal(reply.status, 400, query);

@@ -29,6 +29,14 @@ export function parseRange(
   return { from, to };
 }
 
+const MAX_HOURLY_DAYS = 31;
+
+/** Hourly buckets are for short ranges: 31 days are 744 hours, and the answer stays small. */
+export function checkHourly(range: InsightRange, hourly: boolean, path: string): void {
+  if (hourly && range.to - range.from > MAX_HOURLY_DAYS * DAY_MS)
+    throw invalid(path, `hour buckets are for ranges of at most ${MAX_HOURLY_DAYS} days: use day`);
+}
+
 /** A comma-separated list of names from `allowed`, each at most once; `day` and `hour` exclude each other. */
 export function parseGroups<G extends string>(
   value: string | undefined,

@@ -8,7 +8,7 @@ import type { Storage } from '../../storage/ports.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { RefusalCounter } from '../limits/refusal-counter.ts';
 import type { UsageRecorder } from '../services/usage-recorder.ts';
-import { formatBucket, invalid, parseFilter, parseGroups, parseRange } from './admin-query.ts';
+import { checkHourly, formatBucket, invalid, parseFilter, parseGroups, parseRange } from './admin-query.ts';
 import { latencyPercentiles } from './latency-percentiles.ts';
 
 export const ADMIN_USAGE_GROUPS: readonly InsightGroup[] = [
@@ -62,6 +62,7 @@ export class AdminReports {
   async usage(query: Query) {
     const range = parseRange(query, this.#deps.now());
     const groupBy = parseGroups(query.groupBy, ADMIN_USAGE_GROUPS, ['day']);
+    checkHourly(range, groupBy.includes('hour'), '/groupBy');
     const filters = {
       ...optional('app', parseFilter(query.app, 'app')),
       ...optional('provider', parseFilter(query.provider, 'provider')),
@@ -85,6 +86,7 @@ export class AdminReports {
   async latency(query: Query) {
     const range = parseRange(query, this.#deps.now());
     const bucket = parseBucket(query.bucket);
+    checkHourly(range, bucket === 'hour', '/bucket');
     const filters = {
       ...optional('provider', parseFilter(query.provider, 'provider')),
       ...optional('model', parseFilter(query.model, 'model')),
@@ -119,6 +121,7 @@ export class AdminReports {
   async refusals(query: Query) {
     const range = parseRange(query, this.#deps.now());
     const groupBy = parseGroups(query.groupBy, REFUSAL_GROUPS, ['day']);
+    checkHourly(range, groupBy.includes('hour'), '/groupBy');
     const app = parseFilter(query.app, 'app');
     await this.#deps.refusals.flush();
     const [rows, total] = await Promise.all([
