@@ -69,6 +69,7 @@ function* records(count: number): Generator<UsageRecord[]> {
       app: `app-${app}`,
       operation: embed ? 'embed' : next() < 0.3 ? 'chat_stream' : 'chat',
       task: null,
+      frontDoor: next() < 0.6 ? 'native' : next() < 0.5 ? 'openai' : 'anthropic',
       provider,
       model,
       tokensIn: 50 + Math.floor(next() * 2000),
@@ -109,6 +110,10 @@ const QUESTIONS: [string, (s: Storage) => Promise<unknown>][] = [
   ],
   ['usage by day (tokens, errors)', (s) => s.insights.totals({ ...range, groupBy: ['day'], filters: {} })],
   ['usage by hour, 720 hours', (s) => s.insights.totals({ ...range, groupBy: ['hour'], filters: {} })],
+  [
+    'usage by day and front door',
+    (s) => s.insights.totals({ ...range, groupBy: dayBy('frontDoor'), filters: {} }),
+  ],
   ['usage by app (top apps)', (s) => s.insights.totals({ ...range, groupBy: ['app'], filters: {} })],
   [
     'usage of one app by day',

@@ -5,13 +5,15 @@
  * grain); callers round a range outwards before asking.
  */
 
-export type InsightGroup = 'hour' | 'day' | 'app' | 'provider' | 'model' | 'operation';
+export type InsightGroup = 'hour' | 'day' | 'app' | 'provider' | 'model' | 'operation' | 'frontDoor';
 
 export interface InsightFilters {
   app?: string;
   provider?: string;
   model?: string;
   operation?: string;
+  /** `native`, `openai` or `anthropic`: the door the request came in by. */
+  frontDoor?: string;
 }
 
 export interface InsightRange {
@@ -34,6 +36,7 @@ export interface InsightTotalsRow {
   provider?: string | null;
   model?: string | null;
   operation?: string;
+  frontDoor?: string;
   requests: number;
   errors: number;
   tokensIn: number;

@@ -30,6 +30,7 @@ const TOTALS_COLUMNS: Record<InsightGroup, string> = {
   provider: 'provider',
   model: 'model',
   operation: 'operation',
+  frontDoor: 'front_door AS front_door',
 };
 
 const REFUSAL_COLUMNS: Record<RefusalGroup, string> = {
@@ -80,6 +81,7 @@ const FILTER_COLUMNS: Record<keyof InsightFilters, string> = {
   provider: 'provider',
   model: 'model',
   operation: 'operation',
+  frontDoor: 'front_door',
 };
 
 function filterClauses(filters: InsightFilters): Source {
@@ -110,7 +112,7 @@ export class SqlLedgerInsights implements LedgerInsights {
     const source = rollupSource(
       query,
       { hourly: 'usage_hourly', daily: 'usage_daily' },
-      'app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd',
+      'app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd',
       query.filters,
       query.groupBy.includes('hour'),
     );
@@ -128,7 +130,10 @@ export class SqlLedgerInsights implements LedgerInsights {
         // Sums of binary floats: round to the 1e-10 dollars that pricing itself keeps.
         costUsd: Math.round(Number(row.cost_usd ?? 0) * 1e10) / 1e10,
       };
-      for (const group of query.groupBy) Object.assign(result, { [group]: groupValue(group, row[group]) });
+      for (const group of query.groupBy)
+        Object.assign(result, {
+          [group]: groupValue(group, row[group === 'frontDoor' ? 'front_door' : group]),
+        });
       return result;
     });
   }

@@ -23,7 +23,13 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
           tokensOut: 2,
           latencyMs: 10,
         }),
-        sampleRecord('a2', { app: 'web', createdAt: T0 + HOUR + 5, costUsd: 0.25, latencyMs: 100 }),
+        sampleRecord('a2', {
+          app: 'web',
+          frontDoor: 'openai',
+          createdAt: T0 + HOUR + 5,
+          costUsd: 0.25,
+          latencyMs: 100,
+        }),
         sampleRecord('a3', {
           app: 'batch',
           model: 'other-model',
@@ -65,6 +71,27 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
           [T0, 'web', 'gpt-4o-mini', 2, 0, 0.75],
           [T0 + DAY, 'batch', null, 1, 1, 0],
         ],
+      );
+    });
+
+    it('groups and filters by front door', async () => {
+      const range = { from: T0, to: T0 + 2 * DAY };
+      const rows = await storage.insights.totals({ ...range, groupBy: ['frontDoor'], filters: {} });
+      assert.deepEqual(
+        rows.map((r) => [r.frontDoor, r.requests]),
+        [
+          ['native', 3],
+          ['openai', 1],
+        ],
+      );
+      const openai = await storage.insights.totals({
+        ...range,
+        groupBy: ['app'],
+        filters: { frontDoor: 'openai' },
+      });
+      assert.deepEqual(
+        openai.map((r) => [r.app, r.costUsd]),
+        [['web', 0.25]],
       );
     });
 

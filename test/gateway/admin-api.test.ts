@@ -75,6 +75,11 @@ describe('admin API', () => {
     });
     assert.equal(filtered.body.totals.requests, 4);
     assert.match(filtered.body.rows[0].day, /^\d{4}-\d{2}-\d{2}$/);
+    const doors = await gw.get('/admin/api/usage?groupBy=frontDoor', { auth: false, headers: ADMIN });
+    assert.deepEqual(
+      doors.body.rows.map((r: { frontDoor: string }) => r.frontDoor),
+      ['native'],
+    );
     const hourly = await gw.get('/admin/api/usage?groupBy=hour,provider', { auth: false, headers: ADMIN });
     assert.match(hourly.body.rows[0].hour, /^\d{4}-\d{2}-\d{2}T\d{2}:00:00\.000Z$/);
   });

@@ -18,6 +18,7 @@ export const ADMIN_USAGE_GROUPS: readonly InsightGroup[] = [
   'provider',
   'model',
   'operation',
+  'frontDoor',
 ];
 export const REFUSAL_GROUPS: readonly RefusalGroup[] = ['app', 'day', 'hour', 'limit'];
 const MAX_FAILURES = 200;
@@ -68,6 +69,7 @@ export class AdminReports {
       ...optional('provider', parseFilter(query.provider, 'provider')),
       ...optional('model', parseFilter(query.model, 'model')),
       ...optional('operation', parseFilter(query.operation, 'operation')),
+      ...optional('frontDoor', parseFilter(query.frontDoor, 'frontDoor')),
     };
     await this.#deps.recorder.flush();
     const [rows, totals] = await Promise.all([

@@ -68,6 +68,7 @@ const STACK_BY = `
 <option value="app">App</option>
 <option value="model">Model</option>
 <option value="provider">Provider</option>
+<option value="frontDoor">Front door</option>
 </select></label>`;
 
 export function dashboardPage(): string {

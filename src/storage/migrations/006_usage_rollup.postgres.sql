@@ -9,12 +9,13 @@ CREATE TABLE usage_hourly (
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   operation TEXT NOT NULL,
+  front_door TEXT NOT NULL,
   requests BIGINT NOT NULL,
   errors BIGINT NOT NULL,
   tokens_in BIGINT NOT NULL,
   tokens_out BIGINT NOT NULL,
   cost_usd DOUBLE PRECISION NOT NULL,
-  PRIMARY KEY (hour, app, provider, model, operation)
+  PRIMARY KEY (hour, app, provider, model, operation, front_door)
 );
 
 CREATE TABLE usage_daily (
@@ -23,12 +24,13 @@ CREATE TABLE usage_daily (
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   operation TEXT NOT NULL,
+  front_door TEXT NOT NULL,
   requests BIGINT NOT NULL,
   errors BIGINT NOT NULL,
   tokens_in BIGINT NOT NULL,
   tokens_out BIGINT NOT NULL,
   cost_usd DOUBLE PRECISION NOT NULL,
-  PRIMARY KEY (day, app, provider, model, operation)
+  PRIMARY KEY (day, app, provider, model, operation, front_door)
 );
 
 -- Request latency as a histogram per provider and model (which one is slow; per app it would
@@ -68,11 +70,11 @@ LOCK TABLE usage_requests IN SHARE ROW EXCLUSIVE MODE;
 
 CREATE FUNCTION usage_requests_rollup() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO usage_hourly AS r (hour, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
-  SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+  INSERT INTO usage_hourly AS r (hour, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
+  SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation, front_door,
     COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
-  FROM new_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-  ON CONFLICT (hour, app, provider, model, operation) DO UPDATE SET
+  FROM new_rows GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+  ON CONFLICT (hour, app, provider, model, operation, front_door) DO UPDATE SET
     requests = r.requests + EXCLUDED.requests,
     errors = r.errors + EXCLUDED.errors,
     tokens_in = r.tokens_in + EXCLUDED.tokens_in,
@@ -83,11 +85,11 @@ BEGIN
     floor(ln(1 + latency_ms) * 8)::integer, COUNT(*)
   FROM new_rows GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
   ON CONFLICT (hour, provider, model, bin) DO UPDATE SET requests = l.requests + EXCLUDED.requests;
-  INSERT INTO usage_daily AS r (day, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
-  SELECT created_at / 86400000 * 86400000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+  INSERT INTO usage_daily AS r (day, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
+  SELECT created_at / 86400000 * 86400000, app, COALESCE(provider, ''), COALESCE(model, ''), operation, front_door,
     COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
-  FROM new_rows GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-  ON CONFLICT (day, app, provider, model, operation) DO UPDATE SET
+  FROM new_rows GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6
+  ON CONFLICT (day, app, provider, model, operation, front_door) DO UPDATE SET
     requests = r.requests + EXCLUDED.requests,
     errors = r.errors + EXCLUDED.errors,
     tokens_in = r.tokens_in + EXCLUDED.tokens_in,
@@ -105,20 +107,20 @@ $$;
 CREATE TRIGGER usage_requests_rollup AFTER INSERT ON usage_requests
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION usage_requests_rollup();
 
-INSERT INTO usage_hourly (hour, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
-SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+INSERT INTO usage_hourly (hour, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
+SELECT created_at / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation, front_door,
   COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
-FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+FROM usage_requests GROUP BY 1, 2, 3, 4, 5, 6;
 
 INSERT INTO usage_latency_hourly (hour, provider, model, bin, requests)
 SELECT created_at / 3600000 * 3600000, COALESCE(provider, ''), COALESCE(model, ''),
   floor(ln(1 + latency_ms) * 8)::integer, COUNT(*)
 FROM usage_requests GROUP BY 1, 2, 3, 4;
 
-INSERT INTO usage_daily (day, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
-SELECT created_at / 86400000 * 86400000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+INSERT INTO usage_daily (day, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
+SELECT created_at / 86400000 * 86400000, app, COALESCE(provider, ''), COALESCE(model, ''), operation, front_door,
   COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
-FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+FROM usage_requests GROUP BY 1, 2, 3, 4, 5, 6;
 
 INSERT INTO usage_latency_daily (day, provider, model, bin, requests)
 SELECT created_at / 86400000 * 86400000, COALESCE(provider, ''), COALESCE(model, ''),

@@ -11,12 +11,13 @@ CREATE TABLE usage_hourly (
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   operation TEXT NOT NULL,
+  front_door TEXT NOT NULL,
   requests BIGINT NOT NULL,
   errors BIGINT NOT NULL,
   tokens_in BIGINT NOT NULL,
   tokens_out BIGINT NOT NULL,
   cost_usd DOUBLE PRECISION NOT NULL,
-  PRIMARY KEY (hour, app, provider, model, operation)
+  PRIMARY KEY (hour, app, provider, model, operation, front_door)
 );
 
 CREATE TABLE usage_daily (
@@ -25,12 +26,13 @@ CREATE TABLE usage_daily (
   provider TEXT NOT NULL,
   model TEXT NOT NULL,
   operation TEXT NOT NULL,
+  front_door TEXT NOT NULL,
   requests BIGINT NOT NULL,
   errors BIGINT NOT NULL,
   tokens_in BIGINT NOT NULL,
   tokens_out BIGINT NOT NULL,
   cost_usd DOUBLE PRECISION NOT NULL,
-  PRIMARY KEY (day, app, provider, model, operation)
+  PRIMARY KEY (day, app, provider, model, operation, front_door)
 );
 
 -- Request latency as a histogram per provider and model (which one is slow; per app it would
@@ -65,20 +67,20 @@ CREATE TABLE limit_refusals_hourly (
 -- Recent failed requests, newest first, without reading the successful ones.
 CREATE INDEX usage_requests_failures ON usage_requests (created_at) WHERE status >= 400;
 
-INSERT INTO usage_hourly (hour, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
-SELECT CAST(created_at AS INTEGER) / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+INSERT INTO usage_hourly (hour, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
+SELECT CAST(created_at AS INTEGER) / 3600000 * 3600000, app, COALESCE(provider, ''), COALESCE(model, ''), operation, front_door,
   COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
-FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+FROM usage_requests GROUP BY 1, 2, 3, 4, 5, 6;
 
 INSERT INTO usage_latency_hourly (hour, provider, model, bin, requests)
 SELECT CAST(created_at AS INTEGER) / 3600000 * 3600000, COALESCE(provider, ''), COALESCE(model, ''),
   CAST(floor(ln(1 + latency_ms) * 8) AS INTEGER), COUNT(*)
 FROM usage_requests GROUP BY 1, 2, 3, 4;
 
-INSERT INTO usage_daily (day, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
-SELECT CAST(created_at AS INTEGER) / 86400000 * 86400000, app, COALESCE(provider, ''), COALESCE(model, ''), operation,
+INSERT INTO usage_daily (day, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
+SELECT CAST(created_at AS INTEGER) / 86400000 * 86400000, app, COALESCE(provider, ''), COALESCE(model, ''), operation, front_door,
   COUNT(*), SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END), SUM(tokens_in), SUM(tokens_out), SUM(cost_usd)
-FROM usage_requests GROUP BY 1, 2, 3, 4, 5;
+FROM usage_requests GROUP BY 1, 2, 3, 4, 5, 6;
 
 INSERT INTO usage_latency_daily (day, provider, model, bin, requests)
 SELECT CAST(created_at AS INTEGER) / 86400000 * 86400000, COALESCE(provider, ''), COALESCE(model, ''),
@@ -87,11 +89,11 @@ FROM usage_requests GROUP BY 1, 2, 3, 4;
 
 CREATE TRIGGER usage_requests_rollup AFTER INSERT ON usage_requests
 BEGIN
-  INSERT INTO usage_hourly (hour, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
+  INSERT INTO usage_hourly (hour, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
   VALUES (CAST(NEW.created_at AS INTEGER) / 3600000 * 3600000, NEW.app, COALESCE(NEW.provider, ''),
-    COALESCE(NEW.model, ''), NEW.operation, 1, CASE WHEN NEW.status >= 400 THEN 1 ELSE 0 END,
+    COALESCE(NEW.model, ''), NEW.operation, NEW.front_door, 1, CASE WHEN NEW.status >= 400 THEN 1 ELSE 0 END,
     NEW.tokens_in, NEW.tokens_out, NEW.cost_usd)
-  ON CONFLICT (hour, app, provider, model, operation) DO UPDATE SET
+  ON CONFLICT (hour, app, provider, model, operation, front_door) DO UPDATE SET
     requests = requests + 1,
     errors = errors + excluded.errors,
     tokens_in = tokens_in + excluded.tokens_in,
@@ -101,11 +103,11 @@ BEGIN
   VALUES (CAST(NEW.created_at AS INTEGER) / 3600000 * 3600000, COALESCE(NEW.provider, ''),
     COALESCE(NEW.model, ''), CAST(floor(ln(1 + NEW.latency_ms) * 8) AS INTEGER), 1)
   ON CONFLICT (hour, provider, model, bin) DO UPDATE SET requests = requests + 1;
-  INSERT INTO usage_daily (day, app, provider, model, operation, requests, errors, tokens_in, tokens_out, cost_usd)
+  INSERT INTO usage_daily (day, app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd)
   VALUES (CAST(NEW.created_at AS INTEGER) / 86400000 * 86400000, NEW.app, COALESCE(NEW.provider, ''),
-    COALESCE(NEW.model, ''), NEW.operation, 1, CASE WHEN NEW.status >= 400 THEN 1 ELSE 0 END,
+    COALESCE(NEW.model, ''), NEW.operation, NEW.front_door, 1, CASE WHEN NEW.status >= 400 THEN 1 ELSE 0 END,
     NEW.tokens_in, NEW.tokens_out, NEW.cost_usd)
-  ON CONFLICT (day, app, provider, model, operation) DO UPDATE SET
+  ON CONFLICT (day, app, provider, model, operation, front_door) DO UPDATE SET
     requests = requests + 1,
     errors = errors + excluded.errors,
     tokens_in = tokens_in + excluded.tokens_in,
