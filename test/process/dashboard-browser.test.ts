@@ -37,6 +37,7 @@ function seedRecords(now: number): UsageRecord[] {
     records.push(
       sampleRecord(`seed-${i}`, {
         app: apps[(i + Math.floor(i / 3)) % 3] as string,
+        frontDoor: (['native', 'openai', 'anthropic'] as const)[Math.floor(i / 9) % 3] as 'native',
         provider,
         model,
         operation: model.includes('embedding') ? 'embed' : 'chat',
