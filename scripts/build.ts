@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { writePriceTable } from './extract-prices.ts';
 
 /**
  * `npm run build` (and `npm start` before it starts): compiles src/ to dist/ with tsc, which also
@@ -12,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../', import.meta.url));
 const tsc = fileURLToPath(new URL('../node_modules/.bin/tsc', import.meta.url));
 
+// The price book's compact tables come from the installed pricing package (see extract-prices.ts).
+if (writePriceTable()) console.log('price tables regenerated from the installed @pydantic/genai-prices');
 try {
   execFileSync(tsc, ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 } catch {

@@ -49,5 +49,7 @@ export async function registerServerCardRoutes(app: FastifyInstance, deps: Serve
 async function buildCard(deps: ServerCardDeps): Promise<CachedDocument> {
   const { describeSiteMcpServer } = await import('../mcp/describe-site-mcp-server.ts');
   const server = await describeSiteMcpServer(deps.context);
-  return prepareJsonDocument(buildServerCard({ publicSiteUrl: deps.publicSiteUrl, mcpUrl: deps.mcpUrl, server }));
+  return prepareJsonDocument(
+    buildServerCard({ publicSiteUrl: deps.publicSiteUrl, mcpUrl: deps.mcpUrl, server }),
+  );
 }
