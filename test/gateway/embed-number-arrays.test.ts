@@ -31,7 +31,7 @@ describe('embeddings from an upstream that answers JSON number arrays', () => {
   after(() => server.close());
 
   const first = [0.0123456789012345, -0.98765432109876, 1.5e-7, -3e-12, 0.5];
-  const second = [1, -2, 2.5e2, 0.333333333333333333333];
+  const second = [1, -2, 2.5e2, 1 / 3];
 
   it('answers the float32 each number names, for several inputs, in input order', async () => {
     // Items out of order, with whitespace and exponents as a Python server writes them.
