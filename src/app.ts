@@ -13,6 +13,7 @@ import {
   buildRegistry,
   type ProviderRegistry,
 } from './gateway/providers/registry.ts';
+import { modelAddressingWarnings } from './gateway/services/address-model.ts';
 import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { startUsageRetention } from './gateway/services/usage-retention.ts';
@@ -96,6 +97,9 @@ async function buildOpening(
   opened.push(() => registry.close());
   // The tokenizer (about 70 MB) is loaded by the first request that needs it, not here: see
   // docs/performance.md for what that first request pays.
+  if (config.surfaces.gateway) {
+    for (const warning of modelAddressingWarnings({ config, registry })) logger.warn(warning);
+  }
   const recorder = new UsageRecorder(
     storage.usage,
     logger.child({ component: 'usage' }),

@@ -73,6 +73,11 @@ export class SchemaCompiler {
     return this.#draft07Instance;
   }
 
+  /** The deepest nesting a schema may have (json.maxSchemaDepth). */
+  get maxDepth(): number {
+    return this.#settings.maxSchemaDepth;
+  }
+
   compile(schema: unknown): CompiledSchema {
     // Before JSON.stringify, which recurses and overflowed the stack at ~5,000 levels.
     assertDepthWithin(schema, this.#settings.maxSchemaDepth);
