@@ -1,32 +1,20 @@
 /**
  * Reads one JSON number from text straight to the float32 it rounds to, without a substring or
- * a double parse per number in the common case. The digits are gathered into a double (exact up
- * to 15 digits, within a few units in the last place past that) and scaled by a power of ten;
- * the float32 nearest that double is the float32 nearest the decimal unless the double lies
- * within its own error of a tie between two float32s, and only then is the decimal parsed
- * exactly (`Number`). An upstream's numbers are float32s printed in full, far from any tie, so
- * that path is rare. The result equals `Math.fround(JSON.parse(number))` for every JSON number
- * (property-tested).
+ * a double parse per number in the common case. The first 15 significant digits are gathered
+ * into an integer `m` (exact in a double) and scaled by 10^e with |e| <= 22 (exact too), so
+ * `m × 10^e` is the correctly rounded double of those digits (Clinger's fast path). When digits
+ * were cut, the number lies between `m × 10^e` and `(m + 1) × 10^e`: if both round to the same
+ * float32, so does the number (rounding is monotonic); only otherwise, or past that exponent
+ * range, is the text parsed exactly (`Number`). An upstream's numbers are float32s printed in
+ * full (up to 17 digits), far from a tie, so that path is rare. The result equals
+ * `Math.fround(JSON.parse(number))` for every JSON number (property-tested).
  */
 
-/** 10^k as the nearest double for k in [-400, 400]; exact for |k| <= 22. */
-const POW10_OFFSET = 400;
-const POW10 = new Float64Array(2 * POW10_OFFSET + 1);
-for (let k = -POW10_OFFSET; k <= POW10_OFFSET; k++) POW10[k + POW10_OFFSET] = Number(`1e${k}`);
+/** 10^k for k in [0, 22]: every one exact in a double. */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
-/** Digits gathered into the mantissa; past these only the exponent moves (19 digits: 1e-19 relative). */
-const MAX_DIGITS = 19;
-
-const scratch32 = new Float32Array(1);
-const bits32 = new Uint32Array(scratch32.buffer);
-
-/** Half the gap above the float32 `f` (below a power of two the gap is half that: see the check). */
-function halfGap(f: number): number {
-  scratch32[0] = f;
-  const exponent = ((bits32[0] as number) >>> 23) & 0xff;
-  // Subnormals (and zero) are 2^-149 apart.
-  return exponent === 0 ? 2 ** -150 : 2 ** (exponent - 127 - 24);
-}
+/** Significant digits gathered; an integer of 15 digits is exact in a double. */
+const MAX_DIGITS = 15;
 
 const DIGIT_0 = 48;
 const MINUS = 45;
@@ -53,6 +41,8 @@ export function readFloat32(text: string, start: number, out: Float32Read): void
   let mantissa = 0;
   let digits = 0;
   let exponent = 0;
+  // A nonzero digit was cut: the number lies above mantissa × 10^exponent, below the next.
+  let cut = false;
   let c = text.charCodeAt(i);
   if (c === DIGIT_0) {
     i++;
@@ -63,7 +53,10 @@ export function readFloat32(text: string, start: number, out: Float32Read): void
       if (digits < MAX_DIGITS) {
         mantissa = mantissa * 10 + c;
         digits++;
-      } else exponent++;
+      } else {
+        exponent++;
+        if (c !== 0) cut = true;
+      }
     }
   } else {
     out.end = -1;
@@ -81,6 +74,7 @@ export function readFloat32(text: string, start: number, out: Float32Read): void
         digits++;
         exponent--;
       } else if (digits === 0) exponent--;
+      else if (c !== 0) cut = true;
     }
     if (i === first) {
       out.end = -1;
@@ -111,26 +105,21 @@ export function readFloat32(text: string, start: number, out: Float32Read): void
     exponent += sign * written;
   }
   out.end = i;
-  let value: number;
-  if (mantissa === 0) value = 0;
-  else if (exponent < -POW10_OFFSET || exponent > POW10_OFFSET)
-    value = exponent < 0 ? 0 : Number.POSITIVE_INFINITY;
-  else if (exponent < -300) value = mantissa / (POW10[-exponent - 300 + POW10_OFFSET] as number) / 1e300;
-  else
-    value =
-      exponent >= 0
-        ? mantissa * (POW10[exponent + POW10_OFFSET] as number)
-        : mantissa / (POW10[-exponent + POW10_OFFSET] as number);
-  let f = Math.fround(value);
-  // Near a tie between two float32s the double's small error could pick the wrong one: parse exactly.
-  if (digits > 15 || exponent < -22 || exponent > 22 || value > 1e38 || (value !== 0 && value < 1e-37)) {
-    const gap = halfGap(f);
-    const distance = Math.abs(value - f);
-    const tolerance = gap * 2 ** -21;
-    const nearTie = Math.abs(distance - gap) <= tolerance || Math.abs(distance - gap / 2) <= tolerance;
-    if (nearTie || !Number.isFinite(f) || f === 0) {
-      f = Math.fround(Number(text.slice(negative ? start + 1 : start, i)));
+  let f: number;
+  if (mantissa === 0) {
+    f = 0;
+  } else if (exponent >= -22 && exponent <= 22) {
+    const scale = POW10[exponent < 0 ? -exponent : exponent] as number;
+    f = Math.fround(exponent < 0 ? mantissa / scale : mantissa * scale);
+    if (cut && Math.fround(exponent < 0 ? (mantissa + 1) / scale : (mantissa + 1) * scale) !== f) {
+      f = exactFloat32(text, negative ? start + 1 : start, i);
     }
+  } else {
+    f = exactFloat32(text, negative ? start + 1 : start, i);
   }
   out.value = negative ? -f : f;
+}
+
+function exactFloat32(text: string, start: number, end: number): number {
+  return Math.fround(Number(text.slice(start, end)));
 }
