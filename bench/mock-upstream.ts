@@ -8,7 +8,7 @@ import {
   syntheticStream,
   writeEventsPaced,
 } from '../test/helpers/mock-openai-server.ts';
-import { BURST_MARKER } from './scenarios.ts';
+import { BURST_MARKER, JSON_EMBED_MODEL } from './scenarios.ts';
 
 /**
  * The benchmark's upstream: an OpenAI-compatible server in its own process that serves
@@ -68,6 +68,24 @@ const EMBEDDING_RING = 64;
 const embeddings = Array.from({ length: EMBEDDING_RING }, (_, seed) => embeddingsBody(embedDims, seed));
 let nextEmbedding = 0;
 
+/**
+ * The same vectors as JSON number arrays, for `embed-json`: each float32 printed as the double it
+ * is, in full (`-0.0071659265`… up to 17 digits), as servers that hold float32 vectors and write
+ * them through a double's formatting do (OpenAI's own `float` answers look so).
+ */
+function jsonEmbeddingsBody(dims: number, seed: number): Buffer {
+  const numbers: string[] = [];
+  for (let i = 0; i < dims; i++)
+    numbers.push(String(Math.fround(Math.sin((i + seed * dims) * 12.9898) * 0.08)));
+  return Buffer.from(
+    `{"object":"list","data":[{"object":"embedding","index":0,"embedding":[${numbers.join(',')}]}],` +
+      `"model":"${JSON_EMBED_MODEL}","usage":{"prompt_tokens":5,"total_tokens":5}}`,
+  );
+}
+const jsonEmbeddings = Array.from({ length: EMBEDDING_RING }, (_, seed) =>
+  jsonEmbeddingsBody(embedDims, seed),
+);
+
 function writeStream(res: ServerResponse, burst: boolean): void {
   res.writeHead(200, SSE_HEADERS);
   if (chunkDelayMs <= 0 || burst) {
@@ -79,7 +97,8 @@ function writeStream(res: ServerResponse, burst: boolean): void {
 
 function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   if (req.url === '/v1/embeddings') {
-    res.writeHead(200, JSON_HEADERS).end(embeddings[nextEmbedding++ % EMBEDDING_RING]);
+    const ring = body.includes(JSON_EMBED_MODEL) ? jsonEmbeddings : embeddings;
+    res.writeHead(200, JSON_HEADERS).end(ring[nextEmbedding++ % EMBEDDING_RING]);
   } else if (body.includes('"stream":true')) {
     writeStream(res, body.includes(BURST_MARKER));
   } else if (body.includes('"response_format"')) {

@@ -31,6 +31,23 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** Idle RSS (once started, before a request) and peak RSS (VmHWM over the run), MiB. */
+export function memoryTable(rss: PeakRss): string {
+  return table(
+    [
+      'RSS, MiB',
+      '(c) gateway alone',
+      'npm start (both surfaces, defaults)',
+      '(b) forwarder',
+      "(b) on the gateway's start settings",
+    ],
+    [
+      ['idle, after start-up', f0(rss.idleGateway), f0(rss.idleBothSurfaces), f0(rss.idleForwarder), '–'],
+      ['peak over the run (VmHWM)', f0(rss.gateway), '–', f0(rss.forwarder), f0(rss.forwarderGatewayFlags)],
+    ],
+  );
+}
+
 /** Requests per second, latency, added latency against (a) and throughput against (b). */
 export function requestTable(rows: readonly CaseResult[]): string {
   const body = rows

@@ -14,6 +14,7 @@ import {
   baselineLabel,
   baselineTable,
   machineLines,
+  memoryTable,
   type RunMeta,
   requestTable,
   streamTable,
@@ -35,7 +36,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0.5' },
-    workloads: { type: 'string', default: 'chat,stream,stream-burst,embed,json' },
+    workloads: { type: 'string', default: 'chat,stream,stream-burst,embed,embed-json,json' },
     concurrency: { type: 'string', default: '1,50' },
     variants: { type: 'boolean', default: true },
     write: { type: 'boolean', default: true },
@@ -90,6 +91,43 @@ async function gateway(
   return server;
 }
 
+/** Settled RSS once started, before any request. */
+async function settledRssMb(server: Server): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  return memory(server.pid).rssMb;
+}
+const IDLE_SETTLE_MS = 1_000;
+
+/**
+ * Idle RSS, before the first request: the benchmark's gateway (alone, every slot on the mock), the
+ * forwarder, and `npm start` with its embedded defaults (both surfaces, simulated slots), started
+ * for the reading and stopped.
+ */
+async function idleMemory(
+  gatewayAlone: Server,
+  forwarder: Server,
+): Promise<Pick<PeakRss, 'idleGateway' | 'idleBothSurfaces' | 'idleForwarder'>> {
+  const idleGateway = await settledRssMb(gatewayAlone);
+  const idleForwarder = memory(forwarder.pid).rssMb;
+  const defaults = await startGateway({
+    env: {
+      GATEWAY_PORT: String(await freePort()),
+      SITE_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      DATA_DIR: join(tempDir, 'data-defaults'),
+      NODE_ENV: 'production',
+    },
+    logFile: join(tempDir, 'gateway-defaults.log'),
+  });
+  running.push(defaults);
+  const idleBothSurfaces = await settledRssMb(defaults);
+  await defaults.stop();
+  log(
+    `idle RSS: gateway alone ${idleGateway.toFixed(1)} MiB, npm start defaults ${idleBothSurfaces.toFixed(1)} MiB`,
+  );
+  return { idleGateway, idleBothSurfaces, idleForwarder };
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   const speedAtStart = measureBoxSpeed();
@@ -106,6 +144,7 @@ async function main(): Promise<void> {
   running.push(forwarder);
   const main = await gateway('default', {}, mock.port);
   const servers: Record<Target, Server> = { direct: mock, forwarder, gateway: main };
+  const idle = await idleMemory(main, forwarder);
 
   const measure = (
     target: Target,
@@ -175,6 +214,7 @@ async function main(): Promise<void> {
   for (const workload of workloads)
     await measure('forwarder', sameFlags, workload, Math.max(...concurrencies), seconds, warmupSeconds);
   const rss: PeakRss = {
+    ...idle,
     gateway: gatewayPeakRssMb,
     forwarder: forwarderPeakRssMb,
     forwarderGatewayFlags: memory(sameFlags.pid).peakRssMb,
@@ -287,6 +327,10 @@ async function main(): Promise<void> {
     '## Targets',
     '',
     targetTable(checks),
+    '',
+    '## Memory',
+    '',
+    memoryTable(rss),
     '',
     '## Requests (non-streaming)',
     '',

@@ -4,7 +4,7 @@
  * and (c) move the same answer.
  */
 
-export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'json';
+export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'embed-json' | 'json';
 
 export const STREAM_WORKLOADS: readonly Workload[] = ['stream', 'stream-burst'];
 
@@ -35,12 +35,18 @@ const PERSON_SCHEMA = {
   additionalProperties: false,
 };
 const EMBED_TEXT = 'The quick brown fox jumps over the lazy dog';
+/**
+ * Asked for this model, the mock answers JSON number arrays whatever `encoding_format` says, as
+ * many OpenAI-compatible servers (and OpenAI itself for `float`) do: `embed-json`.
+ */
+export const JSON_EMBED_MODEL = 'text-embedding-json-numbers';
 
 const GATEWAY_BODIES: Record<Workload, { path: string; body: unknown }> = {
   chat: { path: '/v1/chat', body: { messages: PROMPT } },
   stream: { path: '/v1/chat', body: { messages: PROMPT, stream: true } },
   'stream-burst': { path: '/v1/chat', body: { messages: BURST_PROMPT, stream: true } },
   embed: { path: '/v1/embed', body: { input: EMBED_TEXT } },
+  'embed-json': { path: '/v1/embed', body: { input: EMBED_TEXT, model: JSON_EMBED_MODEL } },
   json: { path: '/v1/json', body: { messages: PROMPT, schemaName: 'person', schema: PERSON_SCHEMA } },
 };
 
@@ -63,6 +69,10 @@ const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
   embed: {
     path: '/v1/embeddings',
     body: { model: 'text-embedding-3-small', input: [EMBED_TEXT], encoding_format: 'base64' },
+  },
+  'embed-json': {
+    path: '/v1/embeddings',
+    body: { model: JSON_EMBED_MODEL, input: [EMBED_TEXT], encoding_format: 'base64' },
   },
   json: {
     path: '/v1/chat/completions',

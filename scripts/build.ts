@@ -2,17 +2,21 @@ import { execFileSync } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { buildDashboard } from './build-dashboard.ts';
+import { writePriceTable } from './extract-prices.ts';
 
 /**
  * `npm run build` (and `npm start` before it starts): compiles src/ to dist/ with tsc, which also
  * rewrites the `.ts` import specifiers to `.js` and copies the plain-JS ledger worker, then copies
- * the SQL migrations, which tsc does not, and bundles the dashboard (build-dashboard.ts). Production runs the JavaScript: loading TypeScript through
+ * the SQL migrations, which tsc does not, and bundles the dashboard (build-dashboard.ts).
+ * Production runs the JavaScript: loading TypeScript through
  * Node's type stripper keeps its WebAssembly compiler in memory for the life of the process
  * (about 25 MiB of RSS; see docs/decisions/0005-production-runs-compiled-javascript.md).
  */
 const root = fileURLToPath(new URL('../', import.meta.url));
 const tsc = fileURLToPath(new URL('../node_modules/.bin/tsc', import.meta.url));
 
+// The price book's compact tables come from the installed pricing package (see extract-prices.ts).
+if (writePriceTable()) console.log('price tables regenerated from the installed @pydantic/genai-prices');
 try {
   execFileSync(tsc, ['-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 } catch {

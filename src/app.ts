@@ -1,10 +1,9 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Config, PROVIDER_SLOTS } from './config/config-types.ts';
+import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
-import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
@@ -103,8 +102,8 @@ async function buildOpening(
   await priceBook.load();
   const registry = buildRegistry(config, options.adapterFactories);
   opened.push(() => registry.close());
-  // The simulated provider counts tokens on every answer: load the tokenizer now, not on the first request.
-  if (PROVIDER_SLOTS.some((slot) => config.providers[slot].kind === 'simulated')) await loadTokenizer();
+  // The tokenizer (about 70 MB) is loaded by the first request that needs it, not here: see
+  // docs/performance.md for what that first request pays.
   if (config.surfaces.gateway) {
     for (const warning of modelAddressingWarnings({ config, registry })) logger.warn(warning);
   }

@@ -4,6 +4,7 @@ import { ConfigError } from './config/config-error.ts';
 import { loadConfig } from './config/load-config.ts';
 import { exitWith } from './platform/exit-process.ts';
 import { createLogger } from './platform/logger.ts';
+import { reclaimStartUpMemory } from './platform/reclaim-start-up-memory.ts';
 
 const REQUIRED_NODE_MAJOR = 24;
 
@@ -34,6 +35,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: config.logLevel });
   const app = await buildApplication(config, logger);
+  reclaimStartUpMemory();
 
   if (app.gateway !== undefined) {
     await app.gateway.listen({ port: config.gatewayPort, host: config.host });

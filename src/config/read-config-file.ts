@@ -1,10 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
-import { parse as parseYaml } from 'yaml';
+import { createRequire } from 'node:module';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { ConfigError } from './config-error.ts';
 import { type ConfigFile, ConfigFileSchema } from './config-file-schema.ts';
 
-const validateFile = new Ajv({ allErrors: false, strict: false }).compile<ConfigFile>(ConfigFileSchema);
+/**
+ * The YAML parser and the file's compiled validator are made when a file is read: an instance
+ * configured by its environment alone never holds them (about 5 MB of RSS; docs/performance.md).
+ * `loadConfig` is synchronous, hence `require` (yaml ships CommonJS) rather than `import()`.
+ */
+const require = createRequire(import.meta.url);
+let validator: ValidateFunction<ConfigFile> | undefined;
+function fileValidator(): ValidateFunction<ConfigFile> {
+  validator ??= new Ajv({ allErrors: false, strict: false }).compile<ConfigFile>(ConfigFileSchema);
+  return validator;
+}
 
 /** Reads and checks the YAML config file; every error names the file and the key. */
 export function readConfigFile(path: string): ConfigFile {
@@ -17,6 +27,8 @@ export function readConfigFile(path: string): ConfigFile {
       `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   }
+  const { parse: parseYaml } = require('yaml') as typeof import('yaml');
+  const validateFile = fileValidator();
   let parsed: unknown;
   try {
     parsed = parseYaml(text) ?? {};

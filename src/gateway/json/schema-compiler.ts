@@ -23,6 +23,22 @@ const DRAFT_2020 = new Set([
   'https://json-schema.org/draft/2020-12/schema#',
 ]);
 
+// strict: false because the spec says unknown keywords are ignored, and callers' schemas carry
+// annotations (title, examples, x-…) that strict mode would reject.
+const AJV_OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  logger: false as const,
+  code: { regExp: linearRegExpEngine },
+};
+
+function withFormats<A extends Ajv | Ajv2020>(ajv: A): A {
+  addFormats.default(ajv);
+  replaceUniqueItems(ajv);
+  return ajv;
+}
+
 export interface CompiledSchema {
   validate(value: unknown): FieldIssue[];
 }
@@ -37,27 +53,24 @@ export interface CompiledSchema {
  */
 export class SchemaCompiler {
   readonly #settings: JsonOutputSettings;
-  readonly #draft2020: Ajv2020;
-  readonly #draft07: Ajv;
+  #draft2020Instance: Ajv2020 | undefined;
+  #draft07Instance: Ajv | undefined;
   readonly #cache = new Map<string, CompiledSchema>();
 
   constructor(settings: JsonOutputSettings) {
     this.#settings = settings;
-    // strict: false because the spec says unknown keywords are ignored, and callers' schemas
-    // carry annotations (title, examples, x-…) that strict mode would reject.
-    const options = {
-      strict: false,
-      allErrors: true,
-      validateFormats: true,
-      logger: false as const,
-      code: { regExp: linearRegExpEngine },
-    };
-    this.#draft2020 = new Ajv2020(options);
-    this.#draft07 = new Ajv(options);
-    addFormats.default(this.#draft2020);
-    addFormats.default(this.#draft07);
-    replaceUniqueItems(this.#draft2020);
-    replaceUniqueItems(this.#draft07);
+  }
+
+  // Each Ajv instance (its meta-schemas and format checks) is made by the first schema of its
+  // draft: an instance that never serves /v1/json never holds them.
+  get #draft2020(): Ajv2020 {
+    this.#draft2020Instance ??= withFormats(new Ajv2020(AJV_OPTIONS));
+    return this.#draft2020Instance;
+  }
+
+  get #draft07(): Ajv {
+    this.#draft07Instance ??= withFormats(new Ajv(AJV_OPTIONS));
+    return this.#draft07Instance;
   }
 
   /** The deepest nesting a schema may have (json.maxSchemaDepth). */

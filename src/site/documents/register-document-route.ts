@@ -23,12 +23,13 @@ const NOT_MODIFIED = { description: 'Not modified: If-None-Match matched the cur
 /**
  * GET (and, by Fastify's default, HEAD) of one cached document with ETag/304, cache headers and,
  * unless told otherwise, CORS for any origin. `load` returns the document; it may build it on
- * first use (the OpenAPI document only exists once every route is registered).
+ * first use (the OpenAPI document only exists once every route is registered), and may return a
+ * promise of it (the MCP server card loads the MCP SDK only when it is first asked for).
  */
 export function registerDocumentRoute(
   app: FastifyInstance,
   route: DocumentRoute,
-  load: () => CachedDocument,
+  load: () => CachedDocument | Promise<CachedDocument>,
 ): void {
   app.get(
     route.path,
@@ -49,6 +50,12 @@ export function registerDocumentRoute(
         },
       },
     },
-    (request, reply) => serveDocument(request, reply, load(), { cors: true, ...route.serve }),
+    (request, reply) => {
+      const document = load();
+      const options = { cors: true, ...route.serve };
+      return document instanceof Promise
+        ? document.then((built) => serveDocument(request, reply, built, options))
+        : serveDocument(request, reply, document, options);
+    },
   );
 }

@@ -1,7 +1,5 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { toApiError } from '../../platform/error-handler.ts';
-import { createSiteMcpServer } from './create-site-mcp-server.ts';
 import { JSON_RPC, sendJsonRpcError } from './json-rpc-error.ts';
 import { mcpRouteSchemas } from './mcp-route-schemas.ts';
 import { createOriginPolicy } from './origin-policy.ts';
@@ -16,14 +14,18 @@ export interface McpRouteDeps {
 }
 
 export const MCP_PATH = '/mcp';
-/** Hop-by-hop and framing headers describe Fastify's connection, not the request handed to the SDK. */
-const SKIPPED_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-]);
+/**
+ * The MCP SDK and zod (about 40 MB of RSS together) are loaded by the first POST /mcp, not at
+ * start-up: a site that is never asked over MCP never pays for them.
+ */
+let serving: Promise<typeof import('./serve-mcp-post.ts')> | undefined;
+function loadMcpServing(): Promise<typeof import('./serve-mcp-post.ts')> {
+  serving ??= import('./serve-mcp-post.ts').catch((error: unknown) => {
+    serving = undefined;
+    throw error;
+  });
+  return serving;
+}
 const PREFLIGHT_HEADERS =
   'Content-Type, Accept, Authorization, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID';
 
@@ -71,9 +73,10 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
       }
     });
 
-    mcp.post(MCP_PATH, { schema: mcpRouteSchemas.post }, (request, reply) =>
-      handlePost(request, reply, deps),
-    );
+    mcp.post(MCP_PATH, { schema: mcpRouteSchemas.post }, async (request, reply) => {
+      const { serveMcpPost } = await loadMcpServing();
+      return serveMcpPost(request, reply, deps);
+    });
 
     // Stateless: no server-to-client SSE stream to GET, no session to DELETE (MCP transports §2.2, §2.5).
     for (const method of ['GET', 'DELETE'] as const) {
@@ -99,38 +102,4 @@ export async function registerMcpRoutes(app: FastifyInstance, deps: McpRouteDeps
         .send(),
     );
   });
-}
-
-/** One request, one server and transport (the SDK's stateless pattern), both closed afterwards. */
-async function handlePost(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: McpRouteDeps,
-): Promise<FastifyReply> {
-  const server = createSiteMcpServer(deps.context);
-  // No sessionIdGenerator: stateless mode, no Mcp-Session-Id issued or checked.
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-  try {
-    await server.connect(transport);
-    const response = await transport.handleRequest(toWebRequest(request, deps.publicSiteUrl));
-    // JSON mode: the answer is complete once handleRequest resolves; send it with a length.
-    const body = await response.text();
-    reply.code(response.status);
-    for (const [name, value] of response.headers) reply.header(name, value);
-    return reply.send(body === '' ? undefined : body);
-  } finally {
-    await transport.close();
-    await server.close();
-  }
-}
-
-/** The SDK's transport takes a Fetch API Request; the raw body text is handed over unparsed. */
-function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const body = typeof request.body === 'string' ? request.body : '';
-  return new Request(new URL(request.url, baseUrl), { method: request.method, headers, body });
 }

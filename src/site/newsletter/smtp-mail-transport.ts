@@ -1,4 +1,4 @@
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailMessage, MailTransport } from './mail-transport.ts';
 
 export interface SmtpSettings {
@@ -9,28 +9,36 @@ export interface SmtpSettings {
 
 /**
  * MAIL_TRANSPORT=smtp, through nodemailer. Timeouts are far below nodemailer's defaults (minutes):
- * mail is sent in the background, but a hung server must not hold shutdown.
+ * mail is sent in the background, but a hung server must not hold shutdown. nodemailer (about
+ * 20 MB of RSS) is loaded with the first mail, not at start-up.
  */
 export class SmtpMailTransport implements MailTransport {
-  readonly #transporter: Transporter;
-  readonly #from: string;
+  readonly #settings: SmtpSettings;
+  #transporter: Promise<Transporter> | undefined;
 
   constructor(settings: SmtpSettings) {
-    this.#from = settings.from;
-    this.#transporter = nodemailer.createTransport({
-      url: settings.url,
-      connectionTimeout: 10_000,
-      greetingTimeout: 10_000,
-      socketTimeout: 20_000,
-      logger: false,
-      debug: false,
-    });
+    this.#settings = settings;
+  }
+
+  #open(): Promise<Transporter> {
+    this.#transporter ??= import('nodemailer').then((nodemailer) =>
+      nodemailer.default.createTransport({
+        url: this.#settings.url,
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+        logger: false,
+        debug: false,
+      }),
+    );
+    return this.#transporter;
   }
 
   async send(message: MailMessage): Promise<void> {
     try {
-      await this.#transporter.sendMail({
-        from: this.#from,
+      const transporter = await this.#open();
+      await transporter.sendMail({
+        from: this.#settings.from,
         to: message.to,
         subject: message.subject,
         text: message.text,
@@ -44,7 +52,9 @@ export class SmtpMailTransport implements MailTransport {
   }
 
   async close(): Promise<void> {
-    this.#transporter.close();
+    const transporter = this.#transporter;
+    this.#transporter = undefined;
+    if (transporter !== undefined) (await transporter).close();
   }
 }
 

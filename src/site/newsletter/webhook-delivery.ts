@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
 import type { NewsletterWebhookSettings } from '../../config/config-types.ts';
 import type { SubscriberStatus } from '../../storage/ports.ts';
 
@@ -57,7 +56,9 @@ export async function deliverWebhook(
   const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
   let status: number;
   try {
-    // undici rather than fetch: fetch refuses some ports outright and hides the error code.
+    // undici rather than fetch: fetch refuses some ports outright and hides the error code. It is
+    // loaded with the first delivery: a site without a webhook never holds its whole index.
+    const { request } = await import('undici');
     const response = await request(url, { method: 'POST', headers, body, signal });
     status = response.statusCode;
     // The body is not needed, but it has to be consumed for the connection to be reused.

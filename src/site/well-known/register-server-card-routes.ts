@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { prepareJsonDocument } from '../documents/cached-document.ts';
+import { type CachedDocument, prepareJsonDocument } from '../documents/cached-document.ts';
 import { registerDocumentRoute } from '../documents/register-document-route.ts';
-import { describeSiteMcpServer } from '../mcp/describe-site-mcp-server.ts';
 import type { SiteToolsContext } from '../mcp/site-tool-handlers.ts';
 import { ServerCardSchema } from './discovery-schemas.ts';
 import { buildServerCard } from './server-card.ts';
@@ -14,14 +13,20 @@ export interface ServerCardDeps {
 
 /**
  * The MCP server card at /.well-known/mcp/server-card.json (the path this API publishes) and at
- * /.well-known/mcp/server-card (the path SEP-2127 now proposes), built at start-up from what
- * the server itself answers to initialize and tools/list.
+ * /.well-known/mcp/server-card (the path SEP-2127 now proposes), built from what the server itself
+ * answers to initialize and tools/list. It is built when first asked for, not at start-up: asking
+ * the server loads the MCP SDK and zod (about 40 MB of RSS), which a site nobody asks over MCP
+ * never needs.
  */
 export async function registerServerCardRoutes(app: FastifyInstance, deps: ServerCardDeps): Promise<void> {
-  const server = await describeSiteMcpServer(deps.context);
-  const document = prepareJsonDocument(
-    buildServerCard({ publicSiteUrl: deps.publicSiteUrl, mcpUrl: deps.mcpUrl, server }),
-  );
+  let card: Promise<CachedDocument> | undefined;
+  const load = (): Promise<CachedDocument> => {
+    card ??= buildCard(deps).catch((error: unknown) => {
+      card = undefined;
+      throw error;
+    });
+    return card;
+  };
   for (const [path, operationId, hide] of [
     ['/.well-known/mcp/server-card.json', 'mcpServerCard', false],
     ['/.well-known/mcp/server-card', 'mcpServerCardDraftPath', true],
@@ -36,7 +41,15 @@ export async function registerServerCardRoutes(app: FastifyInstance, deps: Serve
         bodySchema: ServerCardSchema,
         hide,
       },
-      () => document,
+      load,
     );
   }
+}
+
+async function buildCard(deps: ServerCardDeps): Promise<CachedDocument> {
+  const { describeSiteMcpServer } = await import('../mcp/describe-site-mcp-server.ts');
+  const server = await describeSiteMcpServer(deps.context);
+  return prepareJsonDocument(
+    buildServerCard({ publicSiteUrl: deps.publicSiteUrl, mcpUrl: deps.mcpUrl, server }),
+  );
 }

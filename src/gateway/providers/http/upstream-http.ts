@@ -1,4 +1,6 @@
-import { Agent, type Dispatcher, errors } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ProviderSlot, ProviderTimeouts } from '../../../config/config-types.ts';
 import { ProviderError } from '../provider-error.ts';
 import { type BufferedResponse, BufferingHandler } from './buffering-handler.ts';
@@ -11,6 +13,16 @@ import {
 import { currentTraceHeaders } from './trace-headers.ts';
 
 export type { BufferedResponse, OpenedStream };
+
+/**
+ * undici's Agent and its error classes, from their own files: the package's index also loads
+ * fetch, WebSocket, the cache and the mock agent (about 100 files and 10 MB of RSS) that the
+ * gateway never uses. The package has no `exports` map, so these paths are public; the
+ * upstream tests fail at once if a release moves them.
+ */
+const require = createRequire(import.meta.url);
+const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+const errors = require('undici/lib/core/errors.js') as typeof Undici.errors;
 
 /** What `#dispatch` needs of a handler: a way to stop it, and a hook for when it is over. */
 interface CallHandler extends Dispatcher.DispatchHandler {

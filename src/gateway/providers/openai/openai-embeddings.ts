@@ -57,6 +57,8 @@ export function fromOpenAIEmbeddingsResponse(
 
 function readVector(value: unknown): EmbeddingVector | undefined {
   if (typeof value === 'string') return decodeFloat32Base64(value);
+  // Number arrays the provider already read into float32 (embedding-arrays.ts).
+  if (value instanceof Float32Array) return value;
   if (
     Array.isArray(value) &&
     value.length > 0 &&

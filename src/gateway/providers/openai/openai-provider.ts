@@ -12,6 +12,7 @@ import type {
   EmbedResult,
   ProviderAdapter,
 } from '../provider.ts';
+import { parseWithLiftedEmbeddings } from './embedding-arrays.ts';
 import { fromOpenAIChatResponse } from './from-openai-response.ts';
 import { eventsFromCompletion, fromOpenAIStream } from './from-openai-stream.ts';
 import { fromOpenAIEmbeddingsResponse, toOpenAIEmbeddingsRequest } from './openai-embeddings.ts';
@@ -88,7 +89,9 @@ export class OpenAIProvider implements ProviderAdapter {
     });
     if (!isSuccess(response.status))
       throw errorFromResponse(this.slot, response.status, response.headers, response.text);
-    return fromOpenAIEmbeddingsResponse(this.slot, this.#http.parseJson(response), call);
+    // Number-array vectors go straight to float32 (embedding-arrays.ts); any other body as before.
+    const body = parseWithLiftedEmbeddings(response.text) ?? this.#http.parseJson(response);
+    return fromOpenAIEmbeddingsResponse(this.slot, body, call);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { spawnServer } from '../helpers/spawn-server.ts';
+
+/**
+ * Idle RSS of the built server started as `npm start` starts it (its malloc setting and node
+ * flags, read from package.json), once start-up is done. The targets are those of
+ * docs/performance.md; the limits here are 25% above them, so that the drift of one run to the
+ * next never fails the test while a module loaded again at start-up (the tokenizer alone is
+ * about 70 MB, the MCP SDK 40 MB) still does.
+ */
+const TARGET_MB = { both: 110, gateway: 90 };
+const MARGIN = 1.25;
+/** The targets are in megabytes (10^6 bytes); /proc gives kibibytes. */
+const MB = 1e6;
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// Its own build, inside the repository (the packages resolve from there) but apart from dist/,
+// which `npm start` in another test file may be rebuilding at the same moment.
+const OUT_DIR = join(ROOT, 'bench', 'results', 'tmp', `idle-memory-${process.pid}`);
+
+interface StartScript {
+  env: Record<string, string>;
+  nodeArgs: string[];
+}
+
+/** `NAME=${NAME:-value} … node <flags> dist/main.js`, as package.json writes it. */
+function startScript(): StartScript {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  const words = scripts.start.split(/\s+/);
+  const env: Record<string, string> = {};
+  for (let word = words.shift(); word !== undefined && word !== 'node'; word = words.shift()) {
+    const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(word);
+    assert.ok(match !== null, `unexpected start script: ${scripts.start}`);
+    env[match[1] as string] = match[2] ?? match[3] ?? '';
+  }
+  assert.equal(words.at(-1), 'dist/main.js', scripts.start);
+  return { env, nodeArgs: words.slice(0, -1) };
+}
+
+/** Idle RSS in MB (10^6 bytes). */
+async function idleRssMb(surfaces: 'gateway' | 'gateway,site'): Promise<number> {
+  const start = startScript();
+  const server = await spawnServer(
+    {
+      ...start.env,
+      SURFACES: surfaces,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'idle-memory-')),
+      SITE_CONTENT_DIR: join(ROOT, 'site-content'),
+      NODE_ENV: 'production',
+    },
+    surfaces.split(',').length,
+    [process.execPath, ...start.nodeArgs, join(OUT_DIR, 'main.js')],
+  );
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const status = readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+    return (Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1]) * 1024) / MB;
+  } finally {
+    await server.stop();
+  }
+}
+
+describe('idle memory of the built server', () => {
+  before(
+    () => {
+      const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
+      execFileSync(tsc, ['-p', 'tsconfig.build.json', '--outDir', OUT_DIR], { cwd: ROOT, stdio: 'inherit' });
+      cpSync(join(ROOT, 'src', 'storage', 'migrations'), join(OUT_DIR, 'storage', 'migrations'), {
+        recursive: true,
+      });
+    },
+    { timeout: 240_000 },
+  );
+  after(() => rmSync(OUT_DIR, { recursive: true, force: true }));
+
+  it(`holds both surfaces within ${TARGET_MB.both} MB (+25%) once started`, async (t) => {
+    const rss = await idleRssMb('gateway,site');
+    t.diagnostic(`idle RSS, both surfaces: ${rss.toFixed(1)} MB`);
+    assert.ok(rss > 20, 'RSS was read');
+    assert.ok(rss <= TARGET_MB.both * MARGIN, `${rss.toFixed(1)} MB`);
+  });
+
+  it(`holds the gateway alone within ${TARGET_MB.gateway} MB (+25%) once started`, async (t) => {
+    const rss = await idleRssMb('gateway');
+    t.diagnostic(`idle RSS, gateway alone: ${rss.toFixed(1)} MB`);
+    assert.ok(rss > 20, 'RSS was read');
+    assert.ok(rss <= TARGET_MB.gateway * MARGIN, `${rss.toFixed(1)} MB`);
+  });
+});
