@@ -5,6 +5,7 @@ import { type Config, PROVIDER_SLOTS } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { loadTokenizer } from './gateway/domain/token-count.ts';
+import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
@@ -99,7 +100,7 @@ export async function buildApplication(
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier })
+    ? await buildGatewayApp({ ...deps, storage, logger, verifier, frontDoors: [registerOpenAIDoor] })
     : undefined;
   const site = config.surfaces.site
     ? await buildSite({ config, logger, storage, clock, limits: shared.limits })
