@@ -58,7 +58,7 @@ describe('OpenAI door: embeddings through the official SDK', () => {
     answer.data.forEach((item, i) => {
       const expected = native[i] as number[];
       assert.equal(item.embedding.length, expected.length);
-      item.embedding.forEach((value, j) => assert.equal(value, Math.fround(expected[j] as number)));
+      assert.deepEqual(item.embedding, expected.map(Math.fround));
     });
   });
 
