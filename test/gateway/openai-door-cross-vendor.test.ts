@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import OpenAI from 'openai';
+import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
+
+/**
+ * An OpenAI-shaped request served by an Anthropic slot, against the strict Anthropic mock (it
+ * refuses a request without max_tokens, anthropic-version or a key): the answer comes back in
+ * OpenAI's shape with the usage exactly as Anthropic reported it. The fixtures report 21 input
+ * tokens, 1024 written to and 2048 read from the cache, and 12 output tokens; OpenAI's
+ * prompt_tokens counts cached input, so it is their sum.
+ */
+const PROMPT_TOKENS = 21 + 1024 + 2048;
+const COMPLETION_TOKENS = 12;
+
+describe('OpenAI door to an Anthropic slot', () => {
+  let mock: MockAnthropicServer;
+  before(async () => {
+    mock = await startMockAnthropic();
+  });
+  const gw = shareGateway(() => ({
+    env: { PROVIDER_A_KIND: 'anthropic', PROVIDER_A_BASE_URL: mock.origin, PROVIDER_A_API_KEY: 'mock-key' },
+  }));
+  after(() => mock.close());
+  let client: OpenAI;
+  before(async () => {
+    await gw.gateway.listen({ port: 0, host: '127.0.0.1' });
+    client = new OpenAI({
+      baseURL: `http://127.0.0.1:${(gw.gateway.server.address() as AddressInfo).port}/v1`,
+      apiKey: `${APP}:${SECRET}`,
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
+    });
+  });
+
+  it("a chat completion in OpenAI's shape, with Anthropic's usage and model", async () => {
+    const { data, response } = await client.chat.completions
+      .create({
+        model: 'claude-sonnet-4-5',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'What is the capital of France?' },
+        ],
+        max_tokens: 64,
+        stop: ['\n\n'],
+      })
+      .withResponse();
+    assert.equal(data.object, 'chat.completion');
+    assert.equal(data.model, 'claude-sonnet-4-5-20250929');
+    assert.equal(data.choices[0]?.message.content, 'Paris is the capital of France.');
+    assert.equal(data.choices[0]?.finish_reason, 'stop');
+    assert.deepEqual(data.usage, {
+      prompt_tokens: PROMPT_TOKENS,
+      completion_tokens: COMPLETION_TOKENS,
+      total_tokens: PROMPT_TOKENS + COMPLETION_TOKENS,
+    });
+    assert.ok(Number(response.headers.get('x-gateway-cost-usd')) > 0);
+    const sent = mock.requests.at(-1)?.body;
+    assert.equal(sent.system, 'Be brief.');
+    assert.equal(sent.max_tokens, 64);
+    assert.deepEqual(sent.messages, [{ role: 'user', content: 'What is the capital of France?' }]);
+  });
+
+  it('a stream with the usage Anthropic reported in the usage chunk, and the cost', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = '';
+    let usage: (OpenAI.CompletionUsage & { cost_usd?: number }) | null | undefined;
+    let finish: string | null | undefined;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    assert.ok(text.length > 0);
+    assert.equal(finish, 'stop');
+    assert.equal(usage?.prompt_tokens, PROMPT_TOKENS);
+    assert.equal(usage?.completion_tokens, COMPLETION_TOKENS);
+    assert.ok((usage?.cost_usd ?? 0) > 0);
+    assert.equal(mock.requests.at(-1)?.body.stream, true);
+  });
+});
