@@ -4,7 +4,7 @@
  * and (c) move the same answer.
  */
 
-export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'json';
+export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'json' | 'openai-chat';
 
 export const STREAM_WORKLOADS: readonly Workload[] = ['stream', 'stream-burst'];
 
@@ -42,11 +42,19 @@ const GATEWAY_BODIES: Record<Workload, { path: string; body: unknown }> = {
   'stream-burst': { path: '/v1/chat', body: { messages: BURST_PROMPT, stream: true } },
   embed: { path: '/v1/embed', body: { input: EMBED_TEXT } },
   json: { path: '/v1/json', body: { messages: PROMPT, schemaName: 'person', schema: PERSON_SCHEMA } },
+  // The OpenAI-compatible door, asked what an OpenAI client asks: the same chat as `chat`.
+  'openai-chat': { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } },
 };
 
-/** What the gateway's OpenAI adapter sends for each of the bodies above. */
+const UPSTREAM_CHAT = { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } };
+
+/**
+ * What the gateway's OpenAI adapter sends for each of the bodies above. For `openai-chat` that is
+ * the very request the client sent: the forwarder moves the same wire format the door speaks.
+ */
 const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
-  chat: { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } },
+  chat: UPSTREAM_CHAT,
+  'openai-chat': UPSTREAM_CHAT,
   stream: {
     path: '/v1/chat/completions',
     body: { model: 'gpt-4o-mini', messages: PROMPT, stream: true, stream_options: { include_usage: true } },
