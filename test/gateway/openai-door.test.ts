@@ -160,4 +160,34 @@ describe('OpenAI door: chat completions through the official SDK', () => {
     });
     assert.equal(completion.object, 'chat.completion');
   });
+
+  it('a failure after the first byte: the SDK raises the error object, and no [DONE] follows', async () => {
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Tell me a long story about the sea and its ships.' }],
+      stream: true,
+      metadata: { simulated: { fault: 'stream_cut' } } as never,
+    });
+    let text = '';
+    await assert.rejects(
+      (async () => {
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof OpenAI.APIError, String(error));
+        assert.equal(error.code, 'upstream_error');
+        assert.equal(error.type, 'server_error');
+        return true;
+      },
+    );
+    assert.ok(text.length > 0, 'content arrived before the cut');
+    const raw = await gw.post('/v1/chat/completions', {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Tell me a long story about the sea and its ships.' }],
+      stream: true,
+      metadata: { simulated: { fault: 'stream_cut' } },
+    });
+    assert.match(raw.text, /^data: \{"error":/m);
+    assert.equal(raw.text.includes('[DONE]'), false);
+  });
 });
