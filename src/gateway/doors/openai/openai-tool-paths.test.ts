@@ -26,7 +26,9 @@ describe('tool fault pointers in the OpenAI body', () => {
     assert.throws(
       () =>
         withOpenAIPaths(() => {
-          throw new ApiError('invalid_request', 'bad', { details: [{ path: '/toolChoice/name', message: 'm' }] });
+          throw new ApiError('invalid_request', 'bad', {
+            details: [{ path: '/toolChoice/name', message: 'm' }],
+          });
         }),
       (error: unknown) =>
         error instanceof ApiError &&

@@ -40,5 +40,7 @@ export function withOpenAIPaths<T>(check: () => T): T {
 }
 
 function isIssue(value: unknown): value is { path: string; message: string } {
-  return typeof value === 'object' && value !== null && typeof (value as { path?: unknown }).path === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { path?: unknown }).path === 'string'
+  );
 }
