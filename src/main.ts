@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApplication } from './app.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadConfig } from './config/load-config.ts';
+import { exitWith } from './platform/exit-process.ts';
 import { createLogger } from './platform/logger.ts';
 
 const REQUIRED_NODE_MAJOR = 24;
@@ -17,7 +18,8 @@ async function main(): Promise<void> {
     console.error(
       `Node.js ${REQUIRED_NODE_MAJOR}+ is required (this is ${process.version}); run through npm: npm start`,
     );
-    process.exit(1);
+    exitWith(1);
+    return;
   }
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -25,7 +27,8 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
-      process.exit(2);
+      exitWith(2);
+      return;
     }
     throw error;
   }
@@ -55,11 +58,13 @@ async function main(): Promise<void> {
     try {
       await app.close();
       logger.info('shutdown complete');
-      process.exit(0);
+      exitWith(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
+      exitWith(1);
     }
+    // Log lines wait up to 100 ms in a batch (platform/logger.ts): hand on the last ones now.
+    logger.flush();
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -68,8 +73,9 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
-    process.exit(2);
+    exitWith(2);
+    return;
   }
   console.error('start-up failed:', error instanceof Error ? error.message : error);
-  process.exit(1);
+  exitWith(1);
 });

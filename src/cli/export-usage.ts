@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigWithoutArguments } from '../config/load-config.ts';
+import { exitWith } from '../platform/exit-process.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import type { UsageRecord } from '../storage/ports.ts';
 
@@ -98,9 +99,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitWith(code),
   (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    exitWith(1);
   },
 );
