@@ -31,6 +31,8 @@ const CSV_COLUMNS: (keyof UsageRecord)[] = [
   'upstreamMs',
   'status',
   'errorCode',
+  // Last, so that readers of the earlier columns by position keep working.
+  'frontDoor',
 ];
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
