@@ -31,7 +31,6 @@ describe('OpenAI door to an Anthropic slot', () => {
       baseURL: `http://127.0.0.1:${(gw.gateway.server.address() as AddressInfo).port}/v1`,
       apiKey: `${APP}:${SECRET}`,
       maxRetries: 0,
-      defaultHeaders: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
     });
   });
 
@@ -61,6 +60,13 @@ describe('OpenAI door to an Anthropic slot', () => {
     assert.equal(sent.system, 'Be brief.');
     assert.equal(sent.max_tokens, 64);
     assert.deepEqual(sent.messages, [{ role: 'user', content: 'What is the capital of France?' }]);
+    // The ledger row: the door it came by, and the usage as reported.
+    await gw.app.recorder.flush();
+    const rows = await gw.app.storage.usage.readRecords({ limit: 100 });
+    const row = rows.find((r) => r.id === data.id);
+    assert.equal(row?.frontDoor, 'openai');
+    assert.equal(row?.provider, 'provider-a');
+    assert.deepEqual([row?.tokensIn, row?.tokensOut], [PROMPT_TOKENS, COMPLETION_TOKENS]);
   });
 
   it('a stream with the usage Anthropic reported in the usage chunk, and the cost', async () => {

@@ -13,7 +13,6 @@ describe('OpenAI door: embeddings through the official SDK', () => {
       baseURL: `http://127.0.0.1:${(gw.gateway.server.address() as AddressInfo).port}/v1`,
       apiKey: `${APP}:${SECRET}`,
       maxRetries: 0,
-      defaultHeaders: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
     });
   });
 

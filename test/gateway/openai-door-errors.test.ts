@@ -169,7 +169,6 @@ describe("OpenAI door: the app's own limits", () => {
       baseURL: `http://127.0.0.1:${(gw.gateway.server.address() as AddressInfo).port}/v1`,
       apiKey: `${APP}:${SECRET}`,
       maxRetries: 0,
-      defaultHeaders: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
     });
     await startInsideOneMinute();
     await client.chat.completions.create({ model: 'm', messages });

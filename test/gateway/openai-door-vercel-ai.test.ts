@@ -15,7 +15,6 @@ describe('OpenAI door: the Vercel AI SDK', () => {
       name: 'gateway',
       baseURL: `http://127.0.0.1:${(gw.gateway.server.address() as AddressInfo).port}/v1`,
       apiKey: `${APP}:${SECRET}`,
-      headers: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
       includeUsage: true,
     });
   });

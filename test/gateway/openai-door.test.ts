@@ -10,8 +10,6 @@ function clientFor(origin: string, options: { apiKey?: string; maxRetries?: numb
     baseURL: `${origin}/v1`,
     apiKey: options.apiKey ?? `${APP}:${SECRET}`,
     maxRetries: options.maxRetries ?? 0,
-    // Until the Bearer key is read by the auth hook, the native headers carry it too.
-    defaultHeaders: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
   });
 }
 
@@ -31,7 +29,7 @@ describe('OpenAI door: chat completions through the official SDK', () => {
           { role: 'developer', content: 'Be brief.' },
           { role: 'user', content: [{ type: 'text', text: 'What is the capital of France?' }] },
         ],
-        max_completion_tokens: 50,
+        max_completion_tokens: 1000,
       })
       .withResponse();
     assert.equal(data.object, 'chat.completion');

@@ -3,6 +3,7 @@ import { toApiError } from '../../../platform/error-handler.ts';
 import { startRequestRun } from '../../http/start-request-run.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import { writeEventStream } from '../../http/write-event-stream.ts';
+import { listAddressableModels, resolveModelField } from '../../services/address-model.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../../services/client-closed-error.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runChat } from '../../services/run-chat.ts';
@@ -11,9 +12,10 @@ import { runEmbed } from '../../services/run-embed.ts';
 import { type JsonAnswer, runJson } from '../../services/run-json.ts';
 import { embeddingsBody, toEmbedInput } from './openai-embeddings.ts';
 import { openAIErrorBody } from './openai-error.ts';
+import { toOpenAIModelList } from './openai-models.ts';
 import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
 import { ChunkEncoder, completionAsChunks, toOpenAIChunks } from './openai-stream-chunks.ts';
-import { type ModelAddress, toChatPlan } from './to-chat-input.ts';
+import { toChatPlan } from './to-chat-input.ts';
 import { type CompletedChat, costHeader, toOpenAICompletion } from './to-openai-completion.ts';
 
 /**
@@ -28,6 +30,7 @@ export async function registerOpenAIDoor(v1: TypedInstance, deps: GatewayDeps): 
     door.setErrorHandler(respondInOpenAIShape);
     registerChatCompletions(door, deps);
     registerEmbeddings(door, deps);
+    registerModels(door, deps);
   });
 }
 
@@ -49,25 +52,22 @@ function respondInOpenAIShape(
     .send(openAIErrorBody(apiError.statusCode, apiError.toEnvelope()));
 }
 
-/** Placeholder for the shared model addressing: `provider-b/<model>` pins a slot, else a model name. */
-function addressOf(model: string): ModelAddress {
-  const match = /^(provider-[abc])\/(.+)$/.exec(model);
-  if (match === null) return { model };
-  return { provider: match[1] as ModelAddress['provider'], model: match[2] };
-}
-
 function registerChatCompletions(app: TypedInstance, deps: GatewayDeps): void {
   app.post(
     '/v1/chat/completions',
     { schema: { hide: true, body: OpenAIChatRequest } },
     async (request, reply) => {
-      const plan = toChatPlan(request.body, addressOf(request.body.model));
+      const plan = toChatPlan(request.body, resolveModelField(deps, request.body.model, 'chat'));
       const created = Math.floor(deps.clock.now() / 1000);
       const operation = plan.use === 'json' ? 'json' : plan.stream ? 'chat_stream' : 'chat';
-      const run = startRequestRun(request, reply, deps, operation, {
-        task: plan.input.task,
-        metadata: plan.metadata,
-      });
+      const run = startRequestRun(
+        request,
+        reply,
+        deps,
+        operation,
+        { task: plan.input.task, metadata: plan.metadata },
+        'openai',
+      );
       if (plan.use === 'json') {
         const answer = jsonAsChat(await runJson(deps, plan.input, run));
         if (!plan.stream) {
@@ -119,8 +119,15 @@ function registerEmbeddings(app: TypedInstance, deps: GatewayDeps): void {
     { schema: { hide: true, body: OpenAIEmbeddingsRequest } },
     async (request, reply) => {
       const body = request.body;
-      const input = toEmbedInput(body, addressOf(body.model));
-      const run = startRequestRun(request, reply, deps, 'embed', { metadata: body.metadata ?? undefined });
+      const input = toEmbedInput(body, resolveModelField(deps, body.model, 'embed'));
+      const run = startRequestRun(
+        request,
+        reply,
+        deps,
+        'embed',
+        { metadata: body.metadata ?? undefined },
+        'openai',
+      );
       const answer = await runEmbed(deps, input, run);
       return reply
         .headers({ ...run.responseHeaders, ...costHeader(answer.usage) })
@@ -128,6 +135,17 @@ function registerEmbeddings(app: TypedInstance, deps: GatewayDeps): void {
         .send(embeddingsBody(answer, body.encoding_format ?? 'float'));
     },
   );
+}
+
+function registerModels(app: TypedInstance, deps: GatewayDeps): void {
+  // What the model field resolves depends on the configuration alone: listed once.
+  const created = Math.floor(deps.clock.now() / 1000);
+  const models = listAddressableModels(deps).map((listed) => ({
+    id: listed.id,
+    ownedBy: listed.kind === 'route' ? 'gateway' : listed.slot,
+  }));
+  const body = toOpenAIModelList(models, created);
+  app.get('/v1/models', { schema: { hide: true } }, async () => body);
 }
 
 /** The JSON use case's answer as a chat answer: the validated value, as JSON text. */

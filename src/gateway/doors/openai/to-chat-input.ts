@@ -1,15 +1,11 @@
-import type { ProviderSlot } from '../../../config/config-types.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from '../../domain/messages.ts';
+import type { ModelAddress } from '../../domain/model-addressing.ts';
 import type { ChatInput, JsonInput } from '../../domain/use-case-inputs.ts';
 import { refuseField } from './openai-refusal.ts';
 import type { OpenAIChatBody, OpenAIMessageParam } from './openai-schemas.ts';
 
-/** Where the request's `model` points: a pinned slot, a route or task, or a model name. */
-export interface ModelAddress {
-  provider?: ProviderSlot | undefined;
-  model?: string | undefined;
-  task?: string | undefined;
-}
+/** Where the request's `model` points (`services/address-model.ts`): a pinned slot, a task route, a model. */
+export type { ModelAddress };
 
 interface PlanCommon {
   stream: boolean;
