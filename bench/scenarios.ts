@@ -88,9 +88,12 @@ const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
 export function requestFor(target: Target, workload: Workload): HttpRequestSpec {
   const gateway = target === 'gateway';
   const { path, body } = (gateway ? GATEWAY_BODIES : UPSTREAM_BODIES)[workload];
-  const headers: Record<string, string> = gateway
-    ? { 'content-type': 'application/json', 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET }
-    : { 'content-type': 'application/json', authorization: `Bearer ${MOCK_API_KEY}` };
+  const headers: Record<string, string> = !gateway
+    ? { 'content-type': 'application/json', authorization: `Bearer ${MOCK_API_KEY}` }
+    : workload === 'openai-chat'
+      ? // The key as an OpenAI client sends it.
+        { 'content-type': 'application/json', authorization: `Bearer ${BENCH_APP}:${BENCH_SECRET}` }
+      : { 'content-type': 'application/json', 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET };
   if (STREAM_WORKLOADS.includes(workload)) headers['accept'] = 'text/event-stream';
   return { path, headers, body: JSON.stringify(body) };
 }
