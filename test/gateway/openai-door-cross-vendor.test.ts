@@ -57,6 +57,7 @@ describe('OpenAI door to an Anthropic slot', () => {
     });
     assert.ok(Number(response.headers.get('x-gateway-cost-usd')) > 0);
     const sent = mock.requests.at(-1)?.body;
+    assert.deepEqual(sent.stop_sequences, ['\n\n']);
     assert.equal(sent.system, 'Be brief.');
     assert.equal(sent.max_tokens, 64);
     assert.deepEqual(sent.messages, [{ role: 'user', content: 'What is the capital of France?' }]);
@@ -90,5 +91,81 @@ describe('OpenAI door to an Anthropic slot', () => {
     assert.equal(usage?.completion_tokens, COMPLETION_TOKENS);
     assert.ok((usage?.cost_usd ?? 0) > 0);
     assert.equal(mock.requests.at(-1)?.body.stream, true);
+  });
+
+  it("tool calls both ways: OpenAI's tools and tool_choice to Anthropic, its tool_use back as tool_calls", async () => {
+    const tools: OpenAI.Chat.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'lookup_city',
+          description: 'Facts about a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      },
+    ];
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'Tell me about Paris.' },
+    ];
+    const first = await client.chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      messages,
+      tools,
+      tool_choice: { type: 'function', function: { name: 'lookup_city' } },
+    });
+    const sent = mock.requests.at(-1)?.body;
+    assert.deepEqual(sent.tool_choice, { type: 'tool', name: 'lookup_city' });
+    assert.equal(sent.tools[0].name, 'lookup_city');
+    assert.deepEqual(
+      sent.tools[0].input_schema,
+      tools[0]?.type === 'function' ? tools[0].function.parameters : {},
+    );
+    const choice = first.choices[0];
+    assert.equal(choice?.finish_reason, 'tool_calls');
+    assert.equal(choice?.message.content, null);
+    const call = choice?.message.tool_calls?.[0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+    assert.equal(call.id, 'toolu_01A09q90qw90lq917835lq9');
+    assert.equal(call.function.name, 'lookup_city');
+    assert.deepEqual(JSON.parse(call.function.arguments), {
+      city: 'Paris',
+      country: 'France',
+      population: 2102650,
+    });
+    assert.deepEqual(first.usage, { prompt_tokens: 412, completion_tokens: 58, total_tokens: 470 });
+
+    // The result goes back as Anthropic's tool_result block, answering that tool_use id.
+    messages.push(choice?.message as OpenAI.Chat.ChatCompletionMessageParam, {
+      role: 'tool',
+      tool_call_id: call.id,
+      content: '{"population": 2102650}',
+    });
+    const second = await client.chat.completions.create({ model: 'claude-sonnet-4-5', messages, tools });
+    assert.equal(second.choices[0]?.finish_reason, 'stop');
+    const turns = mock.requests.at(-1)?.body.messages;
+    assert.equal(turns[1].role, 'assistant');
+    assert.equal(turns[1].content.at(-1).type, 'tool_use');
+    assert.equal(turns[1].content.at(-1).id, call.id);
+    assert.equal(turns[2].role, 'user');
+    assert.equal(turns[2].content[0].type, 'tool_result');
+    assert.equal(turns[2].content[0].tool_use_id, call.id);
+  });
+
+  it('a streamed tool call: input_json_delta assembled, one tool_calls delta, usage as reported', async () => {
+    const stream = client.chat.completions.stream({
+      model: 'claude-sonnet-4-5',
+      messages: [{ role: 'user', content: 'Tell me about Paris.' }],
+      tools: [{ type: 'function', function: { name: 'lookup_city', parameters: { type: 'object' } } }],
+      tool_choice: { type: 'function', function: { name: 'lookup_city' } },
+      stream_options: { include_usage: true },
+    });
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const chunk of stream) if (chunk.usage) usage = chunk.usage;
+    const final = await stream.finalChatCompletion();
+    const call = final.choices[0]?.message
+      .tool_calls?.[0] as OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+    assert.equal(final.choices[0]?.finish_reason, 'tool_calls');
+    assert.equal(call.function.name, 'lookup_city');
+    assert.equal(typeof JSON.parse(call.function.arguments), 'object');
+    assert.deepEqual([usage?.prompt_tokens, usage?.completion_tokens], [412, 58]);
   });
 });

@@ -48,6 +48,16 @@ describe('OpenAI door: chat completions through the official SDK', () => {
     assert.match(response.headers.get('x-gateway-cost-usd') ?? '', /^[0-9.e-]+$/);
   });
 
+  it('a token limit the answer reaches ends it with finish_reason length', async () => {
+    const completion = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Tell me a long story about the sea.' }],
+      max_tokens: 3,
+    });
+    assert.equal(completion.choices[0]?.finish_reason, 'length');
+    assert.ok((completion.usage?.completion_tokens ?? 99) <= 3);
+  });
+
   it('streams chunks the SDK assembles, with include_usage and the cost in the usage chunk', async () => {
     const stream = client.chat.completions.stream({
       model: 'gpt-4o-mini',

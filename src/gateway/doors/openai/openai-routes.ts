@@ -10,11 +10,13 @@ import { runChat } from '../../services/run-chat.ts';
 import { openChatStream } from '../../services/run-chat-stream.ts';
 import { runEmbed } from '../../services/run-embed.ts';
 import { type JsonAnswer, runJson } from '../../services/run-json.ts';
+import { validateToolRequest } from '../../services/validate-tool-request.ts';
 import { embeddingsBody, toEmbedInput } from './openai-embeddings.ts';
 import { openAIErrorBody } from './openai-error.ts';
 import { toOpenAIModelList } from './openai-models.ts';
 import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
 import { ChunkEncoder, completionAsChunks, toOpenAIChunks } from './openai-stream-chunks.ts';
+import { withOpenAIPaths } from './openai-tool-paths.ts';
 import { toChatPlan } from './to-chat-input.ts';
 import { type CompletedChat, costHeader, toOpenAICompletion } from './to-openai-completion.ts';
 
@@ -58,6 +60,7 @@ function registerChatCompletions(app: TypedInstance, deps: GatewayDeps): void {
     { schema: { hide: true, body: OpenAIChatRequest } },
     async (request, reply) => {
       const plan = toChatPlan(request.body, resolveModelField(deps, request.body.model, 'chat'));
+      if (plan.use === 'chat') withOpenAIPaths(() => validateToolRequest(plan.input, deps.schemas));
       const created = Math.floor(deps.clock.now() / 1000);
       const operation = plan.use === 'json' ? 'json' : plan.stream ? 'chat_stream' : 'chat';
       const run = startRequestRun(
