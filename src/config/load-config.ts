@@ -7,6 +7,7 @@ import type { Config } from './config-types.ts';
 import { type Env, readRaw } from './env-parsers.ts';
 import { CONFIG_FILE_VARIABLE, ENV_VARIABLES } from './env-variables.ts';
 import { checkAllowedOrigins, parseSurfaces } from './network-settings.ts';
+import { readMetrics, readTracing } from './observability-settings.ts';
 import { readKindModelPrices } from './provider-kinds.ts';
 import { readConfigFile } from './read-config-file.ts';
 import { readConnectionTimeouts } from './read-connection-timeouts.ts';
@@ -56,6 +57,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     trustProxy: settings.trustProxy ?? false,
     publicGatewayUrl: publicUrl('PUBLIC_GATEWAY_URL', settings.publicGatewayUrl, gatewayPort),
     publicSiteUrl: publicUrl('PUBLIC_SITE_URL', settings.publicSiteUrl, sitePort),
+    adminToken: checkAdminToken(fromEnv.get('adminToken') ?? 'adminToken', settings.adminToken),
     apps: settings.apps ?? [],
     providers,
     routing: readRouting(settings, providers),
@@ -75,6 +77,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
         site.mcpAllowedOrigins ?? [],
       ),
     },
+    metrics: readMetrics(settings.metrics),
+    tracing: readTracing(settings.tracing),
   };
   if (config.retry.maxDelayMs < config.retry.baseDelayMs) {
     throw new ConfigError('retry.maxDelayMs', 'must be at least retry.baseDelayMs');
@@ -100,3 +104,18 @@ function dataDirectory(value: string): string {
 function optionalPath(value: string | undefined): string | undefined {
   return value === undefined ? undefined : resolve(value);
 }
+
+/** An admin token guards every app's usage: long enough not to be guessed, and never echoed. */
+function checkAdminToken(name: string, token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (token.length < ADMIN_TOKEN_MIN_LENGTH || token.length > ADMIN_TOKEN_MAX_LENGTH || /\s/.test(token)) {
+    throw new ConfigError(
+      name,
+      `must be ${ADMIN_TOKEN_MIN_LENGTH} to ${ADMIN_TOKEN_MAX_LENGTH} characters without spaces (try: openssl rand -hex 32)`,
+    );
+  }
+  return token;
+}
+
+const ADMIN_TOKEN_MIN_LENGTH = 16;
+const ADMIN_TOKEN_MAX_LENGTH = 256;
