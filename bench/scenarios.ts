@@ -4,7 +4,7 @@
  * and (c) move the same answer.
  */
 
-export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'embed-json' | 'json';
+export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'embed-json' | 'json' | 'openai-chat';
 
 export const STREAM_WORKLOADS: readonly Workload[] = ['stream', 'stream-burst'];
 
@@ -48,11 +48,19 @@ const GATEWAY_BODIES: Record<Workload, { path: string; body: unknown }> = {
   embed: { path: '/v1/embed', body: { input: EMBED_TEXT } },
   'embed-json': { path: '/v1/embed', body: { input: EMBED_TEXT, model: JSON_EMBED_MODEL } },
   json: { path: '/v1/json', body: { messages: PROMPT, schemaName: 'person', schema: PERSON_SCHEMA } },
+  // The OpenAI-compatible door, asked what an OpenAI client asks: the same chat as `chat`.
+  'openai-chat': { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } },
 };
 
-/** What the gateway's OpenAI adapter sends for each of the bodies above. */
+const UPSTREAM_CHAT = { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } };
+
+/**
+ * What the gateway's OpenAI adapter sends for each of the bodies above. For `openai-chat` that is
+ * the very request the client sent: the forwarder moves the same wire format the door speaks.
+ */
 const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
-  chat: { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } },
+  chat: UPSTREAM_CHAT,
+  'openai-chat': UPSTREAM_CHAT,
   stream: {
     path: '/v1/chat/completions',
     body: { model: 'gpt-4o-mini', messages: PROMPT, stream: true, stream_options: { include_usage: true } },
@@ -90,9 +98,12 @@ const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
 export function requestFor(target: Target, workload: Workload): HttpRequestSpec {
   const gateway = target === 'gateway';
   const { path, body } = (gateway ? GATEWAY_BODIES : UPSTREAM_BODIES)[workload];
-  const headers: Record<string, string> = gateway
-    ? { 'content-type': 'application/json', 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET }
-    : { 'content-type': 'application/json', authorization: `Bearer ${MOCK_API_KEY}` };
+  const headers: Record<string, string> = !gateway
+    ? { 'content-type': 'application/json', authorization: `Bearer ${MOCK_API_KEY}` }
+    : workload === 'openai-chat'
+      ? // The key as an OpenAI client sends it.
+        { 'content-type': 'application/json', authorization: `Bearer ${BENCH_APP}:${BENCH_SECRET}` }
+      : { 'content-type': 'application/json', 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET };
   if (STREAM_WORKLOADS.includes(workload)) headers['accept'] = 'text/event-stream';
   return { path, headers, body: JSON.stringify(body) };
 }

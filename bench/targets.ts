@@ -67,7 +67,15 @@ export function checkTargets(
     checks.push({ name: 'chat, c=1: added p50', goal: '< 0.3 ms', measured: ms(p50), met: p50 < 0.3 });
     checks.push({ name: 'chat, c=1: added p99', goal: '≤ 1 ms', measured: ms(p99), met: p99 <= 1 });
   }
-  for (const workload of ['chat', 'stream', 'stream-burst', 'embed', 'embed-json', 'json'] as const) {
+  for (const workload of [
+    'chat',
+    'stream',
+    'stream-burst',
+    'embed',
+    'embed-json',
+    'json',
+    'openai-chat',
+  ] as const) {
     const forwarder = findRow(rows, workload, 50, 'forwarder');
     const gateway = findRow(rows, workload, 50, 'gateway');
     if (forwarder === undefined || gateway === undefined) continue;
@@ -87,6 +95,7 @@ export function checkTargets(
       met: cpu <= 2,
     });
   }
+  checks.push(...checkOpenAIDoor(rows));
   for (const workload of ['stream-burst', 'stream'] as const) {
     for (const concurrency of [1, 50]) {
       const direct = findRow(rows, workload, concurrency, 'direct');
@@ -142,6 +151,43 @@ export function checkTargets(
       goal: '< 10%',
       measured: `${pct(cost)} (CPU ${withLedger.cpuUsPerRequest.toFixed(0)} vs ${withoutLedger.cpuUsPerRequest.toFixed(0)} µs/req)`,
       met: cost < 0.1,
+    });
+  }
+  return checks;
+}
+
+/**
+ * Issue 18: the OpenAI door's added latency and CPU per request against the thin forwarder stay
+ * within 10% of the native chat route's (the same chat, the same upstream answer).
+ */
+function checkOpenAIDoor(rows: readonly CaseResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const concurrency of [1, 50]) {
+    const forwarder = findRow(rows, 'chat', concurrency, 'forwarder');
+    const native = findRow(rows, 'chat', concurrency, 'gateway');
+    const door = findRow(rows, 'openai-chat', concurrency, 'gateway');
+    const doorForwarder = findRow(rows, 'openai-chat', concurrency, 'forwarder');
+    if (forwarder === undefined || native === undefined || door === undefined || doorForwarder === undefined)
+      continue;
+    // The forwarder moves the very same request in both workloads: one floor, the mean of its two
+    // rows, so that its own round-to-round noise does not land on one side of the ratio only.
+    const floorCpu = (forwarder.cpuUsPerRequest + doorForwarder.cpuUsPerRequest) / 2;
+    const floorP50 = (forwarder.latency.p50 + doorForwarder.latency.p50) / 2;
+    const nativeCpu = native.cpuUsPerRequest - floorCpu;
+    const doorCpu = door.cpuUsPerRequest - floorCpu;
+    checks.push({
+      name: `openai-chat, c=${concurrency}: added CPU per request vs native chat's`,
+      goal: '≤ 110%',
+      measured: `${pct(doorCpu / nativeCpu)} (${doorCpu.toFixed(0)} vs ${nativeCpu.toFixed(0)} µs)`,
+      met: doorCpu <= nativeCpu * 1.1,
+    });
+    const nativeP50 = native.latency.p50 - floorP50;
+    const doorP50 = door.latency.p50 - floorP50;
+    checks.push({
+      name: `openai-chat, c=${concurrency}: added p50 latency vs native chat's`,
+      goal: '≤ 110%',
+      measured: `${pct(doorP50 / nativeP50)} (${ms(doorP50)} vs ${ms(nativeP50)})`,
+      met: doorP50 <= nativeP50 * 1.1,
     });
   }
   return checks;

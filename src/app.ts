@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
+import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
@@ -165,7 +166,16 @@ async function buildOpening(
     : () => {};
   opened.push(stopRetention);
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier, metricsRegistry, tracing, refusals })
+    ? await buildGatewayApp({
+        ...deps,
+        storage,
+        logger,
+        verifier,
+        metricsRegistry,
+        tracing,
+        refusals,
+        frontDoors: [registerOpenAIDoor],
+      })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());
   const site = config.surfaces.site

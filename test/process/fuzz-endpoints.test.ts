@@ -67,6 +67,27 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
     },
     headers: { ...AUTH, ...JSON_TYPE },
   },
+  'gateway POST /v1/chat/completions': {
+    body: {
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
+      ],
+      max_tokens: 20,
+      stop: ['\n\n'],
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  'gateway POST /v1/embeddings': {
+    body: {
+      model: 'text-embedding-3-small',
+      input: ['one', 'two'],
+      encoding_format: 'base64',
+      dimensions: 8,
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
   'gateway GET /v1/usage': {
     query: { from: '2026-01-01', to: '2026-01-31', groupBy: 'day,model' },
     headers: AUTH,

@@ -25,6 +25,8 @@ export interface EmbedInput {
   input: string | readonly string[];
   provider?: ProviderSlot | undefined;
   model?: string | undefined;
+  /** The vectors' length, where the model can shorten them (OpenAI's `dimensions`). */
+  dimensions?: number | undefined;
 }
 
 export interface JsonInput {

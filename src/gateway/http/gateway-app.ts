@@ -21,12 +21,22 @@ import { registerJsonRoute } from './json-route.ts';
 import { openApiOptions } from './openapi-document.ts';
 import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
 import { traceRequests } from './trace-requests.ts';
+import type { TypedInstance } from './typed-instance.ts';
 import { registerUsageRoute } from './usage-route.ts';
+
+/**
+ * A vendor-compatible front door (`gateway/doors/`): its routes, registered inside the
+ * authenticated /v1 scope. Handed in by the application rather than imported here, because a
+ * door builds on this folder's plumbing (the run's start, the stream writer) and the folders of
+ * gateway/ import each other in one direction only.
+ */
+export type FrontDoorRegistration = (v1: TypedInstance, deps: GatewayDeps) => Promise<void>;
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
   logger: Logger;
   verifier: CredentialVerifier;
+  frontDoors?: readonly FrontDoorRegistration[];
   /** Both surfaces' metrics; undefined when metrics are off (then /metrics is a 404). */
   metricsRegistry?: MetricsRegistry | undefined;
   /** Undefined unless an OTLP endpoint is configured. */
@@ -86,6 +96,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     registerEmbedRoute(v1, deps);
     registerJsonRoute(v1, deps);
     registerUsageRoute(v1, deps);
+    for (const registerDoor of deps.frontDoors ?? []) await registerDoor(v1, deps);
   });
   return app;
 }

@@ -65,6 +65,8 @@ export type ChatStreamEvent =
 export interface EmbedCall {
   model: string;
   inputs: readonly string[];
+  /** The vectors' length, where the model can shorten them; the model's own length when absent. */
+  dimensions?: number;
 }
 
 /**

@@ -24,12 +24,22 @@ export async function runEmbed(deps: GatewayDeps, input: EmbedInput, run: Reques
   }
   run.plan({ operation: 'embed', provider: input.provider, model: input.model });
   await run.admit({ texts: inputs, maxOutputTokens: 0 });
-  return run.perform(answerEmbed, inputs);
+  return run.perform(answerEmbed, { inputs, dimensions: input.dimensions });
 }
 
-async function answerEmbed(run: RequestRun, inputs: readonly string[]): Promise<EmbedAnswer> {
+interface EmbedWork {
+  inputs: readonly string[];
+  dimensions: number | undefined;
+}
+
+async function answerEmbed(run: RequestRun, { inputs, dimensions }: EmbedWork): Promise<EmbedAnswer> {
   const success = await run.call(run.candidates, (adapter, candidate, context) =>
-    adapter.embed({ model: candidate.model, inputs }, context),
+    adapter.embed(
+      dimensions === undefined
+        ? { model: candidate.model, inputs }
+        : { model: candidate.model, inputs, dimensions },
+      context,
+    ),
   );
   run.markAnswered();
   const result = success.value;

@@ -7,7 +7,7 @@ import { geminiModelResource } from './gemini-model.ts';
 export const GEMINI_EMBED_BATCH_LIMIT = 100;
 
 export interface GeminiBatchEmbedRequest {
-  requests: { model: string; content: { parts: { text: string }[] } }[];
+  requests: { model: string; content: { parts: { text: string }[] }; outputDimensionality?: number }[];
 }
 
 /** Splits inputs into consecutive batches the endpoint accepts; order is kept. */
@@ -23,9 +23,15 @@ export function embedBatches(inputs: readonly string[], limit = GEMINI_EMBED_BAT
  * The body of `models/{model}:batchEmbedContents`. Each request names the model again, as
  * `models/{id}`: the API requires it to match the one in the path.
  */
-export function toBatchEmbedRequest(model: string, inputs: readonly string[]): GeminiBatchEmbedRequest {
+export function toBatchEmbedRequest(
+  model: string,
+  inputs: readonly string[],
+  dimensions?: number,
+): GeminiBatchEmbedRequest {
   const resource = geminiModelResource(model);
-  return { requests: inputs.map((text) => ({ model: resource, content: { parts: [{ text }] } })) };
+  // `outputDimensionality` truncates the vector (models that support it); absent, the model's own.
+  const extra = dimensions === undefined ? {} : { outputDimensionality: dimensions };
+  return { requests: inputs.map((text) => ({ model: resource, content: { parts: [{ text }] }, ...extra })) };
 }
 
 /**

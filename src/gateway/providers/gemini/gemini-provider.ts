@@ -60,7 +60,11 @@ export class GeminiProvider implements ProviderAdapter {
     const path = geminiMethodPath(call.model, 'batchEmbedContents');
     const vectors: number[][] = [];
     for (const batch of embedBatches(call.inputs)) {
-      const response = await this.#send(path, toBatchEmbedRequest(call.model, batch), context);
+      const response = await this.#send(
+        path,
+        toBatchEmbedRequest(call.model, batch, call.dimensions),
+        context,
+      );
       vectors.push(...fromBatchEmbedResponse(this.#http.parseJson(response), batch.length, this.slot));
     }
     return { model: geminiModelId(call.model), vectors, usage: undefined };

@@ -7,6 +7,7 @@ export interface OpenAIEmbeddingsRequest {
   model: string;
   input: string[];
   encoding_format: 'base64';
+  dimensions?: number;
 }
 
 /**
@@ -15,7 +16,13 @@ export interface OpenAIEmbeddingsRequest {
  * `fromOpenAIEmbeddingsResponse` accepts too.
  */
 export function toOpenAIEmbeddingsRequest(call: EmbedCall): OpenAIEmbeddingsRequest {
-  return { model: call.model, input: [...call.inputs], encoding_format: 'base64' };
+  const request: OpenAIEmbeddingsRequest = {
+    model: call.model,
+    input: [...call.inputs],
+    encoding_format: 'base64',
+  };
+  if (call.dimensions !== undefined) request.dimensions = call.dimensions;
+  return request;
 }
 
 /**

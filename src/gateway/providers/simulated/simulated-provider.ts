@@ -91,7 +91,8 @@ export class SimulatedProvider implements ProviderAdapter {
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'embed');
     const tokenizer = await loadTokenizer();
-    const dimensions = this.#settings.embedDimensions;
+    // As real models do, `dimensions` shortens the vectors and never lengthens them.
+    const dimensions = Math.min(call.dimensions ?? Number.POSITIVE_INFINITY, this.#settings.embedDimensions);
     return {
       model: simulatedModelName(call.model),
       vectors: call.inputs.map((text) => simulateEmbedding(text, dimensions)),

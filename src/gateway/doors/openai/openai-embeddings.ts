@@ -1,0 +1,102 @@
+import type { ResponseUsage } from '../../domain/usage.ts';
+import type { EmbedInput } from '../../domain/use-case-inputs.ts';
+import { FLOAT32_JSON_MAX_BYTES, writeFloat32Json } from '../../http/float32-json.ts';
+import { refuseField } from './openai-refusal.ts';
+import type { OpenAIEmbeddingsBody } from './openai-schemas.ts';
+import type { ModelAddress } from './to-chat-input.ts';
+
+/**
+ * `POST /v1/embeddings` in the gateway's words: a string or an array of strings. OpenAI also
+ * takes token arrays (integers of its own tokenizers), which mean nothing to another vendor's
+ * model: refused by name. An empty string is refused as OpenAI refuses it.
+ */
+export function toEmbedInput(body: OpenAIEmbeddingsBody, address: ModelAddress): EmbedInput {
+  const input = body.input;
+  if (typeof input === 'string') {
+    if (input === '') throw refuseField('/input', 'must not be an empty string');
+  } else {
+    for (let i = 0; i < input.length; i++) {
+      const item = input[i];
+      if (typeof item === 'string' && item !== '') continue;
+      const tokens = typeof item === 'number' || Array.isArray(item);
+      throw refuseField(
+        `/input/${i}`,
+        tokens ? 'token arrays are not supported: send text' : 'must be a non-empty string',
+      );
+    }
+  }
+  const embed: EmbedInput = {
+    input: input as string | string[],
+    provider: address.provider,
+    model: address.model,
+  };
+  if (body.dimensions !== undefined) embed.dimensions = body.dimensions;
+  return embed;
+}
+
+/** What the door reads of the embed use case's answer. */
+export interface EmbeddedTexts {
+  model: string;
+  embeddings: readonly (number[] | Float32Array)[];
+  usage: ResponseUsage;
+}
+
+/**
+ * The `CreateEmbeddingResponse` body as UTF-8 bytes: `{object: 'list', data: [{object:
+ * 'embedding', index, embedding}], model, usage: {prompt_tokens, total_tokens}}`. With `float`,
+ * a float32 vector is written with the digits a float32 needs (`float32-json.ts`, as the native
+ * route does); with `base64`, each vector is its float32 values, little-endian, in base64, which
+ * is what OpenAI sends and what its SDKs decode (they ask for base64 by default).
+ */
+export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'): Buffer {
+  const tail =
+    `],"model":${JSON.stringify(answer.model)},` +
+    `"usage":{"prompt_tokens":${answer.usage.tokensIn},"total_tokens":${answer.usage.tokensIn}}}`;
+  // Each embedding as the text that goes between its brackets or quotes, or a float32 vector
+  // written straight into the bytes.
+  const items = answer.embeddings.map((vector) =>
+    format === 'base64' ? float32Base64(vector) : vector instanceof Float32Array ? vector : vector.join(','),
+  );
+  const quote = format === 'base64' ? QUOTE : OPEN_BRACKET;
+  const unquote = format === 'base64' ? QUOTE : CLOSE_BRACKET;
+  // The model name may hold any character: 3 bytes of UTF-8 per UTF-16 unit of the tail.
+  let size = HEAD.length + 3 * tail.length;
+  for (const item of items) {
+    size += ITEM_BYTES + (typeof item === 'string' ? item.length : item.length * FLOAT32_JSON_MAX_BYTES);
+  }
+  const out = Buffer.allocUnsafe(size);
+  let pos = out.write(HEAD, 0, 'latin1');
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index] as string | Float32Array;
+    if (index > 0) out[pos++] = COMMA;
+    pos += out.write(`{"object":"embedding","index":${index},"embedding":`, pos, 'latin1');
+    out[pos++] = quote;
+    // Base64 and numbers' text are ASCII.
+    pos = typeof item === 'string' ? pos + out.write(item, pos, 'latin1') : writeFloat32Json(out, pos, item);
+    out[pos++] = unquote;
+    out[pos++] = CLOSE_BRACE;
+  }
+  pos += out.write(tail, pos, 'utf8');
+  return out.subarray(0, pos);
+}
+
+const HEAD = '{"object":"list","data":[';
+/** An item's fixed text, its index, brackets and comma: well under this. */
+const ITEM_BYTES = 64;
+const COMMA = 44;
+const QUOTE = 34;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const CLOSE_BRACE = 125;
+
+const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A vector as packed little-endian float32 in base64 (numbers from JSON are rounded to float32). */
+export function float32Base64(vector: number[] | Float32Array): string {
+  const floats = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+  if (LITTLE_ENDIAN_HOST)
+    return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
+  const bytes = Buffer.allocUnsafe(floats.length * 4);
+  for (let i = 0; i < floats.length; i++) bytes.writeFloatLE(floats[i] as number, i * 4);
+  return bytes.toString('base64');
+}

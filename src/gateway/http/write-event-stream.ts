@@ -1,0 +1,85 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
+import { encodeComment, SSE_HEADERS } from '../../platform/sse.ts';
+
+/**
+ * Writes already-framed server-sent events, for a door whose frames are its own (OpenAI's
+ * `data:` chunks): what `writeChatStream` does for the native events, with the same costs in
+ * mind. Frames that come out of one upstream read arrive in the same turn of the event loop and
+ * are written once when that turn ends; the generator's return value (the last frames) goes out
+ * with `end()`, in the same write as the chunked-encoding terminator; a client that reads slower
+ * than the upstream writes is waited for; a comment keeps an idle stream open; and the generator
+ * is always returned, so the use case's accounting runs when the client leaves.
+ */
+export async function writeEventStream(
+  reply: FastifyReply,
+  frames: AsyncGenerator<string, string, undefined>,
+  keepAliveMs: number,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const raw = reply.raw;
+  reply.hijack();
+  raw.writeHead(200, { ...headers, ...SSE_HEADERS, 'x-request-id': String(reply.request.id) });
+  let lastWrite = Date.now();
+  const keepAlive = setInterval(
+    () => {
+      if (Date.now() - lastWrite >= keepAliveMs && !raw.destroyed) {
+        raw.write(encodeComment('keep-alive'));
+        lastWrite = Date.now();
+      }
+    },
+    Math.max(50, Math.floor(keepAliveMs / 2)),
+  );
+  keepAlive.unref();
+
+  let waiting = '';
+  let flushQueued = false;
+  let clientFull = false;
+  const flush = () => {
+    flushQueued = false;
+    if (waiting === '' || raw.destroyed) return;
+    clientFull = !raw.write(waiting);
+    waiting = '';
+  };
+  let last = '';
+  try {
+    for (;;) {
+      const next = await frames.next();
+      if (next.done) {
+        last = next.value;
+        break;
+      }
+      if (clientFull) {
+        await drainedOrClosed(raw);
+        clientFull = false;
+      }
+      if (raw.destroyed) break;
+      waiting += next.value;
+      lastWrite = Date.now();
+      if (!flushQueued) {
+        flushQueued = true;
+        // After the promise jobs of this turn, which carry the rest of the same upstream read.
+        process.nextTick(flush);
+      }
+    }
+  } finally {
+    clearInterval(keepAlive);
+    await frames.return('');
+    const rest = waiting + last;
+    waiting = '';
+    if (!raw.destroyed) raw.end(rest);
+  }
+}
+
+/** Resolves at the response's next `drain` or `close`, removing both listeners either way. */
+function drainedOrClosed(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
