@@ -3,13 +3,17 @@ import type { FastifyReply } from 'fastify';
 import { encodeComment, SSE_HEADERS } from '../../platform/sse.ts';
 
 /**
- * Writes already-framed server-sent events, for a door whose frames are its own (OpenAI's
- * `data:` chunks): what `writeChatStream` does for the native events, with the same costs in
- * mind. Frames that come out of one upstream read arrive in the same turn of the event loop and
- * are written once when that turn ends; the generator's return value (the last frames) goes out
- * with `end()`, in the same write as the chunked-encoding terminator; a client that reads slower
- * than the upstream writes is waited for; a comment keeps an idle stream open; and the generator
- * is always returned, so the use case's accounting runs when the client leaves.
+ * Writes already-framed server-sent events: the native chat stream's (`writeChatStream`) and each
+ * compatible door's (OpenAI's `data:` chunks, Anthropic's named events).
+ *
+ * System calls, not bytes, are what a stream costs the gateway. Frames that come out of one
+ * upstream read arrive in the same turn of the event loop, so they are joined and written once
+ * when that turn ends (the first with the headers); the generator's return value (the last
+ * frames) goes out with `end()`, in the same write as the chunked-encoding terminator, so an
+ * upstream that answers in one read is written in a single system call. A client that reads
+ * slower than the upstream writes is waited for rather than buffered without bound; a comment
+ * keeps an idle stream open; and the generator is always returned, so the use case's accounting
+ * runs when the client leaves.
  */
 export async function writeEventStream(
   reply: FastifyReply,
@@ -71,7 +75,11 @@ export async function writeEventStream(
   }
 }
 
-/** Resolves at the response's next `drain` or `close`, removing both listeners either way. */
+/**
+ * Resolves at the response's next `drain` or at its `close`, and removes both listeners either
+ * way (`Promise.race` over two `once` calls leaves the loser's listeners on the response, one
+ * pair per wait, until Node warns of a leak on a long stream to a slow client).
+ */
 function drainedOrClosed(response: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
