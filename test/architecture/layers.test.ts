@@ -40,6 +40,11 @@ const RULES: readonly Rule[] = [
     why: 'adapters translate the domain to an upstream and know nothing above them',
   },
   {
+    from: 'src/gateway/doors/',
+    forbid: ['src/gateway/providers/', 'src/storage/', 'src/gateway/http/'],
+    why: 'a door translates a client format onto the use cases: it imports services and domain, never adapters, storage or the native routes',
+  },
+  {
     from: 'src/storage/',
     forbid: ['src/gateway/', 'src/site/'],
     why: 'storage implements ports; it never imports the surfaces',
@@ -183,9 +188,13 @@ describe('layers (decision 0008)', () => {
       ['src/site/site-app.ts', ['src/gateway/http/gateway-app.ts']],
       ['src/gateway/http/gateway-app.ts', ['src/site/site-app.ts']],
       ['src/platform/errors.ts', ['src/storage/ports.ts']],
+      [
+        'src/gateway/doors/anthropic/anthropic-door.ts',
+        ['src/gateway/providers/provider.ts', 'src/storage/ports.ts', 'src/gateway/http/schemas.ts'],
+      ],
     ]);
     const found = findViolations(wrong);
-    assert.equal(found.length, 8, found.join('\n'));
+    assert.equal(found.length, 11, found.join('\n'));
     const circle: ImportGraph = new Map([
       ['src/site/mcp/a.ts', ['src/site/openapi/b.ts']],
       ['src/site/openapi/b.ts', ['src/site/well-known/c.ts']],

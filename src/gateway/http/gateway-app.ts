@@ -6,8 +6,10 @@ import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import { registerAnthropicDoor } from '../doors/anthropic/anthropic-door.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
+import { addressModelTemporarily } from './address-model-temporarily.ts';
 import { createAuthHook } from './authenticate.ts';
 import { registerChatRoute } from './chat-route.ts';
 import { registerEmbedRoute } from './embed-route.ts';
@@ -15,6 +17,7 @@ import { registerHealthRoute } from './health-route.ts';
 import { registerJsonRoute } from './json-route.ts';
 import { openApiOptions } from './openapi-document.ts';
 import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
+import { startRequestRun } from './start-request-run.ts';
 import { registerUsageRoute } from './usage-route.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
@@ -38,6 +41,15 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
   registerHealthRoute(app, deps.config);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
+  // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
+  // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
+  const waitForLedger = (_request: unknown, _reply: unknown, done: (error?: Error) => void) => {
+    const backlog = deps.recorder.whenWritable();
+    if (backlog === undefined) done();
+    else void backlog.then(() => done(), done);
+  };
+  const authenticate = createAuthHook(deps.verifier);
+
   await app.register(async (untyped) => {
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
     v1.setErrorHandler((error, request, reply) => {
@@ -48,18 +60,22 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       }
       return respondWithError(error, request, reply);
     });
-    v1.addHook('onRequest', createAuthHook(deps.verifier));
-    // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
-    // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
-    v1.addHook('preHandler', (_request, _reply, done) => {
-      const backlog = deps.recorder.whenWritable();
-      if (backlog === undefined) done();
-      else void backlog.then(() => done(), done);
-    });
+    v1.addHook('onRequest', authenticate);
+    v1.addHook('preHandler', waitForLedger);
     registerChatRoute(v1, deps);
     registerEmbedRoute(v1, deps);
     registerJsonRoute(v1, deps);
     registerUsageRoute(v1, deps);
   });
+  // The Anthropic-compatible door: its own scope, so that its errors are Anthropic's shape.
+  await app.register((scope) =>
+    registerAnthropicDoor(scope, deps, {
+      authenticate,
+      waitForLedger,
+      startRun: (request, reply, operation, metadata) =>
+        startRequestRun(request, reply, deps, operation, { metadata }),
+      addressModel: addressModelTemporarily,
+    }),
+  );
   return app;
 }
