@@ -97,7 +97,7 @@ describe('toAnthropicEvents', () => {
       'message_delta tool_use',
       'message_stop',
     ]);
-    assert.deepEqual((messages[5]?.data as { content_block: unknown }).content_block, {
+    assert.deepEqual((messages[5]?.data as { content_block: unknown } | undefined)?.content_block, {
       type: 'tool_use',
       id: 'call_1',
       name: 'get_weather',
@@ -142,7 +142,7 @@ describe('toAnthropicEvents', () => {
 
   it('the message_start message is an empty Message with the stream id and model', async () => {
     const [first] = await collect([done('')]);
-    assert.deepEqual((first?.data as { message: unknown }).message, {
+    assert.deepEqual((first?.data as { message: unknown } | undefined)?.message, {
       id: 'chat_1',
       type: 'message',
       role: 'assistant',
