@@ -185,6 +185,21 @@ describe('the Anthropic door: errors the SDK raises as its own types', () => {
     }
   });
 
+  it('404 not_found_error for what the door does not serve (message batches), 405 for a wrong method', async () => {
+    const error = await rejection(
+      () =>
+        client.messages.batches.create({
+          requests: [{ custom_id: 'a', params: { model: MODEL, max_tokens: 5, messages: [question] } }],
+        }),
+      Anthropic.NotFoundError,
+    );
+    assert.equal(errorBody(error).error.type, 'not_found_error');
+    const res = await gw.gateway.inject({ method: 'GET', url: '/v1/messages', headers: AUTH });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers.allow, 'POST');
+    assert.equal(res.json().error.type, 'invalid_request_error');
+  });
+
   it('count_tokens refuses what messages refuses, in the same shape', async () => {
     const error = await rejection(
       () => client.messages.countTokens({ model: MODEL, messages: [] }),

@@ -6,7 +6,7 @@ import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
-import { registerAnthropicDoor } from '../doors/anthropic/anthropic-door.ts';
+import { ANTHROPIC_DOOR_PREFIX, registerAnthropicDoor } from '../doors/anthropic/anthropic-door.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { addressModelTemporarily } from './address-model-temporarily.ts';
@@ -68,14 +68,16 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     registerUsageRoute(v1, deps);
   });
   // The Anthropic-compatible door: its own scope, so that its errors are Anthropic's shape.
-  await app.register((scope) =>
-    registerAnthropicDoor(scope, deps, {
-      authenticate,
-      waitForLedger,
-      startRun: (request, reply, operation, metadata) =>
-        startRequestRun(request, reply, deps, operation, { metadata }),
-      addressModel: addressModelTemporarily,
-    }),
+  await app.register(
+    (scope) =>
+      registerAnthropicDoor(scope, deps, {
+        authenticate,
+        waitForLedger,
+        startRun: (request, reply, operation, metadata) =>
+          startRequestRun(request, reply, deps, operation, { metadata }),
+        addressModel: addressModelTemporarily,
+      }),
+    { prefix: ANTHROPIC_DOOR_PREFIX },
   );
   return app;
 }

@@ -6,6 +6,7 @@ import type {
   preHandlerHookHandler,
 } from 'fastify';
 import { toApiError } from '../../../platform/error-handler.ts';
+import { ApiError } from '../../../platform/errors.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../../services/client-closed-error.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
@@ -36,14 +37,21 @@ export interface DoorEdge {
   addressModel(model: string): Pick<ChatInput, 'provider' | 'model' | 'task'>;
 }
 
+/** Where the door's routes live; the SDKs add it to the base URL themselves. */
+export const ANTHROPIC_DOOR_PREFIX = '/v1/messages';
+
+const DOOR_PATHS = new Set([ANTHROPIC_DOOR_PREFIX, `${ANTHROPIC_DOOR_PREFIX}/count_tokens`]);
+
 /** The cost of a non-streamed answer, in US dollars (CONTRACT 4.2; a stream has `usage.cost_usd`). */
 export const COST_HEADER = 'x-gateway-cost-usd';
 
 /**
  * The Anthropic-compatible door (base URL `http://host:8787`): `POST /v1/messages` and
- * `POST /v1/messages/count_tokens`, in an encapsulated scope whose every error, the 401 of the
- * credential check and Fastify's own 400/413/415 included, is Anthropic's error body. The
- * `anthropic-version` and `anthropic-beta` headers are accepted and ignored.
+ * `POST /v1/messages/count_tokens`, registered under ANTHROPIC_DOOR_PREFIX in an encapsulated
+ * scope whose every answer but success, the 401 of the credential check, Fastify's own
+ * 400/413/415 and a 404 or 405 under the prefix (`/v1/messages/batches`) included, is
+ * Anthropic's error body. The `anthropic-version` and `anthropic-beta` headers are accepted and
+ * ignored.
  */
 export async function registerAnthropicDoor(
   app: FastifyInstance,
@@ -61,8 +69,17 @@ export async function registerAnthropicDoor(
       .send(toAnthropicErrorBody(apiError.toEnvelope(), apiError.statusCode, String(request.id)));
   });
   app.addHook('onRequest', edge.authenticate);
+  app.setNotFoundHandler((request) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (DOOR_PATHS.has(path.endsWith('/') ? path.slice(0, -1) : path)) {
+      throw new ApiError('method_not_allowed', `${request.method} is not allowed on ${path}`, {
+        headers: { allow: 'POST' },
+      });
+    }
+    throw new ApiError('not_found', `no route for ${request.method} ${path.slice(0, 200)}`);
+  });
 
-  app.post('/v1/messages', { preHandler: edge.waitForLedger }, async (request, reply) => {
+  app.post('', { preHandler: edge.waitForLedger }, async (request, reply) => {
     const parsed = readMessagesRequest(request.body);
     const input: ChatInput = { ...parsed.input, ...edge.addressModel(parsed.model) };
     const run = edge.startRun(request, reply, parsed.stream ? 'chat_stream' : 'chat', parsed.metadata);
@@ -86,7 +103,7 @@ export async function registerAnthropicDoor(
     return reply;
   });
 
-  app.post('/v1/messages/count_tokens', async (request, reply) => {
+  app.post('/count_tokens', async (request, reply) => {
     const parsed = readCountTokensRequest(request.body);
     const inputTokens = await countInputTokens(parsed.messages, parsed.tools);
     return reply.header('request-id', String(request.id)).send({ input_tokens: inputTokens });
