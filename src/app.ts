@@ -59,15 +59,42 @@ export async function buildApplication(
   options: BuildOptions = {},
 ): Promise<Application> {
   const clock = options.clock ?? systemClock;
+  // What is open so far, closed in reverse if a later step fails: a start-up that fails must leave
+  // nothing running, so the process ends by itself (see main.ts) rather than by process.exit().
+  const opened: Array<() => unknown> = [];
+  try {
+    return await buildOpening(config, logger, options, clock, opened);
+  } catch (error) {
+    for (const close of opened.reverse()) {
+      try {
+        await close();
+      } catch {
+        // The start-up error is the one worth reporting; a close failing after it adds nothing.
+      }
+    }
+    throw error;
+  }
+}
+
+async function buildOpening(
+  config: Config,
+  logger: Logger,
+  options: BuildOptions,
+  clock: Clock,
+  opened: Array<() => unknown>,
+): Promise<Application> {
   const storage = await openStorage(config);
+  opened.push(() => storage.close());
   const admin = new AppAdmin(storage.apps, clock);
   await admin.applySeeds(config.apps);
   await createDemoAppIfEmpty(admin, config, logger);
 
   const shared = await openSharedState(config, logger);
+  opened.push(() => shared.close());
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
   const registry = buildRegistry(config, options.adapterFactories);
+  opened.push(() => registry.close());
   // The simulated provider counts tokens on every answer: load the tokenizer now, not on the first request.
   if (PROVIDER_SLOTS.some((slot) => config.providers[slot].kind === 'simulated')) await loadTokenizer();
   const recorder = new UsageRecorder(
@@ -75,6 +102,7 @@ export async function buildApplication(
     logger.child({ component: 'usage' }),
     config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
   );
+  opened.push(() => recorder.flush({ final: true }));
   const verifier = new CredentialVerifier(storage.apps, clock);
   const caller = new UpstreamCaller({
     registry,
@@ -98,9 +126,11 @@ export async function buildApplication(
   const stopRetention = config.surfaces.gateway
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
+  opened.push(stopRetention);
   const gateway = config.surfaces.gateway
     ? await buildGatewayApp({ ...deps, storage, logger, verifier })
     : undefined;
+  if (gateway !== undefined) opened.push(() => gateway.close());
   const site = config.surfaces.site
     ? await buildSite({ config, logger, storage, clock, limits: shared.limits })
     : undefined;

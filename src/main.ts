@@ -6,6 +6,26 @@ import { createLogger } from './platform/logger.ts';
 
 const REQUIRED_NODE_MAJOR = 24;
 
+/**
+ * Past this, a process that should have ended but is still held by something left open is ended
+ * with process.exit().
+ */
+const EXIT_FALLBACK_MS = 10_000;
+
+/**
+ * Ends the process with `code` by letting the event loop run dry, not by calling process.exit()
+ * at once: on Node 24, process.exit() can deadlock for good when it lands while V8 compiles in the
+ * background (the main thread joins a compiler thread that waits for a garbage collection only
+ * the main thread could run; nodejs/node#54918). Seen here as a start-up error that printed its
+ * line and never exited, about one start in forty on a busy machine. An ordinary end of the event
+ * loop tears the isolate down first, which releases that thread. Every caller has closed what it
+ * opened; the unref'd timer only ends a process that something forgotten still holds.
+ */
+function exitWith(code: number): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), EXIT_FALLBACK_MS).unref();
+}
+
 function listeningPort(app: FastifyInstance): number | undefined {
   const address = app.server.address();
   return typeof address === 'object' && address !== null ? address.port : undefined;
@@ -17,7 +37,8 @@ async function main(): Promise<void> {
     console.error(
       `Node.js ${REQUIRED_NODE_MAJOR}+ is required (this is ${process.version}); run through npm: npm start`,
     );
-    process.exit(1);
+    exitWith(1);
+    return;
   }
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -25,7 +46,8 @@ async function main(): Promise<void> {
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
-      process.exit(2);
+      exitWith(2);
+      return;
     }
     throw error;
   }
@@ -55,11 +77,13 @@ async function main(): Promise<void> {
     try {
       await app.close();
       logger.info('shutdown complete');
-      process.exit(0);
+      exitWith(0);
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
+      exitWith(1);
     }
+    // Log lines wait up to 100 ms in a batch (platform/logger.ts): hand on the last ones now.
+    logger.flush();
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -68,8 +92,9 @@ async function main(): Promise<void> {
 main().catch((error: unknown) => {
   if (error instanceof ConfigError) {
     console.error(error.message);
-    process.exit(2);
+    exitWith(2);
+    return;
   }
   console.error('start-up failed:', error instanceof Error ? error.message : error);
-  process.exit(1);
+  exitWith(1);
 });

@@ -14,6 +14,12 @@ export interface RunningServer {
 const ROOT = new URL('../../', import.meta.url);
 
 /**
+ * How long a server may take to say it listens. Generous: `npm start` builds dist/ first, which
+ * took over 20 s on this 2-core machine while other test files ran.
+ */
+const START_TIMEOUT_MS = 45_000;
+
+/**
  * Starts `node src/main.ts` (or `command`) as a user would, and waits until every requested surface
  * listens. It runs in a process group of its own and `stop` signals the whole group, so a command
  * that starts node through other processes (`npm start`: npm, a shell, node) stops as one.
@@ -52,7 +58,7 @@ export async function spawnServer(
       // A server that never said it listens is still running: stop its group, or it outlives the test run.
       process.kill(-(child.pid as number), 'SIGKILL');
       reject(new Error(`server did not start:\n${output.join('\n')}`));
-    }, 20_000);
+    }, START_TIMEOUT_MS);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));

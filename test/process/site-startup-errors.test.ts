@@ -7,14 +7,21 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { BUNDLED_CONTENT_DIR } from '../../src/site/content/load-site-content.ts';
+import { createTestSchema } from '../helpers/postgres.ts';
 import { createSite } from '../helpers/site-harness.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const temporary = mkdtempSync(join(tmpdir(), 'site-startup-'));
 after(() => rmSync(temporary, { recursive: true, force: true }));
 
-/** Runs `node src/main.ts` for the site alone and collects its exit status and stderr. */
-async function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+/**
+ * Runs `node src/main.ts` for the site alone and collects its exit status, its stderr, and how long
+ * it went on after writing its error (a start-up that leaves something open lingers until the
+ * 10 s fallback of main.ts).
+ */
+async function start(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string; lingeredMs: number }> {
   const child = spawn(process.execPath, ['src/main.ts'], {
     cwd: ROOT,
     env: {
@@ -28,13 +35,15 @@ async function start(env: Record<string, string>): Promise<{ code: number | null
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  let erredAt = Number.NaN;
   child.stderr?.on('data', (chunk) => {
     stderr += String(chunk);
+    if (Number.isNaN(erredAt)) erredAt = performance.now();
   });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
-  return { code, stderr };
+  return { code, stderr, lingeredMs: performance.now() - erredAt };
 }
 
 describe('start-up refuses bad site content and identity files', () => {
@@ -51,18 +60,27 @@ describe('start-up refuses bad site content and identity files', () => {
     );
   });
 
-  it('a site summary too long for the MCP server card stops the process naming SITE_CONTENT_DIR and /summary', async () => {
+  it('a site summary too long for the MCP server card stops the process naming SITE_CONTENT_DIR and /summary', async (t) => {
     const dir = join(temporary, 'content-summary');
     cpSync(BUNDLED_CONTENT_DIR, dir, { recursive: true });
     const file = join(dir, 'site.yaml');
     const yaml = readFileSync(file, 'utf8').replace(/^summary: .*$/m, `summary: ${'Long '.repeat(21)}`);
     writeFileSync(file, yaml);
-    const { code, stderr } = await start({ SITE_CONTENT_DIR: dir });
+    // PostgreSQL and Redis connections are open when the content fails: each would hold the process.
+    const schema = await createTestSchema();
+    t.after(schema.drop);
+    const { code, stderr, lingeredMs } = await start({
+      SITE_CONTENT_DIR: dir,
+      DATABASE_URL: schema.url,
+      REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    });
     assert.equal(code, 2);
     assert.equal(
       stderr.trim(),
       `Invalid configuration: SITE_CONTENT_DIR has a bad file ${file}: /summary must NOT have more than 100 characters`,
     );
+    // What start-up opened was closed, so the process ended by itself, well before the fallback.
+    assert.ok(lingeredMs < 8_000, `the process went on ${Math.round(lingeredMs)} ms after its error`);
   });
 
   it('an unusable identity discovery document stops the process naming IDENTITY_DISCOVERY_FILE', async () => {
