@@ -79,7 +79,9 @@ export async function registerAnthropicDoor(
     throw new ApiError('not_found', `no route for ${request.method} ${path.slice(0, 200)}`);
   });
 
-  app.post('', { preHandler: edge.waitForLedger }, async (request, reply) => {
+  // Not in the gateway's OpenAPI document, which describes its own API: Anthropic's reference
+  // describes these, and docs/anthropic-door.md what differs.
+  app.post('', { schema: { hide: true }, preHandler: edge.waitForLedger }, async (request, reply) => {
     const parsed = readMessagesRequest(request.body);
     const input: ChatInput = { ...parsed.input, ...edge.addressModel(parsed.model) };
     const run = edge.startRun(request, reply, parsed.stream ? 'chat_stream' : 'chat', parsed.metadata);
@@ -103,7 +105,7 @@ export async function registerAnthropicDoor(
     return reply;
   });
 
-  app.post('/count_tokens', async (request, reply) => {
+  app.post('/count_tokens', { schema: { hide: true } }, async (request, reply) => {
     const parsed = readCountTokensRequest(request.body);
     const inputTokens = await countInputTokens(parsed.messages, parsed.tools);
     return reply.header('request-id', String(request.id)).send({ input_tokens: inputTokens });
