@@ -92,7 +92,7 @@ describe('the Anthropic-compatible door driven by @anthropic-ai/sdk', () => {
         'x-gateway-secret': SECRET,
         'anthropic-version': '2023-06-01',
       },
-      body: JSON.stringify({ model: MODEL, max_tokens: 50, stream: true, messages: [question] }),
+      body: JSON.stringify({ model: MODEL, max_tokens: 200, stream: true, messages: [question] }),
     });
     assert.equal(res.status, 200);
     assert.match(String(res.headers.get('content-type')), /^text\/event-stream/);
