@@ -5,6 +5,7 @@ import { type Config, PROVIDER_SLOTS } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { loadTokenizer } from './gateway/domain/token-count.ts';
+import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
@@ -128,7 +129,7 @@ async function buildOpening(
     : () => {};
   opened.push(stopRetention);
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier })
+    ? await buildGatewayApp({ ...deps, storage, logger, verifier, frontDoors: [registerAnthropicDoor] })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());
   const site = config.surfaces.site

@@ -6,10 +6,8 @@ import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
-import { ANTHROPIC_DOOR_PREFIX, registerAnthropicDoor } from '../doors/anthropic/anthropic-door.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import { addressModelTemporarily } from './address-model-temporarily.ts';
 import { createAuthHook } from './authenticate.ts';
 import { registerChatRoute } from './chat-route.ts';
 import { registerEmbedRoute } from './embed-route.ts';
@@ -17,13 +15,22 @@ import { registerHealthRoute } from './health-route.ts';
 import { registerJsonRoute } from './json-route.ts';
 import { openApiOptions } from './openapi-document.ts';
 import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
-import { startRequestRun } from './start-request-run.ts';
+import type { TypedInstance } from './typed-instance.ts';
 import { registerUsageRoute } from './usage-route.ts';
+
+/**
+ * A vendor-compatible front door (`gateway/doors/`): its routes, registered inside the
+ * authenticated /v1 scope. Handed in by the application rather than imported here, because a
+ * door builds on this folder's plumbing (the run's start, the stream writer) and the folders of
+ * gateway/ import each other in one direction only.
+ */
+export type FrontDoorRegistration = (v1: TypedInstance, deps: GatewayDeps) => Promise<void>;
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
   logger: Logger;
   verifier: CredentialVerifier;
+  frontDoors?: readonly FrontDoorRegistration[];
 }
 
 /** Surface A: GET /health, GET /openapi.json, and the authenticated /v1 inference routes. */
@@ -41,15 +48,6 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
   registerHealthRoute(app, deps.config);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 
-  // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
-  // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
-  const waitForLedger = (_request: unknown, _reply: unknown, done: (error?: Error) => void) => {
-    const backlog = deps.recorder.whenWritable();
-    if (backlog === undefined) done();
-    else void backlog.then(() => done(), done);
-  };
-  const authenticate = createAuthHook(deps.verifier);
-
   await app.register(async (untyped) => {
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
     v1.setErrorHandler((error, request, reply) => {
@@ -60,24 +58,19 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       }
       return respondWithError(error, request, reply);
     });
-    v1.addHook('onRequest', authenticate);
-    v1.addHook('preHandler', waitForLedger);
+    v1.addHook('onRequest', createAuthHook(deps.verifier));
+    // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
+    // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
+    v1.addHook('preHandler', (_request, _reply, done) => {
+      const backlog = deps.recorder.whenWritable();
+      if (backlog === undefined) done();
+      else void backlog.then(() => done(), done);
+    });
     registerChatRoute(v1, deps);
     registerEmbedRoute(v1, deps);
     registerJsonRoute(v1, deps);
     registerUsageRoute(v1, deps);
+    for (const registerDoor of deps.frontDoors ?? []) await registerDoor(v1, deps);
   });
-  // The Anthropic-compatible door: its own scope, so that its errors are Anthropic's shape.
-  await app.register(
-    (scope) =>
-      registerAnthropicDoor(scope, deps, {
-        authenticate,
-        waitForLedger,
-        startRun: (request, reply, operation, metadata) =>
-          startRequestRun(request, reply, deps, operation, { metadata }),
-        addressModel: addressModelTemporarily,
-      }),
-    { prefix: ANTHROPIC_DOOR_PREFIX },
-  );
   return app;
 }
