@@ -61,6 +61,54 @@ describe('the Anthropic-compatible door driven by @anthropic-ai/sdk', () => {
     assert.equal(asBlocks.usage.input_tokens, asString.usage.input_tokens);
   });
 
+  it('a request as Claude Code sends it: ?beta=true, beta headers, thinking, cache_control, Bearer key', async () => {
+    const res = await fetch(`${baseURL}/v1/messages?beta=true`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${APP}:${SECRET}`,
+        'x-gateway-app': APP,
+        'x-gateway-secret': SECRET,
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+      },
+      body: JSON.stringify({
+        model: MODEL,
+        max_tokens: 32000,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        system: [{ type: 'text', text: 'You are a coding agent.', cache_control: { type: 'ephemeral' } }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>Be careful.</system-reminder>' },
+              { type: 'text', text: 'List the files.', cache_control: { type: 'ephemeral' } },
+            ],
+          },
+        ],
+        tools: [
+          {
+            name: 'Bash',
+            description: 'Runs a command',
+            input_schema: {
+              $schema: 'http://json-schema.org/draft-07/schema#',
+              type: 'object',
+              properties: { command: { type: 'string' } },
+              required: ['command'],
+              additionalProperties: false,
+            },
+          },
+        ],
+        metadata: { user_id: 'user_1_account__session_2' },
+        stream: true,
+      }),
+    });
+    assert.equal(res.status, 200);
+    const events = parseSse(await res.text());
+    assert.equal(events[0]?.event, 'message_start');
+    assert.equal(events.at(-1)?.event, 'message_stop');
+  });
+
   it('max_tokens bounds the answer', async () => {
     const answer = await client.messages.create({ model: MODEL, max_tokens: 3, messages: [question] });
     assert.equal(answer.usage.output_tokens, 3);
