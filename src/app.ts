@@ -15,6 +15,7 @@ import {
   buildRegistry,
   type ProviderRegistry,
 } from './gateway/providers/registry.ts';
+import { modelAddressingWarnings } from './gateway/services/address-model.ts';
 import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { startUsageRetention } from './gateway/services/usage-retention.ts';
@@ -98,6 +99,9 @@ async function buildOpening(
   opened.push(() => registry.close());
   // The simulated provider counts tokens on every answer: load the tokenizer now, not on the first request.
   if (PROVIDER_SLOTS.some((slot) => config.providers[slot].kind === 'simulated')) await loadTokenizer();
+  if (config.surfaces.gateway) {
+    for (const warning of modelAddressingWarnings({ config, registry })) logger.warn(warning);
+  }
   const recorder = new UsageRecorder(
     storage.usage,
     logger.child({ component: 'usage' }),

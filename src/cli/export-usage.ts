@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigWithoutArguments } from '../config/load-config.ts';
+import { exitWith } from '../platform/exit-process.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import type { UsageRecord } from '../storage/ports.ts';
 
@@ -30,6 +31,8 @@ const CSV_COLUMNS: (keyof UsageRecord)[] = [
   'upstreamMs',
   'status',
   'errorCode',
+  // Last, so that readers of the earlier columns by position keep working.
+  'frontDoor',
 ];
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */
@@ -98,9 +101,9 @@ async function main(): Promise<number> {
 }
 
 main().then(
-  (code) => process.exit(code),
+  (code) => exitWith(code),
   (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    exitWith(1);
   },
 );

@@ -47,7 +47,11 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
     import('../storage/redis/failover-limit-store.ts'),
   ]);
   const redis = await connectRedis(config.redisUrl);
-  const availability = new RedisAvailability(redis, logger.child({ component: 'redis' }));
+  const availability = new RedisAvailability(
+    redis,
+    logger.child({ component: 'redis' }),
+    `${config.redisKeyPrefix}availability-probe`,
+  );
   const health = new RedisProviderHealth(redis, config.circuit, config.redisKeyPrefix);
   await health.refresh();
   return {

@@ -71,6 +71,31 @@ describe('log redaction', () => {
     );
   });
 
+  it('censors every credential header the gateway accepts, under req.headers and headers', () => {
+    const { logger, lines } = capture(buildLoggerOptions('info'));
+    const credentials = {
+      authorization: 'Bearer app:sk-bearer',
+      'x-api-key': 'app:sk-api-key',
+      'x-gateway-secret': 'sk-native',
+      'x-gateway-app': 'app',
+    };
+    logger.info({ req: { headers: credentials } }, 'req');
+    logger.info({ headers: credentials }, 'headers');
+    for (const line of lines() as {
+      req?: { headers: Record<string, string> };
+      headers?: Record<string, string>;
+    }[]) {
+      const headers = line.req?.headers ?? line.headers;
+      assert.deepEqual(headers, {
+        authorization: CENSOR,
+        'x-api-key': CENSOR,
+        'x-gateway-secret': CENSOR,
+        'x-gateway-app': 'app',
+      });
+    }
+    assert.equal(lines().length, 2);
+  });
+
   it('never changes the logged object, and returns a line without objects as it is', () => {
     const settings = { apiKey: 'k', model: 'm' };
     const fields = { settings };

@@ -20,6 +20,7 @@ export const REDACTED_PATHS = [
   'req.headers["x-goog-api-key"]',
   'headers["x-gateway-secret"]',
   'headers.authorization',
+  'headers["x-api-key"]',
   'secret',
   'apiKey',
   'password',

@@ -54,6 +54,8 @@ export interface UsageRecord {
   requestId: string;
   app: string;
   operation: Operation;
+  /** The door the request came through: `native`, `openai` or `anthropic` (the gateway's FrontDoor). */
+  frontDoor: string;
   task: string | null;
   provider: string | null;
   model: string | null;
@@ -82,7 +84,7 @@ export interface UsageQuery {
   limit: number;
 }
 
-export type UsageGroup = 'day' | 'provider' | 'model' | 'operation';
+export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -99,6 +101,7 @@ export interface UsageTotalsRow {
   provider?: string | null;
   model?: string | null;
   operation?: string;
+  frontDoor?: string;
   requests: number;
   errors: number;
   tokensIn: number;

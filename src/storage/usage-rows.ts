@@ -6,6 +6,7 @@ export interface RequestRow {
   request_id: string;
   app: string;
   operation: string;
+  front_door: string;
   task: string | null;
   provider: string | null;
   model: string | null;
@@ -55,6 +56,7 @@ export const REQUEST_COLUMNS = [
   'status',
   'error_code',
   'created_at',
+  'front_door',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -91,6 +93,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.status,
     r.errorCode,
     r.createdAt,
+    r.frontDoor,
   ];
 }
 
@@ -133,6 +136,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     requestId: row.request_id,
     app: row.app,
     operation: row.operation as Operation,
+    frontDoor: row.front_door,
     task: row.task,
     provider: row.provider,
     model: row.model,
@@ -156,6 +160,7 @@ export interface TotalsRowRaw {
   provider?: string | null;
   model?: string | null;
   operation?: string;
+  front_door?: string;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
@@ -172,16 +177,29 @@ export function toTotalsRow(row: TotalsRowRaw, groupBy: readonly UsageGroup[]): 
     // Sums of binary floats: round to the 1e-10 dollars that pricing itself keeps.
     costUsd: Math.round(Number(row.cost_usd ?? 0) * 1e10) / 1e10,
   };
-  for (const group of groupBy) (result as unknown as Record<string, unknown>)[group] = row[group] ?? null;
+  for (const group of groupBy) {
+    (result as unknown as Record<string, unknown>)[group] = row[GROUP_COLUMNS[group]] ?? null;
+  }
   return result;
 }
+
+/** The column each group reads (`day` is computed, under that name). */
+const GROUP_COLUMNS = {
+  day: 'day',
+  provider: 'provider',
+  model: 'model',
+  operation: 'operation',
+  frontDoor: 'front_door',
+} as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
 
 /** SELECT list and GROUP BY of a totals query, given how the engine turns epoch ms into a UTC date. */
 export function totalsSql(
   groupBy: readonly UsageGroup[],
   dayExpression: string,
 ): { select: string; group: string } {
-  const columns = groupBy.map((group) => (group === 'day' ? `${dayExpression} AS day` : group));
+  const columns = groupBy.map((group) =>
+    group === 'day' ? `${dayExpression} AS day` : GROUP_COLUMNS[group],
+  );
   const select = [
     ...columns,
     'COUNT(*) AS requests',

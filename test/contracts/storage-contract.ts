@@ -13,6 +13,7 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
     requestId: `req-${id}`,
     app: 'web',
     operation: 'chat',
+    frontDoor: 'native',
     task: null,
     provider: 'provider-a',
     model: 'gpt-4o-mini',
@@ -97,7 +98,12 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
     it('appends usage batches with their attempts and reads them back exactly', async () => {
       const records = [
         sampleRecord('u1'),
-        sampleRecord('u2', { app: 'other', createdAt: 1_700_000_000_500, usageEstimated: true }),
+        sampleRecord('u2', {
+          app: 'other',
+          createdAt: 1_700_000_000_500,
+          usageEstimated: true,
+          frontDoor: 'anthropic',
+        }),
       ];
       await storage.usage.appendBatch(records);
       const all = await storage.usage.readRecords({ limit: 100 });
@@ -176,6 +182,7 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
           tokensIn: 1,
           tokensOut: 1,
           costUsd: 0.2,
+          frontDoor: 'openai',
         }),
         sampleRecord('t3', {
           app: 'tot',
@@ -232,6 +239,27 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
           costUsd: 0.3,
         },
       ]);
+    });
+
+    it('groups by front door, and by front door and provider', async () => {
+      const rows = await storage.usage.totals({ app: 'tot', from: 0, to: day2 + 1, groupBy: ['frontDoor'] });
+      assert.deepEqual(rows, [
+        { frontDoor: 'native', requests: 2, errors: 1, tokensIn: 110, tokensOut: 55, costUsd: 0.4 },
+        { frontDoor: 'openai', requests: 1, errors: 0, tokensIn: 1, tokensOut: 1, costUsd: 0.2 },
+      ]);
+      const both = await storage.usage.totals({
+        app: 'tot',
+        from: 0,
+        to: day2 + 1,
+        groupBy: ['provider', 'frontDoor'],
+      });
+      assert.deepEqual(
+        both.map((r) => [r.provider, r.frontDoor, r.requests]),
+        [
+          ['provider-a', 'native', 2],
+          ['provider-b', 'openai', 1],
+        ],
+      );
     });
 
     it('an empty period sums to zero', async () => {

@@ -27,7 +27,13 @@ describe('GET /openapi.json (surface A)', () => {
     ]);
     assert.equal(doc.info.version, '1.0.0');
     assert.equal(doc.servers[0].url, 'https://gateway.example.com');
-    assert.deepEqual(doc.security, [{ gatewayApp: [], gatewaySecret: [] }]);
+    assert.deepEqual(doc.security, [
+      { gatewayApp: [], gatewaySecret: [] },
+      { appBearer: [] },
+      { appApiKey: [] },
+    ]);
+    assert.equal(doc.components.securitySchemes.appBearer.scheme, 'bearer');
+    assert.equal(doc.components.securitySchemes.appApiKey.name, 'x-api-key');
     assert.equal(doc.components.securitySchemes.gatewaySecret.name, 'x-gateway-secret');
     assert.deepEqual(doc.paths['/health'].get.security, []);
   });

@@ -106,7 +106,7 @@ describe('Redis lost while running', () => {
     await direct.quit();
   });
 
-  for (const mode of ['refused', 'blackhole'] as CutMode[]) {
+  for (const mode of ['refused', 'blackhole', 'readonly'] as CutMode[]) {
     it(`${mode}: requests and signups answer without waiting on Redis, one warning, then shared counting resumes`, async () => {
       // The outage's counts are checked in Redis's per-minute counter: all of it in one minute.
       await startInsideOneMinute(15_000);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sampleRecord } from '../contracts/storage-contract.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';
 
 describe('GET /v1/usage', () => {
@@ -49,6 +50,29 @@ describe('GET /v1/usage', () => {
       assert.equal(res.status, 400, url);
       assert.equal(res.body.error.details[0].path, path, url);
     }
+  });
+
+  it('groups by front door: the native routes record native, the compatible doors their own', async () => {
+    const doors = async () => {
+      const res = await gw.get('/v1/usage?groupBy=frontDoor', { headers: other });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.groupBy, ['frontDoor']);
+      return Object.fromEntries(res.body.rows.map((r: any) => [r.frontDoor, r.requests]));
+    };
+    const before = await doors();
+    assert.equal(
+      (await gw.chat({ messages: [{ role: 'user', content: 'native' }] }, { headers: other })).status,
+      200,
+    );
+    // No compatible door is routed in this suite: its rows are written as the door would record them.
+    await gw.app.storage.usage.appendBatch([
+      sampleRecord('door-openai', { app: 'other-app', frontDoor: 'openai', createdAt: Date.now() }),
+      sampleRecord('door-anthropic', { app: 'other-app', frontDoor: 'anthropic', createdAt: Date.now() }),
+    ]);
+    const after = await doors();
+    assert.equal(after.native, (before.native ?? 0) + 1);
+    assert.equal(after.openai, (before.openai ?? 0) + 1);
+    assert.equal(after.anthropic, (before.anthropic ?? 0) + 1);
   });
 
   it('needs credentials', async () => {

@@ -1,14 +1,19 @@
 import { once } from 'node:events';
 import { createServer, connect as openSocket, type Server, type Socket } from 'node:net';
+import { RespCommandReader } from './resp-commands.ts';
 
 /**
  * How the relay fails: `refused` closes the listener and resets every live connection (Redis
  * died, the port answers with a refusal); `blackhole` keeps every connection open, accepts new
  * ones, and lets nothing through either way (a network partition: nobody says the peer is gone,
  * which is what leaves a client waiting). A healed blackhole delivers what was held back, as TCP
- * retransmission would.
+ * retransmission would. `readonly` keeps the connections and answers every command itself, as a
+ * replica left behind by a failover would: PING with PONG, anything else with a READONLY error
+ * reply (the gateway's commands all write).
  */
-export type CutMode = 'refused' | 'blackhole';
+export type CutMode = 'refused' | 'blackhole' | 'readonly';
+
+const READONLY_REPLY = "-READONLY You can't write against a read only replica.\r\n";
 
 export interface RedisRelay {
   port: number;
@@ -22,6 +27,19 @@ export interface RedisRelay {
 interface Pair {
   client: Socket;
   upstream: Socket | undefined;
+  /** While the relay answers for Redis (`readonly`): the listener that does. */
+  answering?: ((chunk: Buffer) => void) | undefined;
+}
+
+/** Answers the client's commands in place of Redis, as a read-only replica would. */
+function answerAsReplica(pair: Pair): void {
+  const reader = new RespCommandReader();
+  pair.answering = (chunk) => {
+    for (const name of reader.push(chunk)) pair.client.write(name === 'PING' ? '+PONG\r\n' : READONLY_REPLY);
+  };
+  pair.client.on('data', pair.answering);
+  // An unpiped socket stays paused, and a new 'data' listener does not restart it.
+  pair.client.resume();
 }
 
 /**
@@ -55,6 +73,7 @@ export async function startRedisRelay(target = { host: '127.0.0.1', port: 6379 }
       });
     // Accepted during a blackhole: held silent until the relay heals.
     if (mode === 'blackhole') client.pause();
+    else if (mode === 'readonly') answerAsReplica(pair);
     else join(pair);
   });
   server.listen(0, '127.0.0.1');
@@ -79,6 +98,10 @@ export async function startRedisRelay(target = { host: '127.0.0.1', port: 6379 }
       for (const pair of pairs) {
         pair.client.unpipe();
         pair.upstream?.unpipe();
+        if (cutMode === 'readonly') {
+          answerAsReplica(pair);
+          continue;
+        }
         pair.client.pause();
         pair.upstream?.pause();
       }
@@ -93,6 +116,13 @@ export async function startRedisRelay(target = { host: '127.0.0.1', port: 6379 }
         return;
       }
       for (const pair of pairs) {
+        if (pair.answering !== undefined) {
+          pair.client.off('data', pair.answering);
+          pair.answering = undefined;
+          if (pair.upstream === undefined) join(pair);
+          else pair.client.pipe(pair.upstream);
+          continue;
+        }
         if (pair.upstream === undefined) {
           join(pair);
           pair.client.resume();

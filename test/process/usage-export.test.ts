@@ -16,7 +16,7 @@ describe('usage export and retention', () => {
     const day = Date.UTC(2026, 10, 20, 12);
     await storage.usage.appendBatch([
       sampleRecord('e1', { createdAt: day, task: 'has,comma "quoted"' }),
-      sampleRecord('e2', { createdAt: day + 1, app: 'other' }),
+      sampleRecord('e2', { createdAt: day + 1, app: 'other', frontDoor: 'openai' }),
       sampleRecord('e3', { createdAt: day + 86_400_000 }),
     ]);
     await storage.close();
@@ -37,10 +37,15 @@ describe('usage export and retention', () => {
     );
     assert.equal(rows[0].createdAt, '2026-11-20T12:00:00.000Z');
     assert.equal(rows[0].attempts.length, 2);
+    assert.deepEqual(
+      rows.map((r) => r.frontDoor),
+      ['native', 'openai'],
+    );
 
     const csv = await runNode(['src/cli/export-usage.ts', '--format', 'csv', '--app', 'web'], env);
     const lines = csv.stdout.trim().split('\n');
-    assert.match(lines[0] ?? '', /^id,requestId,createdAt,app,/);
+    assert.match(lines[0] ?? '', /^id,requestId,createdAt,app,.*,errorCode,frontDoor$/);
+    assert.match(lines[1] ?? '', /,native$/);
     assert.equal(lines.length, 3, 'header and the two records of app web');
     assert.ok(lines[1]?.includes('"has,comma ""quoted"""'), 'RFC 4180 quoting');
 

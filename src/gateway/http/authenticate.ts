@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import { ACCEPTED_FORMS, readCredentials } from './read-credentials.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,17 +10,11 @@ declare module 'fastify' {
   }
 }
 
-const MAX_HEADER_LENGTH = 512;
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  if (typeof value !== 'string' || value === '' || value.length > MAX_HEADER_LENGTH) return undefined;
-  return value;
-}
-
 /**
- * onRequest hook for /v1: both x-gateway-app and x-gateway-secret must be present and match.
+ * onRequest hook for /v1: the credentials (any form `readCredentials` accepts) must match.
  * It runs before the body is read, so unauthenticated callers cannot make the gateway parse
- * large bodies. The same 401 answers every failure, so it reveals nothing. Written with a
+ * large bodies. A wrong app and a wrong secret get the same 401, so it reveals
+ * nothing; malformed headers are told which forms are accepted. Written with a
  * callback rather than `async` so that a credential the cache already knows (nearly every
  * request) costs no promise and no extra turn of the microtask queue.
  */
@@ -29,15 +24,15 @@ export function createAuthHook(verifier: CredentialVerifier) {
     _reply: FastifyReply,
     done: (error?: Error) => void,
   ): void {
-    const app = headerValue(request.headers['x-gateway-app']);
-    const secret = headerValue(request.headers['x-gateway-secret']);
-    if (app === undefined || secret === undefined) {
-      done(new ApiError('unauthorized', 'x-gateway-app and x-gateway-secret headers are required'));
+    const reading = readCredentials(request.headers);
+    if (!reading.ok) {
+      done(new ApiError('unauthorized', reading.reason));
       return;
     }
+    const { app, secret } = reading.credentials;
     const settle = (ok: boolean) => {
       if (!ok) {
-        done(new ApiError('unauthorized', 'invalid app credentials'));
+        done(new ApiError('unauthorized', `invalid app credentials; ${ACCEPTED_FORMS}`));
         return;
       }
       request.appName = app;

@@ -28,10 +28,23 @@ export function openApiOptions(publicUrl: string): SwaggerOptions {
             name: 'x-gateway-secret',
             description: 'Secret paired with the app',
           },
+          appBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              '`Authorization: Bearer <app>:<secret>` (split at the first colon), as OpenAI clients send it',
+          },
+          appApiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: '`<app>:<secret>` (split at the first colon), as Anthropic clients send it',
+          },
         },
       },
-      // Both headers together: one requirement object naming both schemes.
-      security: [{ gatewayApp: [], gatewaySecret: [] }],
+      // Either both native headers together (one requirement object naming both schemes), or
+      // one combined key; several forms in one request must name the same credential.
+      security: [{ gatewayApp: [], gatewaySecret: [] }, { appBearer: [] }, { appApiKey: [] }],
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, index) => String(json.$id ?? `def-${index}`),

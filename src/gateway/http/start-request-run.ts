@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
+import type { FrontDoor } from '../domain/messages.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { RequestRun } from '../services/request-run.ts';
 
@@ -13,7 +14,8 @@ const ID_PREFIX: Record<Operation, string> = {
 
 /**
  * The run of one request, whose signal aborts when the client disconnects before the answer is
- * complete, which cancels the upstream request.
+ * complete, which cancels the upstream request. `frontDoor` is the door the request came through
+ * (the compatible doors pass theirs; the native routes leave the default), recorded in the ledger.
  */
 export function startRequestRun(
   request: FastifyRequest,
@@ -21,6 +23,7 @@ export function startRequestRun(
   deps: GatewayDeps,
   operation: Operation,
   body: { task?: string | undefined; metadata?: Record<string, unknown> | undefined },
+  frontDoor: FrontDoor = 'native',
 ): RequestRun {
   const controller = new AbortController();
   const onClose = () => {
@@ -37,6 +40,7 @@ export function startRequestRun(
     requestId: request.id,
     app: request.appName,
     operation,
+    frontDoor,
     task: body.task,
     metadata: body.metadata,
     startedAt: clock.monotonic() - elapsed,

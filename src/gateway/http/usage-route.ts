@@ -10,6 +10,7 @@ const TotalsRow = Type.Object({
   provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   operation: Type.Optional(Type.String()),
+  frontDoor: Type.Optional(Type.String({ description: 'native, openai or anthropic' })),
   requests: Type.Integer(),
   errors: Type.Integer(),
   tokensIn: Type.Integer(),
@@ -22,7 +23,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { sto
     '/v1/usage',
     {
       schema: {
-        summary: "The calling app's own usage totals by day, provider, model or operation",
+        summary: "The calling app's own usage totals by day, provider, model, operation or front door",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -31,7 +32,9 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { sto
             ),
             to: Type.Optional(Type.String({ description: 'Last UTC day, inclusive (default: today)' })),
             groupBy: Type.Optional(
-              Type.String({ description: 'Comma-separated: day, provider, model, operation (default: day)' }),
+              Type.String({
+                description: 'Comma-separated: day, provider, model, operation, frontDoor (default: day)',
+              }),
             ),
           },
           { additionalProperties: false },

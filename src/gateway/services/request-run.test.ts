@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { systemClock } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { UsageRecord } from '../../storage/ports.ts';
+import type { FrontDoor } from '../domain/messages.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import { InProcessProviderHealth } from '../health/circuit-breaker.ts';
 import type { ChatStreamEvent, ProviderAdapter } from '../providers/provider.ts';
@@ -38,7 +39,11 @@ async function* events(list: ChatStreamEvent[], failAfter?: Error): AsyncGenerat
 }
 
 /** A run over fake deps whose ledger is an array, and that array. */
-function startRun(adapter: ProviderAdapter, controller = new AbortController()) {
+function startRun(
+  adapter: ProviderAdapter,
+  controller = new AbortController(),
+  frontDoor: FrontDoor = 'native',
+) {
   const records: UsageRecord[] = [];
   const profile = { chatModel: 'model-a', embedModel: undefined, models: [], canEmbed: false };
   const registry = {
@@ -67,6 +72,7 @@ function startRun(adapter: ProviderAdapter, controller = new AbortController()) 
     requestId: 'req-1',
     app: 'app',
     operation: 'chat',
+    frontDoor,
     task: undefined,
     metadata: undefined,
     startedAt: systemClock.monotonic(),
@@ -92,12 +98,25 @@ describe('RequestRun finishes exactly once', () => {
     assert.equal(record.status, 200);
     assert.equal(record.errorCode, null);
     assert.equal(record.provider, 'provider-a');
+    assert.equal(record.frontDoor, 'native');
     assert.deepEqual(
       record.attempts.map((a) => [a.outcome, a.tokensIn, a.tokensOut]),
       [['ok', 3, 2]],
     );
     assert.equal(run.finish(), false, 'a second finish records nothing');
     assert.equal(records.length, 1);
+  });
+
+  it('records the front door the run was started with', async () => {
+    for (const door of ['openai', 'anthropic'] as const) {
+      const { run, records } = startRun(
+        fakeAdapter(async () => ({ model: 'model-a', content: 'ok', finishReason: 'stop', usage })),
+        new AbortController(),
+        door,
+      );
+      await runChat(input, run);
+      assert.equal(only(records).frontDoor, door);
+    }
   });
 
   it('error: a retried 503 then a rejection, recorded once with every attempt', async () => {

@@ -2,6 +2,7 @@ import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { Operation, UsageAttempt } from '../../storage/ports.ts';
+import type { FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
@@ -17,7 +18,16 @@ import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 /** What the door knows when a request starts; the rest of the run starts empty. */
 export type RunInit = Pick<
   RequestRun,
-  'id' | 'requestId' | 'app' | 'operation' | 'task' | 'metadata' | 'startedAt' | 'receivedAt' | 'signal'
+  | 'id'
+  | 'requestId'
+  | 'app'
+  | 'operation'
+  | 'frontDoor'
+  | 'task'
+  | 'metadata'
+  | 'startedAt'
+  | 'receivedAt'
+  | 'signal'
 >;
 
 export interface AdmissionInput {
@@ -56,6 +66,8 @@ export class RequestRun implements CallScope {
   readonly requestId: string;
   readonly app: string;
   readonly operation: Operation;
+  /** The door the request came through (the ledger's `front_door`). */
+  readonly frontDoor: FrontDoor;
   readonly task: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   /** Monotonic ms when the request reached the gateway. */
@@ -89,6 +101,7 @@ export class RequestRun implements CallScope {
     this.requestId = init.requestId;
     this.app = init.app;
     this.operation = init.operation;
+    this.frontDoor = init.frontDoor;
     this.task = init.task;
     this.metadata = init.metadata;
     this.startedAt = init.startedAt;
@@ -239,6 +252,7 @@ export class RequestRun implements CallScope {
       requestId: this.requestId,
       app: this.app,
       operation: this.operation,
+      frontDoor: this.frontDoor,
       task: this.task ?? null,
       provider: this.#provider,
       model: this.#model,

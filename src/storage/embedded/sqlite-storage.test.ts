@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
+import {
+  assertLegacyRowIsNative,
+  LEGACY_USAGE_ROW_SQL,
+  migrationsBeforeFrontDoor,
+} from '../../../test/contracts/legacy-usage-row.ts';
 import {
   describeStorageContract,
   describeSubscriberContract,
@@ -10,6 +16,8 @@ import {
   describeUsageTotalsContract,
   sampleRecord,
 } from '../../../test/contracts/storage-contract.ts';
+import { MIGRATIONS_TABLE_SQL } from '../migrations.ts';
+import { DATABASE_FILE } from './open-sqlite.ts';
 import { openSqliteStorage } from './sqlite-storage.ts';
 
 describeStorageContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
@@ -51,6 +59,25 @@ describe('embedded SQLite on disk', () => {
       (await storage.usage.readRecords({ limit: 10 })).map((record) => record.id),
       ['after'],
     );
+    await storage.close();
+  });
+});
+
+describe('embedded SQLite migration 004 (front door)', () => {
+  it('existing usage rows read as the native door', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sqlite-'));
+    const old = new DatabaseSync(join(dir, DATABASE_FILE));
+    old.exec(MIGRATIONS_TABLE_SQL);
+    for (const migration of migrationsBeforeFrontDoor()) {
+      old.exec(migration.sql);
+      old
+        .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+        .run(migration.version, migration.name, 0);
+    }
+    old.exec(LEGACY_USAGE_ROW_SQL);
+    old.close();
+    const storage = openSqliteStorage(dir);
+    await assertLegacyRowIsNative(storage);
     await storage.close();
   });
 });

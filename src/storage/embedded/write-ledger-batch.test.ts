@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sampleRecord } from '../../../test/contracts/storage-contract.ts';
+import { REQUEST_COLUMNS } from '../usage-rows.ts';
 import { openSqlite } from './open-sqlite.ts';
 import { ATTEMPT_INSERT, ledgerBatchOf, REQUEST_INSERT } from './sqlite-usage-ledger.ts';
 import { LedgerBatchWriter } from './write-ledger-batch.js';
@@ -29,7 +30,10 @@ describe('LedgerBatchWriter', () => {
     const writer = new LedgerBatchWriter(db, REQUEST_INSERT, ATTEMPT_INSERT);
     const shortRequest = batchOf(['a', 'b']);
     shortRequest.requests.pop();
-    assert.throws(() => writer.write(shortRequest), /values for 2 rows of 18 columns/);
+    assert.throws(
+      () => writer.write(shortRequest),
+      new RegExp(`values for 2 rows of ${REQUEST_COLUMNS.length} columns`),
+    );
     const extraAttempt = batchOf(['a', 'b']);
     extraAttempt.attemptCounts[0] = (extraAttempt.attemptCounts[0] ?? 0) + 1;
     assert.throws(() => writer.write(extraAttempt), /usage ledger batch/);

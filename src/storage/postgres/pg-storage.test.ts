@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
+import {
+  assertLegacyRowIsNative,
+  LEGACY_USAGE_ROW_SQL,
+  migrationsBeforeFrontDoor,
+} from '../../../test/contracts/legacy-usage-row.ts';
 import {
   describeStorageContract,
   describeSubscriberContract,
@@ -7,6 +13,7 @@ import {
   describeUsageTotalsContract,
 } from '../../../test/contracts/storage-contract.ts';
 import { createTestSchema } from '../../../test/helpers/postgres.ts';
+import { MIGRATIONS_TABLE_SQL } from '../migrations.ts';
 import { openPostgresStorage } from './pg-storage.ts';
 
 async function openFresh() {
@@ -34,5 +41,31 @@ describe('PostgreSQL migrations', () => {
     assert.equal((await stores[2]?.apps.findApp('once'))?.secretHash, 'h');
     await Promise.all(stores.map((s) => s.close()));
     await schema.drop();
+  });
+});
+
+describe('PostgreSQL migration 004 (front door)', () => {
+  it('existing usage rows read as the native door', async () => {
+    const schema = await createTestSchema();
+    const old = new pg.Client({ connectionString: schema.url });
+    await old.connect();
+    await old.query(MIGRATIONS_TABLE_SQL);
+    for (const migration of migrationsBeforeFrontDoor()) {
+      await old.query(migration.sql);
+      await old.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        0,
+      ]);
+    }
+    await old.query(LEGACY_USAGE_ROW_SQL);
+    await old.end();
+    const storage = await openPostgresStorage(schema.url);
+    try {
+      await assertLegacyRowIsNative(storage);
+    } finally {
+      await storage.close();
+      await schema.drop();
+    }
   });
 });

@@ -44,13 +44,13 @@ class FlakyStore implements LimitStore {
 
 function setUp() {
   const shared = new FlakyStore();
-  // What RedisAvailability reads of the connection: its status and a PING that fails while down.
+  // What RedisAvailability uses of the connection: its status and a probe write that fails while down.
   const redis = {
     status: 'ready',
     on: () => {},
-    ping: async () => {
+    set: async () => {
       if (shared.down) throw new Error('Command timed out');
-      return 'PONG';
+      return 'OK';
     },
   } as unknown as Redis;
   const logs: { level: number; msg: string }[] = [];
@@ -60,7 +60,12 @@ function setUp() {
       done();
     },
   });
-  const availability = new RedisAvailability(redis, createLogger({ level: 'info', destination }), 10);
+  const availability = new RedisAvailability(
+    redis,
+    createLogger({ level: 'info', destination }),
+    'test:availability-probe',
+    10,
+  );
   const store = new FailoverLimitStore(shared, availability);
   const waitFor = async (mode: 'shared' | 'local') => {
     const deadline = Date.now() + 2_000;

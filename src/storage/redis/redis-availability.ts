@@ -13,10 +13,18 @@ export interface SharedCountingState {
   outages: number;
 }
 
+/** The probe's key lives this long: it only has to be written, never read. */
+const PROBE_TTL_MS = 1_000;
+
 /**
  * Whether Redis is usable for shared counting, and the one owner of an outage's lifecycle: the
- * first failed command starts it (one warning), a probe every `probeMs` ends it once a PING
- * answers (one info), then the resume hooks run. ioredis redials by itself; this only notices.
+ * first failed command starts it (one warning), a probe every `probeMs` ends it once a write
+ * succeeds (one info), then the resume hooks run. ioredis redials by itself; this only notices.
+ *
+ * The probe writes, because an outage is not always a lost connection: a Redis that answers with
+ * an error reply (OOM under `maxmemory`, READONLY after a failover left us on a replica, LOADING,
+ * MISCONF) still answers PING. A PING probe would end such an outage at once, the next counting
+ * command would start another, and the log would get a warning every `probeMs`.
  */
 export class RedisAvailability {
   readonly #redis: Redis;
@@ -28,9 +36,13 @@ export class RedisAvailability {
   #probing = false;
   #closed = false;
 
-  constructor(redis: Redis, logger: Logger, probeMs = 250) {
+  readonly #probeKey: string;
+
+  /** `probeKey` is written (and expires at once) to tell whether Redis takes writes again. */
+  constructor(redis: Redis, logger: Logger, probeKey: string, probeMs = 250) {
     this.#redis = redis;
     this.#logger = logger;
+    this.#probeKey = probeKey;
     this.#probeMs = probeMs;
     this.#state = { mode: 'shared', since: Date.now(), outages: 0 };
     // A dropped connection is an outage even before a request notices: the state shows it at once.
@@ -56,7 +68,7 @@ export class RedisAvailability {
     this.#state = { mode: 'local', since: Date.now(), outages: this.#state.outages + 1 };
     this.#logger.warn(
       { reason: error instanceof Error ? error.message : String(error) },
-      'Redis unreachable: limits and budgets count in this instance alone until it is back',
+      'Redis unreachable or refusing writes: limits and budgets count in this instance alone until it is back',
     );
     this.#probe = setInterval(() => void this.#tryResume(), this.#probeMs);
     this.#probe.unref();
@@ -73,7 +85,7 @@ export class RedisAvailability {
     if (this.#probing || this.#redis.status !== 'ready') return;
     this.#probing = true;
     try {
-      await this.#redis.ping();
+      await this.#redis.set(this.#probeKey, '1', 'PX', PROBE_TTL_MS);
     } catch {
       return;
     } finally {
