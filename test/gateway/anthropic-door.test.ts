@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type Anthropic from '@anthropic-ai/sdk';
 import { anthropicClient, listenForClients } from '../helpers/anthropic-door-client.ts';
-import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { APP, SECRET, shareGateway, startGateway } from '../helpers/gateway-harness.ts';
 import { parseSse } from '../helpers/parse-sse.ts';
 
 // The simulated slot's default model, priced in the sample price table.
@@ -67,8 +67,6 @@ describe('the Anthropic-compatible door driven by @anthropic-ai/sdk', () => {
       headers: {
         'content-type': 'application/json',
         authorization: `Bearer ${APP}:${SECRET}`,
-        'x-gateway-app': APP,
-        'x-gateway-secret': SECRET,
         'anthropic-version': '2023-06-01',
         'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
       },
@@ -136,8 +134,6 @@ describe('the Anthropic-compatible door driven by @anthropic-ai/sdk', () => {
       headers: {
         'content-type': 'application/json',
         'x-api-key': `${APP}:${SECRET}`,
-        'x-gateway-app': APP,
-        'x-gateway-secret': SECRET,
         'anthropic-version': '2023-06-01',
       },
       body: JSON.stringify({ model: MODEL, max_tokens: 200, stream: true, messages: [question] }),
@@ -196,5 +192,26 @@ describe('the Anthropic-compatible door driven by @anthropic-ai/sdk', () => {
     const before = gw.calls.length;
     await client.messages.countTokens({ model: MODEL, messages: [question] });
     assert.equal(gw.calls.length, before);
+  });
+});
+
+describe('the Anthropic door in the usage ledger', () => {
+  it("records each request once, with front door 'anthropic'; count_tokens records nothing", async (t) => {
+    const gw = await startGateway(t);
+    const client = anthropicClient(await listenForClients(gw));
+    await client.messages.create({ model: MODEL, max_tokens: 20, messages: [question] });
+    await client.messages.stream({ model: MODEL, max_tokens: 20, messages: [question] }).finalMessage();
+    await client.messages.countTokens({ model: MODEL, messages: [question] });
+    assert.equal((await gw.chat({ messages: [question] })).status, 200);
+    await gw.app.recorder.flush();
+    const res = await gw.get('/v1/usage?groupBy=frontDoor,operation');
+    assert.equal(res.status, 200);
+    const rows = Object.fromEntries(
+      res.body.rows.map((row: { frontDoor: string; operation: string; requests: number }) => [
+        `${row.frontDoor} ${row.operation}`,
+        row.requests,
+      ]),
+    );
+    assert.deepEqual(rows, { 'anthropic chat': 1, 'anthropic chat_stream': 1, 'native chat': 1 });
   });
 });

@@ -14,12 +14,5 @@ export async function listenForClients(gw: Harness): Promise<string> {
 }
 
 export function anthropicClient(baseURL: string, apiKey = `${APP}:${SECRET}`): Anthropic {
-  // The native credential headers too, until the x-api-key form of the credential check lands.
-  const [app, secret] = [apiKey.slice(0, apiKey.indexOf(':')), apiKey.slice(apiKey.indexOf(':') + 1)];
-  return new Anthropic({
-    baseURL,
-    apiKey,
-    maxRetries: 0,
-    defaultHeaders: { 'x-gateway-app': app, 'x-gateway-secret': secret },
-  });
+  return new Anthropic({ baseURL, apiKey, maxRetries: 0 });
 }

@@ -4,6 +4,7 @@ import { ApiError } from '../../../platform/errors.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import { startRequestRun } from '../../http/start-request-run.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
+import { resolveModelField } from '../../services/address-model.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../../services/client-closed-error.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runChat } from '../../services/run-chat.ts';
@@ -72,22 +73,14 @@ function refuseOtherRoutes(request: FastifyRequest): never {
   throw new ApiError('not_found', `no route for ${request.method} ${path.slice(0, 200)}`);
 }
 
-/** Placeholder for the shared model addressing: `provider-b/<model>` pins a slot, else a model name. */
-function addressOf(model: string): Pick<ChatInput, 'provider' | 'model' | 'task'> {
-  const match = /^(provider-[abc])\/(.+)$/.exec(model);
-  if (match === null) return { model };
-  return { provider: match[1] as ChatInput['provider'], model: match[2] };
-}
-
 function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
   // Not in the gateway's OpenAPI document, which describes its own API: Anthropic's reference
   // describes these, and docs/anthropic-door.md what differs.
   door.post('', { schema: { hide: true } }, async (request, reply) => {
     const parsed = readMessagesRequest(request.body);
-    const input: ChatInput = { ...parsed.input, ...addressOf(parsed.model) };
-    const run = startRequestRun(request, reply, deps, parsed.stream ? 'chat_stream' : 'chat', {
-      metadata: parsed.metadata,
-    });
+    const input: ChatInput = { ...parsed.input, ...resolveModelField(deps, parsed.model) };
+    const operation = parsed.stream ? 'chat_stream' : 'chat';
+    const run = startRequestRun(request, reply, deps, operation, { metadata: parsed.metadata }, 'anthropic');
     if (!parsed.stream) {
       const answer = await runChat(input, run);
       return reply
