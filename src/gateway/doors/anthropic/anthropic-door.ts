@@ -38,7 +38,7 @@ export async function registerAnthropicDoor(v1: TypedInstance, deps: GatewayDeps
       door.setErrorHandler(respondInAnthropicShape);
       door.setNotFoundHandler(refuseOtherRoutes);
       registerMessages(door, deps);
-      registerCountTokens(door);
+      registerCountTokens(door, deps);
     },
     { prefix: ANTHROPIC_DOOR_PREFIX },
   );
@@ -102,9 +102,11 @@ function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
   });
 }
 
-function registerCountTokens(door: TypedInstance): void {
+function registerCountTokens(door: TypedInstance, deps: GatewayDeps): void {
   door.post('/count_tokens', { schema: { hide: true } }, async (request, reply) => {
     const parsed = readCountTokensRequest(request.body);
+    // A name that addresses nothing is refused here as it would be by /v1/messages.
+    resolveModelField(deps, parsed.model);
     const inputTokens = await countInputTokens(parsed.messages, parsed.tools);
     return reply.header('request-id', String(request.id)).send({ input_tokens: inputTokens });
   });
