@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   type AnsweredChat,
+  costHeader,
   toAnthropicMessage,
   toStopReason,
   toToolInput,
@@ -60,6 +61,18 @@ describe('toAnthropicMessage', () => {
       single.content.map((block) => block.type),
       ['text', 'tool_use'],
     );
+  });
+});
+
+describe('costHeader', () => {
+  it('writes the cost in plain decimals, never in exponent form', () => {
+    const cost = (estimatedCost: number) => costHeader({ ...usage, estimatedCost });
+    assert.equal(cost(0.000123), '0.000123');
+    assert.equal(cost(3e-8), '0.00000003');
+    assert.equal(cost(1.5), '1.5');
+    assert.equal(cost(0), '0');
+    assert.equal(cost(12), '12');
+    assert.equal(cost(100), '100');
   });
 });
 

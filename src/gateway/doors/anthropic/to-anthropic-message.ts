@@ -135,7 +135,11 @@ export function toAnthropicMessage(answer: AnsweredChat, singleToolCall = false)
   };
 }
 
-/** The request's cost in US dollars, for the `x-gateway-cost-usd` header (Anthropic's body has no field for it). */
+/**
+ * The request's cost in US dollars, for the `x-gateway-cost-usd` header (Anthropic's body has no
+ * field for it). Written in plain decimals to the ten places costs are rounded to: `String()`
+ * would write a cost under a millionth of a dollar as `3e-8`.
+ */
 export function costHeader(usage: ResponseUsage): string {
-  return String(usage.estimatedCost);
+  return usage.estimatedCost.toFixed(10).replace(/\.?0+$/, '');
 }
