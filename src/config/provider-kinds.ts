@@ -12,6 +12,8 @@ export interface ProviderCapabilities {
   nativeJsonSchema: boolean;
   /** Upper bound of temperature the upstream accepts; the gateway clamps to it. */
   maxTemperature: number;
+  /** Tool calling (CONTRACT 4.1): a request with tools is only planned onto slots that can. */
+  tools: boolean;
 }
 
 /**
@@ -58,7 +60,14 @@ export const PROVIDER_KIND_ROWS = {
     chatModel: 'gpt-4o-mini',
     embedModel: 'text-embedding-3-small',
     apiKey: 'at-default-base-url',
-    capabilities: { chat: true, stream: true, embed: true, nativeJsonSchema: true, maxTemperature: 2 },
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: true,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
     pricing: { vendor: 'openai' },
   },
   anthropic: {
@@ -68,7 +77,14 @@ export const PROVIDER_KIND_ROWS = {
     embedModel: undefined,
     apiKey: 'always',
     // No embeddings API; structured output goes through a forced tool (to-anthropic-request.ts).
-    capabilities: { chat: true, stream: true, embed: false, nativeJsonSchema: true, maxTemperature: 1 },
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: false,
+      nativeJsonSchema: true,
+      maxTemperature: 1,
+      tools: true,
+    },
     pricing: { vendor: 'anthropic' },
   },
   gemini: {
@@ -77,7 +93,14 @@ export const PROVIDER_KIND_ROWS = {
     chatModel: 'gemini-2.5-flash',
     embedModel: 'gemini-embedding-001',
     apiKey: 'always',
-    capabilities: { chat: true, stream: true, embed: true, nativeJsonSchema: true, maxTemperature: 2 },
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: true,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
     pricing: { vendor: 'google' },
   },
   simulated: {
@@ -86,7 +109,14 @@ export const PROVIDER_KIND_ROWS = {
     chatModel: 'simulated-chat',
     embedModel: 'simulated-embed',
     apiKey: 'never',
-    capabilities: { chat: true, stream: true, embed: true, nativeJsonSchema: true, maxTemperature: 2 },
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: true,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
     // Sample prices (US dollars per million tokens), so the accounting can be seen working
     // without a key; `prices` in the YAML file can set them to 0.
     pricing: {

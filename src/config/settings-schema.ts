@@ -184,7 +184,7 @@ export const SimulatedSettingsSchema = Type.Object(
     }),
     allowRequestDirectives: Type.Boolean({
       default: true,
-      description: "Whether a request's `metadata.simulated` may ask for latency or faults.",
+      description: "Whether a request's `metadata.simulated` may ask for latency, faults or tool calls.",
     }),
   },
   strict,

@@ -77,7 +77,16 @@ describe('POST /v1/chat with stream: true', () => {
     assert.ok(deltas.every((e) => e.event === 'delta'));
     const start = events[0]?.data as { id: string; provider: string; model: string };
     const done = events.at(-1)?.data as Record<string, any>;
-    assert.deepEqual(Object.keys(done).sort(), ['id', 'latencyMs', 'message', 'model', 'provider', 'usage']);
+    assert.deepEqual(Object.keys(done).sort(), [
+      'finishReason',
+      'id',
+      'latencyMs',
+      'message',
+      'model',
+      'provider',
+      'usage',
+    ]);
+    assert.equal(done.finishReason, 'stop');
     assert.equal(done.id, start.id);
     assert.equal(done.provider, start.provider);
     assert.equal(done.model, start.model);

@@ -54,4 +54,33 @@ describe('GET /openapi.json (surface A)', () => {
     assert.ok(chat.responses['200'].content['text/event-stream'], 'the SSE answer is described');
     assert.ok(chat.responses['401'], 'the 401 envelope is described');
   });
+
+  it('describes tool calling: tools, toolChoice, toolCalls, toolCallId, finishReason', async () => {
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    const chat = resolved.paths['/v1/chat'].post;
+    const body = chat.requestBody.content['application/json'].schema;
+    const tool = body.properties.tools.items;
+    assert.equal(body.properties.tools.maxItems, 128);
+    assert.deepEqual(tool.required.sort(), ['name', 'parameters']);
+    assert.equal(tool.properties.name.pattern, '^[a-zA-Z0-9_-]{1,64}$');
+    assert.equal(tool.properties.parameters.type, 'object');
+    const choices = body.properties.toolChoice.anyOf;
+    assert.deepEqual(choices[0].enum, ['auto', 'none', 'required']);
+    assert.deepEqual(choices[1].required, ['name']);
+    const message = body.properties.messages.items;
+    assert.deepEqual(message.properties.toolCalls.items.required.sort(), ['arguments', 'id', 'name']);
+    assert.equal(message.properties.toolCallId.type, 'string');
+    const answer = chat.responses['200'].content['application/json'].schema;
+    assert.deepEqual(answer.properties.finishReason.enum, [
+      'stop',
+      'length',
+      'tool_calls',
+      'content_filter',
+      'other',
+    ]);
+    assert.ok(answer.required.includes('finishReason'));
+    assert.ok(answer.properties.message.properties.toolCalls, 'the answer carries the calls');
+    assert.match(chat.responses['200'].description, /tool_call/);
+    for (const name of ['Tool', 'ToolCall', 'ToolChoice']) assert.ok(doc.components.schemas[name], name);
+  });
 });

@@ -3,6 +3,10 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
+import { checkAnthropicToolFields, scriptedEventStream, scriptedMessage } from './mock-anthropic-tools.ts';
+import { MockRejection, type ScriptedReply } from './scripted-reply.ts';
+
+export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.ts';
 
 /**
  * A local stand-in for the Anthropic Messages API (POST /v1/messages) that serves the recorded
@@ -10,6 +14,20 @@ import { createParser } from 'eventsource-parser';
  * forced-tool variants when the request carries `tool_choice`. It records every request, checks
  * the headers the real API insists on, and can be told to answer the next calls otherwise.
  * The official SDK parses its answers (anthropic-sdk-fidelity.test.ts), which keeps it honest.
+ *
+ * Strict about tools, as the real API is (mock-anthropic-tools.ts): malformed `tools`, a
+ * `tool_choice` without tools or naming none, a `tool_result` whose `tool_use_id` has no
+ * `tool_use` in the assistant turn just before, tool_use blocks left unanswered, or results placed
+ * after text in their turn get Anthropic's 400 `invalid_request_error`.
+ *
+ * Scripting, for tool loops:
+ *
+ *     const mock = await startMockAnthropic();
+ *     mock.replyNext({ text: 'Checking.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+ *     mock.replyNext({ text: 'It is sunny.' });
+ *     // the next two requests get these answers, as a Message or as its event stream (tool input
+ *     // streamed as input_json_delta fragments of `fragmentSize` characters); then the fixtures
+ *     // again. Ids default to toolu_mock0…, or give `id`.
  */
 
 const FIXTURES = new URL('../fixtures/anthropic/', import.meta.url);
@@ -58,6 +76,8 @@ export interface MockAnthropicServer {
   requests: RecordedRequest[];
   /** The next `count` calls get this answer instead of a fixture (any status, 200 included). */
   failNext(count: number, response: CannedResponse): void;
+  /** The next request (plain or streamed) answers with this; queued in order. */
+  replyNext(reply: ScriptedReply): void;
   /** The next stream sends this many events, then stays open until the client goes away. */
   stallNextStream(afterEvents: number): void;
   /** Streams the client closed before they were complete. */
@@ -73,6 +93,7 @@ export async function startMockAnthropic(
   const eventDelayMs = options.eventDelayMs ?? 1;
   const requests: RecordedRequest[] = [];
   const overrides: CannedResponse[] = [];
+  const replies: ScriptedReply[] = [];
   let stallAfter: number | undefined;
   let abandoned = 0;
   let abandonWaiters: (() => void)[] = [];
@@ -103,6 +124,13 @@ export async function startMockAnthropic(
     if (typeof body !== 'object' || body === null || typeof body.max_tokens !== 'number') {
       return sendError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
     }
+    try {
+      checkAnthropicToolFields(body);
+    } catch (error) {
+      if (!(error instanceof MockRejection)) throw error;
+      return sendError(res, 400, 'invalid_request_error', error.message);
+    }
+    const reply = replies.shift();
     // The model calls the tool it was told to: fixtures name `city_facts`, the request may not.
     const toolName: string | undefined =
       body.tool_choice?.type === 'tool' ? body.tool_choice.name : undefined;
@@ -112,7 +140,10 @@ export async function startMockAnthropic(
         : text.replaceAll('"name":"city_facts"', JSON.stringify({ name: toolName }).slice(1, -1));
 
     if (body.stream === true) {
-      const text = rename(fixtureText(toolName === undefined ? 'message-stream.txt' : 'tool-stream.txt'));
+      const text =
+        reply !== undefined
+          ? scriptedEventStream(reply)
+          : rename(fixtureText(toolName === undefined ? 'message-stream.txt' : 'tool-stream.txt'));
       const stall = stallAfter;
       stallAfter = undefined;
       res.on('close', () => {
@@ -137,9 +168,10 @@ export async function startMockAnthropic(
       res.end();
       return;
     }
-    const message = rename(
-      JSON.stringify(fixtureJson(toolName === undefined ? 'message.json' : 'tool-message.json')),
-    );
+    const message =
+      reply !== undefined
+        ? JSON.stringify(scriptedMessage(reply))
+        : rename(JSON.stringify(fixtureJson(toolName === undefined ? 'message.json' : 'tool-message.json')));
     res
       .writeHead(200, { 'content-type': 'application/json', 'request-id': `req_mock_${requests.length}` })
       .end(message);
@@ -153,6 +185,9 @@ export async function startMockAnthropic(
     requests,
     failNext(count, response) {
       for (let i = 0; i < count; i++) overrides.push(response);
+    },
+    replyNext(reply) {
+      replies.push(reply);
     },
     stallNextStream(afterEvents) {
       stallAfter = afterEvents;

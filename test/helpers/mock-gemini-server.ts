@@ -9,6 +9,14 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  checkGeminiToolFields,
+  scriptedGenerateContent,
+  scriptedGenerateContentEvents,
+} from './mock-gemini-tools.ts';
+import { MockRejection, type ScriptedReply } from './scripted-reply.ts';
+
+export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.ts';
 
 const FIXTURES = new URL('../fixtures/gemini/', import.meta.url);
 
@@ -71,6 +79,20 @@ const BATCH_LIMIT = 100;
  * generateContent, streamGenerateContent?alt=sse and batchEmbedContents, enforces what the real
  * API enforces and the adapter relies on (key header, `alt=sse`, at most 100 embed requests per
  * batch, matching model names), records every request, and answers scripted failures on demand.
+ *
+ * Strict about function calling, as the real API is (mock-gemini-tools.ts): malformed declarations,
+ * a functionCallingConfig naming undeclared functions, a functionResponse turn that does not answer
+ * the functionCall turn just before it (count, names, ids), and on gemini-3 models current-turn calls
+ * without a thoughtSignature get Google's 400 INVALID_ARGUMENT.
+ *
+ * Scripting, for tool loops:
+ *
+ *     const mock = await MockGeminiServer.start();
+ *     mock.replyNext({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+ *     mock.replyNext({ text: 'It is sunny.' });
+ *     // the next two generateContent / streamGenerateContent requests get these answers (calls
+ *     // arrive whole, one per stream chunk, with no id unless `id` is given, as Gemini may send
+ *     // them); then the fixtures again.
  */
 export class MockGeminiServer {
   readonly requests: RecordedGeminiRequest[] = [];
@@ -79,6 +101,7 @@ export class MockGeminiServer {
   readonly #server: Server;
   readonly #apiKey: string | undefined;
   readonly #script: ScriptedAnswer[] = [];
+  readonly #replies: ScriptedReply[] = [];
 
   private constructor(options: MockGeminiOptions) {
     this.#apiKey = options.apiKey;
@@ -104,9 +127,15 @@ export class MockGeminiServer {
     for (let i = 0; i < count; i++) this.#script.push(answer);
   }
 
+  /** The next chat request (plain or streamed) answers with this; queued in order. */
+  replyNext(reply: ScriptedReply): void {
+    this.#replies.push(reply);
+  }
+
   reset(): void {
     this.requests.length = 0;
     this.#script.length = 0;
+    this.#replies.length = 0;
   }
 
   async close(): Promise<void> {
@@ -144,22 +173,36 @@ export class MockGeminiServer {
       return send(res, googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.'));
     }
     const model = decodeURIComponent(match[1] as string);
+    let reply: ScriptedReply | undefined;
+    if (match[2] !== 'batchEmbedContents') {
+      try {
+        checkGeminiToolFields(body as Record<string, unknown>, model);
+      } catch (error) {
+        if (!(error instanceof MockRejection)) throw error;
+        return send(res, googleError(400, 'INVALID_ARGUMENT', error.message));
+      }
+      reply = this.#replies.shift();
+    }
     switch (match[2]) {
       case 'generateContent':
+        if (reply !== undefined) return send(res, { status: 200, body: scriptedGenerateContent(reply) });
         return send(res, { status: 200, body: geminiFixture('generate-content.json') });
       case 'streamGenerateContent':
         if (url.searchParams.get('alt') !== 'sse') {
           return send(res, googleError(400, 'INVALID_ARGUMENT', 'This mock serves streams as alt=sse only.'));
         }
-        return this.#stream(res);
+        return this.#stream(
+          res,
+          reply === undefined ? geminiStreamEvents() : scriptedGenerateContentEvents(reply),
+        );
       default:
         return send(res, embedAnswer(model, body as { requests?: unknown }));
     }
   }
 
-  async #stream(res: ServerResponse): Promise<void> {
+  async #stream(res: ServerResponse, events: string[]): Promise<void> {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'content-disposition': 'attachment' });
-    for (const [index, event] of geminiStreamEvents().entries()) {
+    for (const [index, event] of events.entries()) {
       if (index > 0) await sleep(this.streamEventDelayMs);
       if (res.destroyed) return;
       res.write(event);

@@ -3,12 +3,31 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { checkOpenAIToolFields, scriptedCompletion, scriptedStream } from './mock-openai-tools.ts';
+import { MockRejection, type ScriptedReply } from './scripted-reply.ts';
+
+export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.ts';
 
 /**
  * A local stand-in for the OpenAI API (Chat Completions, streaming, Embeddings) that answers with
  * recorded responses from test/fixtures/openai. Tests point both the gateway's adapter and the
  * official SDK at it; benchmarks reuse it, so every answer is built once and only written per
  * request.
+ *
+ * Strict about tools, as the real API is (mock-openai-tools.ts): malformed `tools`, a
+ * `tool_choice` without tools or naming none of them, a `role: "tool"` message whose
+ * `tool_call_id` answers no `tool_calls` of the assistant message before it, or calls left
+ * unanswered, get OpenAI's 400 `invalid_request_error`.
+ *
+ * Scripting, for tool loops:
+ *
+ *     const mock = await startMockOpenAI();
+ *     mock.replyNext({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+ *     mock.replyNext({ text: 'It is sunny.' });
+ *     // the next two chat requests get these answers, whole or streamed (then the fixture again);
+ *     // streamed calls come as `delta.tool_calls` fragments of `fragmentSize` characters,
+ *     // parallel calls interleaved; ids default to call_mock0…, or give `id`.
+ *     mock.requests.at(-1)?.body   // what the adapter sent
  */
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openai');
@@ -63,7 +82,9 @@ export interface MockOpenAIServer {
   /** The next `count` requests (any path) get this response instead of their answer. */
   failNext(count: number, response: MockResponse): void;
   configure(options: MockOpenAIOptions): void;
-  /** Forgets recorded requests and pending failures. */
+  /** The next chat request (plain or streamed) answers with this; queued in order. */
+  replyNext(reply: ScriptedReply): void;
+  /** Forgets recorded requests, pending failures and scripted replies. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -193,6 +214,7 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
   let options: MockOpenAIOptions = { chunkDelayMs: 0, record: true, ...initial };
   const requests: RecordedRequest[] = [];
   const failures: { remaining: number; response: MockResponse }[] = [];
+  const replies: ScriptedReply[] = [];
   const recorded = recordedStream();
   const synthetic = new Map<string, Buffer[]>();
   // Each stream's events as one buffer, for the common no-delay case.
@@ -266,9 +288,28 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       res.writeHead(200, JSON_HEADERS).end(embeddingsBody(embeddings, request));
       return;
     }
+    try {
+      checkOpenAIToolFields(request);
+    } catch (error) {
+      if (!(error instanceof MockRejection)) throw error;
+      const rejection = {
+        error: { message: error.message, type: 'invalid_request_error', param: error.param, code: null },
+      };
+      send(res, { status: 400, body: rejection });
+      return;
+    }
+    const reply = replies.shift();
+    const streamOptions = request['stream_options'] as { include_usage?: unknown } | undefined;
     if (request['stream'] === true) {
-      const streamOptions = request['stream_options'] as { include_usage?: unknown } | undefined;
-      writeStream(res, streamEvents(streamOptions?.include_usage === true));
+      const includeUsage = streamOptions?.include_usage === true;
+      writeStream(
+        res,
+        reply === undefined ? streamEvents(includeUsage) : scriptedStream(reply, includeUsage),
+      );
+      return;
+    }
+    if (reply !== undefined) {
+      res.writeHead(200, JSON_HEADERS).end(JSON.stringify(scriptedCompletion(reply)));
       return;
     }
     res.writeHead(200, JSON_HEADERS).end(completion);
@@ -294,9 +335,13 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       failures.push({ remaining: count, response });
     },
     configure: apply,
+    replyNext(reply) {
+      replies.push(reply);
+    },
     reset() {
       requests.length = 0;
       failures.length = 0;
+      replies.length = 0;
     },
     async close() {
       const closed = once(server, 'close');

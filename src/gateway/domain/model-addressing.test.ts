@@ -16,18 +16,21 @@ const slots: Record<ProviderSlot, SlotProfile> = {
     embedModel: 'text-embedding-3-small',
     models: ['gpt-4o', 'shared-model'],
     canEmbed: true,
+    canCallTools: true,
   },
   'provider-b': {
     chatModel: 'claude-haiku-4-5',
     embedModel: undefined,
     models: ['shared-model', 'summarize'],
     canEmbed: false,
+    canCallTools: true,
   },
   'provider-c': {
     chatModel: 'gemini-2.5-flash',
     embedModel: 'gemini-embedding-001',
     models: ['shared-model'],
     canEmbed: true,
+    canCallTools: true,
   },
 };
 

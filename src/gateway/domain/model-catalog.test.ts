@@ -11,18 +11,21 @@ const slots: Record<ProviderSlot, SlotProfile> = {
     embedModel: 'text-embedding-3-small',
     models: ['shared-model'],
     canEmbed: true,
+    canCallTools: true,
   },
   'provider-b': {
     chatModel: 'claude-haiku-4-5',
     embedModel: undefined,
     models: ['shared-model', 'summarize'],
     canEmbed: false,
+    canCallTools: true,
   },
   'provider-c': {
     chatModel: 'gemini-2.5-flash',
     embedModel: 'gemini-embedding-001',
     models: ['shared-model'],
     canEmbed: true,
+    canCallTools: true,
   },
 };
 
@@ -135,6 +138,7 @@ describe('listModels', () => {
       embedModel: 'simulated-embed',
       models: [],
       canEmbed: true,
+      canCallTools: true,
     };
     const plain: RoutingSettings = {
       chat: [{ provider: 'provider-a' }, { provider: 'provider-b' }, { provider: 'provider-c' }],

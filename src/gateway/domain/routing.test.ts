@@ -9,13 +9,21 @@ const slots: Record<ProviderSlot, SlotProfile> = {
     embedModel: 'text-embedding-3-small',
     models: ['gpt-4o'],
     canEmbed: true,
+    canCallTools: true,
   },
-  'provider-b': { chatModel: 'claude-haiku-4-5', embedModel: undefined, models: [], canEmbed: false },
+  'provider-b': {
+    chatModel: 'claude-haiku-4-5',
+    embedModel: undefined,
+    models: [],
+    canEmbed: false,
+    canCallTools: false,
+  },
   'provider-c': {
     chatModel: 'gemini-2.5-flash',
     embedModel: 'gemini-embedding-001',
     models: [],
     canEmbed: true,
+    canCallTools: true,
   },
 };
 
@@ -56,6 +64,16 @@ const table: { name: string; request: RouteRequest; expected: string[] | 'unsupp
     name: 'duplicate candidates collapse',
     request: { operation: 'chat', task: 'cheap' },
     expected: ['provider-c/gemini-2.5-flash'],
+  },
+  {
+    name: 'tools: slots that cannot call tools are skipped (a capability row, all real kinds can)',
+    request: { operation: 'chat', tools: true },
+    expected: ['provider-a/gpt-4o-mini', 'provider-c/gemini-2.5-flash'],
+  },
+  {
+    name: 'tools on an explicit slot that cannot call them',
+    request: { operation: 'chat', provider: 'provider-b', tools: true },
+    expected: 'unsupported',
   },
   {
     name: 'explicit provider, default model',

@@ -7,6 +7,8 @@ export interface RouteRequest {
   provider?: ProviderSlot | undefined;
   model?: string | undefined;
   task?: string | undefined;
+  /** The request offers tools: only slots that can call them may serve it. */
+  tools?: boolean | undefined;
 }
 
 /** What routing needs to know of each slot. */
@@ -15,6 +17,7 @@ export interface SlotProfile {
   embedModel: string | undefined;
   models: readonly string[];
   canEmbed: boolean;
+  canCallTools: boolean;
 }
 
 export interface PlannedCandidate {
@@ -32,7 +35,7 @@ export type RoutePlan =
  * - Otherwise `task` picks a configured route; no task, or an unknown one, uses the default route.
  * - A `model` without a provider keeps the candidates that serve that model (their default or
  *   their declared `models`); when none does, the route's first slot is asked for it.
- * - Embeddings skip slots that cannot embed.
+ * - Embeddings skip slots that cannot embed; requests with tools, slots that cannot call tools.
  */
 export function planRoute(
   request: RouteRequest,
@@ -46,7 +49,11 @@ export function planRoute(
   if (request.provider !== undefined) {
     const profile = slots[request.provider];
     const model = request.model ?? defaultModel(request.provider);
-    if ((embed && !profile.canEmbed) || model === undefined) {
+    if (
+      (embed && !profile.canEmbed) ||
+      (request.tools === true && !profile.canCallTools) ||
+      model === undefined
+    ) {
       return { ok: false, reason: 'unsupported_capability', provider: request.provider };
     }
     return {
@@ -64,7 +71,10 @@ export function planRoute(
       : undefined;
   const route = taskRoute !== undefined ? `task:${request.task}` : embed ? 'default-embed' : 'default';
   const listed: RouteCandidate[] = taskRoute ?? (embed ? routing.embed : routing.chat);
-  const usable = listed.filter((c) => !embed || slots[c.provider].canEmbed);
+  const usable = listed.filter(
+    (c) =>
+      (!embed || slots[c.provider].canEmbed) && (request.tools !== true || slots[c.provider].canCallTools),
+  );
 
   const resolved: PlannedCandidate[] = [];
   for (const candidate of usable) {

@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { measureLoopStall } from '../../../test/helpers/event-loop-probe.ts';
 import { seededRandom } from './hash-seed.ts';
-import { countChatInputTokens, EXACT_COUNT_CHARS, loadTokenizer } from './token-count.ts';
+import {
+  chatInputTexts,
+  countChatInputTokens,
+  countChatOutputTokens,
+  EXACT_COUNT_CHARS,
+  loadTokenizer,
+} from './token-count.ts';
 
 const MIB = 1024 * 1024;
 /** The issue's targets: other requests wait at most 50 ms, a request is answered within 2 s. */
@@ -90,5 +96,34 @@ describe('token counting', () => {
     const parts = ['system', 'Be brief.', 'user', 'Hello there', 'ann'].map((text) => countTokens(text));
     const expected = 3 + 2 * 3 + 1 + parts.reduce((sum, n) => sum + n, 0);
     assert.equal(await countChatInputTokens(tokenizer, messages), expected);
+  });
+
+  it('counts tool definitions, the calls an assistant made, and tool results', async () => {
+    const tokenizer = await loadTokenizer();
+    const call = { id: 'call_1', name: 'get_weather', arguments: '{"city":"Lyon","unit":"celsius"}' };
+    const tool = {
+      name: 'get_weather',
+      description: 'The weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    };
+    const ask = { role: 'user' as const, content: 'Weather in Lyon?' };
+    const plain = await countChatInputTokens(tokenizer, [ask]);
+    const toolText = `get_weather\nThe weather in a city\n${JSON.stringify(tool.parameters)}`;
+    assert.equal(await countChatInputTokens(tokenizer, [ask], [tool]), plain + 8 + countTokens(toolText));
+    const loop = [
+      ask,
+      { role: 'assistant' as const, content: '', toolCalls: [call] },
+      { role: 'tool' as const, content: '21 degrees', toolCallId: 'call_1' },
+    ];
+    const callTokens = 3 + ['call_1', 'get_weather', call.arguments].reduce((n, t) => n + countTokens(t), 0);
+    const expected =
+      plain + 2 * 3 + ['assistant', 'tool', '21 degrees', 'call_1'].reduce((n, t) => n + countTokens(t), 0);
+    assert.equal(await countChatInputTokens(tokenizer, loop), expected + callTokens);
+    assert.equal(await countChatOutputTokens(tokenizer, '', [call]), callTokens);
+    assert.equal(await countChatOutputTokens(tokenizer, 'Hello'), countTokens('Hello'));
+    // The limit reservation's characters include the tools and the call arguments.
+    const chars = (texts: string[]) => texts.reduce((n, t) => n + t.length, 0);
+    assert.equal(chars(chatInputTexts(loop, [tool])) - chars(chatInputTexts(loop)), toolText.length);
+    assert.ok(chars(chatInputTexts(loop)) > chars(chatInputTexts([ask])) + call.arguments.length);
   });
 });

@@ -1,4 +1,4 @@
-import type { ChatMessage } from './messages.ts';
+import type { ChatMessage, ToolCall, ToolDefinition } from './messages.ts';
 import { sliceForTokenizer } from './tokenizer-slices.ts';
 
 /**
@@ -112,14 +112,23 @@ class Pacer {
 }
 
 // OpenAI's documented accounting for chat input: each message costs 3 tokens of framing,
-// a name 1 more, and every reply is primed with 3.
+// a name 1 more, and every reply is primed with 3. Tools have no published formula: their JSON
+// text is counted, with a few tokens of framing per tool and per call, the same order as what
+// vendors report for them.
 const TOKENS_PER_MESSAGE = 3;
 const TOKENS_PER_NAME = 1;
 const TOKENS_REPLY_PRIMER = 3;
+const TOKENS_PER_TOOL = 8;
+const TOKENS_PER_TOOL_CALL = 3;
 
+/**
+ * Input tokens of a chat: the messages, with the tool calls and results they carry, and the
+ * tool definitions. One count over all the texts, so the bounds above hold for the whole request.
+ */
 export async function countChatInputTokens(
   tokenizer: Tokenizer,
   messages: readonly ChatMessage[],
+  tools?: readonly ToolDefinition[],
 ): Promise<number> {
   let framing = TOKENS_REPLY_PRIMER;
   const texts: string[] = [];
@@ -130,6 +139,50 @@ export async function countChatInputTokens(
       framing += TOKENS_PER_NAME;
       texts.push(message.name);
     }
+    if (message.toolCallId !== undefined) texts.push(message.toolCallId);
+    if (message.toolCalls !== undefined) framing += pushToolCallTexts(message.toolCalls, texts);
+  }
+  if (tools !== undefined) {
+    for (const tool of tools) {
+      framing += TOKENS_PER_TOOL;
+      texts.push(toolText(tool));
+    }
   }
   return framing + (await tokenizer.count(texts));
+}
+
+/** Output tokens of an answer: its text and the tool calls it made. */
+export async function countChatOutputTokens(
+  tokenizer: Tokenizer,
+  content: string,
+  toolCalls?: readonly ToolCall[],
+): Promise<number> {
+  if (toolCalls === undefined || toolCalls.length === 0) return tokenizer.count(content);
+  const texts = [content];
+  const framing = pushToolCallTexts(toolCalls, texts);
+  return framing + (await tokenizer.count(texts));
+}
+
+/** The texts a chat request's limit reservation is estimated from (characters, no tokenizer). */
+export function chatInputTexts(
+  messages: readonly ChatMessage[],
+  tools?: readonly ToolDefinition[],
+): string[] {
+  const texts: string[] = [];
+  for (const message of messages) {
+    texts.push(message.content);
+    if (message.toolCalls !== undefined) pushToolCallTexts(message.toolCalls, texts);
+  }
+  if (tools !== undefined) for (const tool of tools) texts.push(toolText(tool));
+  return texts;
+}
+
+function pushToolCallTexts(calls: readonly ToolCall[], texts: string[]): number {
+  for (const call of calls) texts.push(call.id, call.name, call.arguments);
+  return calls.length * TOKENS_PER_TOOL_CALL;
+}
+
+/** A tool as the model reads it; its size is bounded where tools are validated. */
+function toolText(tool: ToolDefinition): string {
+  return `${tool.name}\n${tool.description ?? ''}\n${JSON.stringify(tool.parameters)}`;
 }

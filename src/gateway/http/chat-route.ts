@@ -1,6 +1,7 @@
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { runChat } from '../services/run-chat.ts';
 import { openChatStream } from '../services/run-chat-stream.ts';
+import { validateToolRequest } from '../services/validate-tool-request.ts';
 import { errorResponses } from './openapi-responses.ts';
 import { ChatRequest, ChatResponse } from './schemas.ts';
 import { startRequestRun } from './start-request-run.ts';
@@ -18,7 +19,7 @@ export function registerChatRoute(app: TypedInstance, deps: GatewayDeps): void {
         response: {
           200: {
             description:
-              'A ChatResponse, or with stream true an SSE stream: start, delta…, then done or error',
+              'A ChatResponse, or with stream true an SSE stream: start, then delta and tool_call events, then done (a ChatResponse) or error',
             content: {
               'application/json': { schema: ChatResponse },
               'text/event-stream': { schema: { type: 'string' } },
@@ -30,6 +31,8 @@ export function registerChatRoute(app: TypedInstance, deps: GatewayDeps): void {
     },
     async (request, reply) => {
       const body = request.body;
+      // Before the run starts: a request refused here never ran and leaves no record.
+      validateToolRequest(body, deps.schemas);
       const run = startRequestRun(request, reply, deps, body.stream === true ? 'chat_stream' : 'chat', body);
       if (body.stream !== true) {
         const answer = await runChat(body, run);

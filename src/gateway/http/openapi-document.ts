@@ -11,7 +11,7 @@ export function openApiOptions(publicUrl: string): SwaggerOptions {
         title: 'Inference Gateway',
         version: GATEWAY_API_VERSION,
         description:
-          'Chat completion, embeddings and schema-validated JSON across three provider slots, with usage, cost and latency on every answer.',
+          'Chat completion with tool calling, embeddings and schema-validated JSON across three provider slots, with usage, cost and latency on every answer.',
       },
       servers: [{ url: publicUrl }],
       components: {

@@ -1,6 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { PROVIDER_SLOTS } from '../../config/config-types.ts';
 import { AnyJson, StringEnum } from '../../platform/schema-helpers.ts';
+import type { FinishReason as FinishReasonValue } from '../domain/messages.ts';
+import { MAX_TOOL_CALLS_PER_MESSAGE, MAX_TOOLS, TOOL_NAME_PATTERN } from '../domain/tool-limits.ts';
 
 /**
  * The one source of surface A's shapes: Fastify validates requests and serialises responses with
@@ -11,11 +13,39 @@ const closed = { additionalProperties: false } as const;
 
 export const Provider = StringEnum(PROVIDER_SLOTS, { description: 'Provider slot' });
 
+export const ToolCall = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      description: 'Unique within the conversation; a tool message answers it',
+    }),
+    name: Type.String({ description: 'The tool called' }),
+    arguments: Type.String({
+      description:
+        'The JSON text the model produced for the arguments, kept as text: it may not parse, and the client decides what to do then',
+    }),
+  },
+  { ...closed, $id: 'ToolCall' },
+);
+
 export const Message = Type.Object(
   {
     role: StringEnum(['system', 'user', 'assistant', 'tool'] as const),
-    content: Type.String(),
+    content: Type.String({ description: 'May be empty on an assistant message that only calls tools' }),
     name: Type.Optional(Type.String()),
+    toolCalls: Type.Optional(
+      Type.Array(Type.Unsafe<Static<typeof ToolCall>>(Type.Ref('ToolCall')), {
+        maxItems: MAX_TOOL_CALLS_PER_MESSAGE,
+        description: 'Assistant messages only: the tool calls it made, in order',
+      }),
+    ),
+    toolCallId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description:
+          'Tool messages only: the id of the call (of an earlier assistant message) whose result this is',
+      }),
+    ),
   },
   { ...closed, $id: 'Message' },
 );
@@ -33,6 +63,44 @@ const Metadata = Type.Unsafe<Record<string, unknown>>({
 });
 const Temperature = Type.Number({ minimum: 0, maximum: 2 });
 
+export const Tool = Type.Object(
+  {
+    name: Type.String({ pattern: TOOL_NAME_PATTERN, description: "Unique among the request's tools" }),
+    description: Type.Optional(Type.String({ description: 'What the tool does, for the model' })),
+    parameters: Type.Unsafe<Record<string, unknown>>({
+      type: 'object',
+      additionalProperties: true,
+      description:
+        'JSON Schema of the arguments (2020-12 by default, draft-07 by $schema), an object schema; the limits of /v1/json schemas apply',
+    }),
+  },
+  { ...closed, $id: 'Tool' },
+);
+
+export const ToolChoice = Type.Union(
+  [
+    StringEnum(['auto', 'none', 'required'] as const),
+    Type.Object({ name: Type.String({ description: 'A tool of the request' }) }, closed),
+  ],
+  {
+    $id: 'ToolChoice',
+    description:
+      'auto (the default with tools): the model chooses; none: no calls; required: at least one call; {name}: a call of that tool',
+  },
+);
+
+const FINISH_REASONS = [
+  'stop',
+  'length',
+  'tool_calls',
+  'content_filter',
+  'other',
+] as const satisfies readonly FinishReasonValue[];
+
+export const FinishReason = StringEnum(FINISH_REASONS, {
+  description: 'Why the model stopped: tool_calls when the answer is tool calls the client should run',
+});
+
 export const ChatRequest = Type.Object(
   {
     messages: Type.Array(messageRef(), { minItems: 1 }),
@@ -42,6 +110,13 @@ export const ChatRequest = Type.Object(
     temperature: Type.Optional(Temperature),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
     stream: Type.Optional(Type.Boolean({ default: false })),
+    tools: Type.Optional(
+      Type.Array(Type.Unsafe<Static<typeof Tool>>(Type.Ref('Tool')), {
+        maxItems: MAX_TOOLS,
+        description: 'Tools the model may call; names unique',
+      }),
+    ),
+    toolChoice: Type.Optional(Type.Unsafe<Static<typeof ToolChoice>>(Type.Ref('ToolChoice'))),
     metadata: Type.Optional(Metadata),
   },
   { ...closed, $id: 'ChatRequest' },
@@ -105,6 +180,7 @@ export const ChatResponse = Type.Object(
     provider: common.provider,
     model: common.model,
     message: Type.Ref('Message'),
+    finishReason: FinishReason,
     usage: common.usage,
     latencyMs: common.latencyMs,
   },
@@ -158,7 +234,7 @@ export const GatewayHealth = Type.Object(
 );
 
 /** Shared schemas registered with Fastify (and so listed under components in OpenAPI). */
-export const SHARED_SCHEMAS = [Message, Usage, ErrorResponse];
+export const SHARED_SCHEMAS = [ToolCall, Message, Tool, ToolChoice, Usage, ErrorResponse];
 
 export type MessageBody = Static<typeof Message>;
 export type ChatBody = Static<typeof ChatRequest>;

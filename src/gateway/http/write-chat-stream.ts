@@ -4,7 +4,8 @@ import { encodeComment, encodeEvent, SSE_HEADERS } from '../../platform/sse.ts';
 import type { ChatStream } from '../services/run-chat-stream.ts';
 
 /**
- * Writes a chat stream as server-sent events: `start`, `delta`…, then `done` or `error`.
+ * Writes a chat stream as server-sent events: `start`, `delta` and `tool_call`…, then `done` or
+ * `error`.
  * Each delta leaves the turn of the event loop it arrives in (no buffering beyond that), a comment
  * line goes out when the stream has been idle for `keepAliveMs`, and a client that disconnects
  * stops the upstream.
@@ -68,7 +69,7 @@ export async function writeChatStream(
       if (raw.destroyed) break;
       const text = encodeEvent(event.event, event.data);
       // `done` or `error` is always the last event: it goes out with end().
-      if (event.event !== 'delta') {
+      if (event.event === 'done' || event.event === 'error') {
         last = text;
         continue;
       }

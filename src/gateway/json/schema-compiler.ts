@@ -60,6 +60,11 @@ export class SchemaCompiler {
     replaceUniqueItems(this.#draft07);
   }
 
+  /** The deepest nesting a schema may have (json.maxSchemaDepth). */
+  get maxDepth(): number {
+    return this.#settings.maxSchemaDepth;
+  }
+
   compile(schema: unknown): CompiledSchema {
     // Before JSON.stringify, which recurses and overflowed the stack at ~5,000 levels.
     assertDepthWithin(schema, this.#settings.maxSchemaDepth);

@@ -48,6 +48,7 @@ export class ProviderRegistry {
           embedModel: adapters[slot].capabilities.embed ? settings[slot].embedModel : undefined,
           models: settings[slot].models,
           canEmbed: adapters[slot].capabilities.embed,
+          canCallTools: adapters[slot].capabilities.tools,
         },
       ]),
     ) as unknown as Record<ProviderSlot, SlotProfile>;

@@ -22,7 +22,7 @@ export function planOrFail(deps: GatewayDeps, request: RouteRequest): PlannedCan
     plans = new Map();
     sharedPlans.set(deps.registry.profiles, plans);
   }
-  const key = `${request.operation}\u0000${request.task ?? ''}`;
+  const key = `${request.operation}\u0000${request.task ?? ''}\u0000${request.tools === true ? 'tools' : ''}`;
   let candidates = plans.get(key);
   if (candidates === undefined) {
     candidates = Object.freeze(plan(deps, request)) as PlannedCandidate[];
@@ -34,7 +34,12 @@ export function planOrFail(deps: GatewayDeps, request: RouteRequest): PlannedCan
 function plan(deps: GatewayDeps, request: RouteRequest): PlannedCandidate[] {
   const plan = planRoute(request, deps.config.routing, deps.registry.profiles);
   if (plan.ok) return plan.candidates;
-  const what = request.operation === 'embed' ? 'embeddings' : request.operation;
+  const what =
+    request.operation === 'embed'
+      ? 'embeddings'
+      : request.tools === true
+        ? 'tool calling'
+        : request.operation;
   const message =
     plan.provider === undefined
       ? `no configured provider can serve ${what}`

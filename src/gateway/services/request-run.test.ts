@@ -26,7 +26,14 @@ function fakeAdapter(
   return {
     slot: 'provider-a',
     kind: 'openai',
-    capabilities: { chat: true, stream: true, embed: false, nativeJsonSchema: true, maxTemperature: 2 },
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: false,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
     chat,
     streamChat,
     embed: () => Promise.reject(new Error('not used')),
@@ -45,7 +52,13 @@ function startRun(
   frontDoor: FrontDoor = 'native',
 ) {
   const records: UsageRecord[] = [];
-  const profile = { chatModel: 'model-a', embedModel: undefined, models: [], canEmbed: false };
+  const profile = {
+    chatModel: 'model-a',
+    embedModel: undefined,
+    models: [],
+    canEmbed: false,
+    canCallTools: true,
+  };
   const registry = {
     adapter: () => adapter,
     profiles: { 'provider-a': profile, 'provider-b': profile, 'provider-c': profile },

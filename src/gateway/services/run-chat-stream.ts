@@ -1,21 +1,24 @@
 import { ApiError, type ErrorEnvelope } from '../../platform/errors.ts';
+import type { FinishReason, ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import type { ChatStreamEvent } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { RequestRun } from './request-run.ts';
-import { admitChat, type ChatAnswer, estimateChatUsage, toChatCall } from './run-chat.ts';
+import { admitChat, answerMessage, type ChatAnswer, estimateChatUsage, toChatCall } from './run-chat.ts';
 import { toGatewayError } from './upstream-error-mapping.ts';
 
 export type StreamEvent =
   | { event: 'delta'; data: { content: string } }
+  /** One complete tool call, as the adapter assembled it. */
+  | { event: 'tool_call'; data: ToolCall }
   | { event: 'done'; data: ChatAnswer }
   | { event: 'error'; data: ErrorEnvelope };
 
 export interface ChatStream {
   start: { id: string; provider: string; model: string };
-  /** Deltas as the upstream sends them, then exactly one `done` or `error`. */
+  /** Deltas and tool calls as the upstream sends them, then exactly one `done` or `error`. */
   events: AsyncGenerator<StreamEvent, void, undefined>;
 }
 
@@ -60,6 +63,8 @@ async function* streamEvents(
   const { iterator, first } = success.value;
   let model = start.model;
   let content = '';
+  const toolCalls: ToolCall[] = [];
+  let finishReason: FinishReason | undefined;
   let usage: ReportedUsage | undefined;
   let failure: unknown;
   let error: unknown;
@@ -76,8 +81,12 @@ async function* streamEvents(
         if (event.content === '') continue;
         content += event.content;
         yield { event: 'delta', data: { content: event.content } };
+      } else if (event.type === 'tool_call') {
+        toolCalls.push(event.call);
+        yield { event: 'tool_call', data: event.call };
       } else if (event.type === 'usage') usage = event.usage;
       else if (event.type === 'model') model = event.model;
+      else if (event.type === 'finish') finishReason = event.reason;
     }
   } catch (thrown) {
     failure = run.signal.aborted ? new ClientClosedError() : thrown;
@@ -90,7 +99,7 @@ async function* streamEvents(
       model,
       // A stream cut short has no trustworthy usage: estimate what was seen.
       reported: failure === undefined ? usage : undefined,
-      estimate: () => estimateChatUsage(input.messages, content),
+      estimate: () => estimateChatUsage(input.messages, content, input.tools, toolCalls),
       startedAt: success.startedAt,
       outcome: failure === undefined ? 'ok' : 'stream_failed',
     });
@@ -111,7 +120,9 @@ async function* streamEvents(
       id: run.id,
       provider: start.provider,
       model,
-      message: { role: 'assistant', content },
+      message: answerMessage(content, toolCalls),
+      // An adapter that never said why it stopped: the calls say it, else it simply ended.
+      finishReason: finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
       usage: run.usage(),
       latencyMs: run.elapsedMs(),
     },

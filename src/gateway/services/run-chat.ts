@@ -1,17 +1,30 @@
-import type { ChatMessage } from '../domain/messages.ts';
+import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
-import { countChatInputTokens, loadTokenizer } from '../domain/token-count.ts';
+import {
+  chatInputTexts,
+  countChatInputTokens,
+  countChatOutputTokens,
+  loadTokenizer,
+} from '../domain/token-count.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import type { ChatCall, JsonSchemaFormat, ProviderCapabilities } from '../providers/provider.ts';
 import type { RequestRun } from './request-run.ts';
 
+/** The assistant's message in an answer: its text, and the tool calls it made (absent when none). */
+export interface AnswerMessage {
+  role: 'assistant';
+  content: string;
+  toolCalls?: ToolCall[];
+}
+
 export interface ChatAnswer {
   id: string;
   provider: string;
   model: string;
-  message: { role: 'assistant'; content: string };
+  message: AnswerMessage;
+  finishReason: FinishReason;
   usage: ResponseUsage;
   latencyMs: number;
 }
@@ -33,9 +46,10 @@ export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
     provider: input.provider,
     model: input.model,
     task: input.task,
+    tools: input.tools !== undefined && input.tools.length > 0,
   });
   return run.admit({
-    texts: () => messageTexts(input.messages),
+    texts: () => chatInputTexts(input.messages, input.tools),
     maxOutputTokens: input.maxTokens,
   });
 }
@@ -51,17 +65,25 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
     adapter: success.adapter,
     model: result.model,
     reported: result.usage,
-    estimate: () => estimateChatUsage(input.messages, result.content),
+    estimate: () => estimateChatUsage(input.messages, result.content, input.tools, result.toolCalls),
     startedAt: success.startedAt,
   });
   return {
     id: run.id,
     provider: success.candidate.provider,
     model: result.model,
-    message: { role: 'assistant', content: result.content },
+    message: answerMessage(result.content, result.toolCalls),
+    finishReason: result.finishReason,
     usage: run.usage(),
     latencyMs: run.elapsedMs(),
   };
+}
+
+/** The assistant message of an answer; `toolCalls` only when the model made some. */
+export function answerMessage(content: string, toolCalls: readonly ToolCall[] | undefined): AnswerMessage {
+  return toolCalls === undefined || toolCalls.length === 0
+    ? { role: 'assistant', content }
+    : { role: 'assistant', content, toolCalls: [...toolCalls] };
 }
 
 /** What a chat-shaped call takes from a use case's input. */
@@ -69,6 +91,9 @@ export interface ChatLike {
   messages: readonly ChatMessage[];
   temperature?: number | undefined;
   maxTokens?: number | undefined;
+  tools?: readonly ToolDefinition[] | undefined;
+  toolChoice?: ToolChoice | undefined;
+  stop?: readonly string[] | undefined;
 }
 
 /** The provider call for a candidate: the gateway's fields, with temperature clamped to what the upstream takes. */
@@ -82,23 +107,31 @@ export function toChatCall(
   if (request.temperature !== undefined)
     call.temperature = Math.min(request.temperature, capabilities.maxTemperature);
   if (request.maxTokens !== undefined) call.maxTokens = request.maxTokens;
+  // No tools means no choice to make: a choice without tools is refused at the door anyway.
+  if (request.tools !== undefined && request.tools.length > 0) {
+    call.tools = request.tools;
+    if (request.toolChoice !== undefined) call.toolChoice = request.toolChoice;
+  }
+  if (request.stop !== undefined && request.stop.length > 0) call.stop = request.stop;
   if (jsonSchema !== undefined) call.jsonSchema = jsonSchema;
   return call;
 }
 
-/** Token counts by tokenizer, for answers whose upstream reported none. */
+/** Token counts by tokenizer, for answers whose upstream reported none; tools and calls included. */
 export async function estimateChatUsage(
   messages: readonly ChatMessage[],
   output: string,
+  tools?: readonly ToolDefinition[],
+  toolCalls?: readonly ToolCall[],
 ): Promise<ReportedUsage> {
   const tokenizer = await loadTokenizer();
   return {
-    inputTokens: await countChatInputTokens(tokenizer, messages),
-    outputTokens: await tokenizer.count(output),
+    inputTokens: await countChatInputTokens(tokenizer, messages, tools),
+    outputTokens: await countChatOutputTokens(tokenizer, output, toolCalls),
   };
 }
 
 /** The texts a chat request's limits are estimated from. */
 export function messageTexts(messages: readonly ChatMessage[]): string[] {
-  return messages.map((m) => m.content);
+  return chatInputTexts(messages);
 }

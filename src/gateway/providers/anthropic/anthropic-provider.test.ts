@@ -87,6 +87,7 @@ describe('AnthropicProvider against a mock Messages API', () => {
       embed: false,
       nativeJsonSchema: true,
       maxTemperature: 1,
+      tools: true,
     });
   });
 

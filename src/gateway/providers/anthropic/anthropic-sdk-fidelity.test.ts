@@ -102,6 +102,66 @@ describe('official @anthropic-ai/sdk against the mock Messages API', () => {
     assert.equal(streamed.usage.output_tokens, 58);
   });
 
+  it('scripted parallel tool_use blocks: plain and streamed, the SDK reads the same inputs', async () => {
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} } }];
+    const script = {
+      text: 'Checking.',
+      toolCalls: [
+        { id: 'toolu_1', name: 'get_weather', arguments: { city: 'Paris' } },
+        { id: 'toolu_2', name: 'get_weather', arguments: {} },
+      ],
+      fragmentSize: 3,
+    };
+    const expected = [
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: {} },
+    ];
+    mock.replyNext(script);
+    const plain = await client.messages.create({ ...params, tools });
+    assert.equal(plain.stop_reason, 'tool_use');
+    assert.deepEqual(plain.content, expected);
+    mock.replyNext(script);
+    const streamed = await client.messages.stream({ ...params, tools }).finalMessage();
+    assert.equal(streamed.stop_reason, 'tool_use');
+    assert.deepEqual(
+      streamed.content.map((block) =>
+        block.type === 'text' ? { type: block.type, text: block.text } : block,
+      ),
+      expected,
+    );
+    // The loop's next turn, as the SDK's types build it, is accepted.
+    mock.replyNext({ text: 'Sunny.' });
+    const next = await client.messages.create({
+      ...params,
+      tools,
+      messages: [
+        ...params.messages,
+        { role: 'assistant', content: plain.content },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: '12' },
+            { type: 'tool_result', tool_use_id: 'toolu_2', content: '18' },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(next.content, [{ type: 'text', text: 'Sunny.' }]);
+  });
+
+  it('a tool_result without a tool_use before it is a BadRequestError, as from the API', async () => {
+    await assert.rejects(
+      client.messages.create({
+        ...params,
+        messages: [
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'x' }] },
+        ],
+      }),
+      (e: unknown) => e instanceof Anthropic.BadRequestError && /toolu_x/.test(e.message),
+    );
+  });
+
   it('recorded error bodies become the SDK error classes with their status and type', async () => {
     const cases: [
       string,

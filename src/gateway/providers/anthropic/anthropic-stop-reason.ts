@@ -2,8 +2,8 @@ import type { FinishReason } from '../provider.ts';
 
 /**
  * Anthropic's `stop_reason` as the gateway's finish reason. `tool_use` is a normal stop when the
- * tool was the forced one carrying structured output; this adapter sends no other tools, so any
- * other tool use is reported as `tool_calls`. `model_context_window_exceeded` cut the answer short
+ * tool was the forced one carrying structured output (its `tool_choice` admits no other tool),
+ * and `tool_calls` otherwise: the caller has calls to run. `model_context_window_exceeded` cut the answer short
  * like `max_tokens`; `pause_turn` (server tools) and unknown values are `other`.
  */
 export function mapStopReason(reason: unknown, forcedTool: boolean): FinishReason {

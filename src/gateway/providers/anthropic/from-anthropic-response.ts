@@ -1,6 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { asString, isRecord } from '../json-guards.ts';
-import type { ChatResult } from '../provider.ts';
+import type { ChatResult, ToolCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { mapStopReason } from './anthropic-stop-reason.ts';
 import { readUsageCounts, toReportedUsage } from './anthropic-usage.ts';
@@ -17,7 +17,8 @@ export interface ResponseContext {
 /**
  * A Messages API response (`{type: 'message', model, content: [...], stop_reason, usage}`) as a
  * ChatResult. The answer is the concatenated `text` blocks, or, for structured output, the forced
- * tool's `input` as JSON. Thinking and server-tool blocks are not part of the answer; their tokens
+ * tool's `input` as JSON. Other `tool_use` blocks are the model's tool calls, in order, their
+ * arguments the JSON text of `input`; `stop_reason: tool_use` is then `tool_calls`. Thinking and server-tool blocks are not part of the answer; their tokens
  * are already in `usage.output_tokens`.
  */
 export function fromAnthropicResponse(body: unknown, context: ResponseContext): ChatResult {
@@ -26,6 +27,7 @@ export function fromAnthropicResponse(body: unknown, context: ResponseContext): 
   }
   let text = '';
   let toolInput: { input: unknown } | undefined;
+  const toolCalls: ToolCall[] = [];
   for (const block of body['content'] as unknown[]) {
     if (!isRecord(block)) throw invalidResponse(context.slot, 'content block is not an object');
     if (block['type'] === 'text') {
@@ -34,6 +36,8 @@ export function fromAnthropicResponse(body: unknown, context: ResponseContext): 
       text += part;
     } else if (isForcedToolUse(block, context.jsonTool) && toolInput === undefined) {
       toolInput = { input: block['input'] };
+    } else if (block['type'] === 'tool_use' && !isForcedToolUse(block, context.jsonTool)) {
+      toolCalls.push(readToolUse(block, context.slot));
     }
   }
   // Without the tool call (cut by max_tokens, refused) the text is all there is; the gateway's
@@ -42,12 +46,24 @@ export function fromAnthropicResponse(body: unknown, context: ResponseContext): 
     context.jsonTool !== undefined && toolInput !== undefined
       ? forcedToolContent(toolInput.input, context.jsonTool)
       : text;
-  return {
+  const result: ChatResult = {
     model: asString(body['model']) ?? context.requestedModel,
     content,
     finishReason: mapStopReason(body['stop_reason'], context.jsonTool !== undefined),
     usage: toReportedUsage(readUsageCounts(body['usage'])),
   };
+  if (toolCalls.length > 0) result.toolCalls = toolCalls;
+  return result;
+}
+
+/** A `tool_use` block as a call: `input` (an object) serialised back to JSON text. */
+function readToolUse(block: Record<string, unknown>, slot: ProviderSlot): ToolCall {
+  const id = asString(block['id']);
+  const name = asString(block['name']);
+  if (id === undefined || id === '' || name === undefined || name === '') {
+    throw invalidResponse(slot, 'tool_use block without id or name');
+  }
+  return { id, name, arguments: JSON.stringify(block['input'] ?? {}) ?? '{}' };
 }
 
 export function isForcedToolUse(block: Record<string, unknown>, jsonTool: JsonToolPlan | undefined): boolean {

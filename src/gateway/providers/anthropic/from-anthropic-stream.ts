@@ -2,6 +2,7 @@ import { safeJson } from '../http/upstream-http.ts';
 import { asCount, asString, isRecord } from '../json-guards.ts';
 import type { ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
+import { MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS } from '../tool-arguments.ts';
 import { mapAnthropicStreamError } from './anthropic-error.ts';
 import { mapStopReason } from './anthropic-stop-reason.ts';
 import {
@@ -23,7 +24,14 @@ export interface SseMessage {
   data: string;
 }
 
-type BlockKind = 'text' | 'json' | 'other';
+type BlockKind = 'text' | 'json' | 'tool' | 'other';
+
+/** A tool_use block being streamed: its id and name from content_block_start, its input in pieces. */
+interface OpenToolUse {
+  id: string;
+  name: string;
+  json: string;
+}
 
 /**
  * Translates a Messages API event stream into the gateway's stream events.
@@ -36,7 +44,11 @@ type BlockKind = 'text' | 'json' | 'other';
  *
  * Structured output streams the forced tool's `input_json_delta` fragments as they come, so the
  * deltas concatenate to the JSON answer. A wrapped (non-object) schema's fragments are held until
- * the block ends, since `{"value": …}` must be unwrapped first. In JSON mode, text outside the tool
+ * the block ends, since `{"value": …}` must be unwrapped first.
+ *
+ * Any other `tool_use` block is a tool call: its id and name come in `content_block_start`, its
+ * input as `input_json_delta` fragments, and at `content_block_stop` the call is sent whole as one
+ * `tool_call` event, the arguments being the fragments joined (none at all means `{}`). In JSON mode, text outside the tool
  * is held too and only sent when no tool call came, matching what `chat` answers.
  */
 export async function* fromAnthropicStream(
@@ -51,6 +63,9 @@ export async function* fromAnthropicStream(
   let toolSeen = false;
   let heldText = '';
   let heldJson = '';
+  const toolUses = new Map<number, OpenToolUse>();
+  let toolCount = 0;
+  let toolChars = 0;
 
   for await (const message of events) {
     if (message.event === 'ping') continue;
@@ -81,6 +96,14 @@ export async function* fromAnthropicStream(
         else if (!toolSeen && isForcedToolUse(block, jsonTool)) {
           kind = 'json';
           toolSeen = true;
+        } else if (block['type'] === 'tool_use') {
+          const id = asString(block['id']);
+          const name = asString(block['name']);
+          if (!id || !name) throw invalidResponse(slot, 'tool_use block without id or name');
+          if (++toolCount > MAX_STREAMED_TOOL_CALLS)
+            throw invalidResponse(slot, `more than ${MAX_STREAMED_TOOL_CALLS} tool calls in one answer`);
+          kind = 'tool';
+          toolUses.set(index, { id, name, json: '' });
         }
         blocks.set(index, kind);
         // Text blocks start empty in practice; should one not, its text is part of the answer.
@@ -107,13 +130,30 @@ export async function* fromAnthropicStream(
           if (fragment === undefined) throw invalidResponse(slot, 'input_json_delta without partial_json');
           if (jsonTool?.wrapped) heldJson += fragment;
           else if (fragment !== '') yield { type: 'delta', content: fragment };
+        } else if (kind === 'tool' && delta['type'] === 'input_json_delta') {
+          const fragment = asString(delta['partial_json']);
+          const open = toolUses.get(index);
+          if (fragment === undefined || open === undefined)
+            throw invalidResponse(slot, 'input_json_delta without partial_json');
+          toolChars += fragment.length;
+          if (toolChars > MAX_TOOL_ARGUMENT_CHARS)
+            throw invalidResponse(
+              slot,
+              `tool call arguments longer than ${MAX_TOOL_ARGUMENT_CHARS} characters`,
+            );
+          open.json += fragment;
         }
         // thinking_delta, signature_delta, citations_delta and deltas of other blocks are not answer text.
         break;
       }
       case 'content_block_stop': {
         const index = asCount(data['index']);
-        if (index !== undefined && blocks.get(index) === 'json' && jsonTool?.wrapped) {
+        const open = index === undefined ? undefined : toolUses.get(index);
+        if (open !== undefined && index !== undefined) {
+          toolUses.delete(index);
+          const args = open.json.trim() === '' ? '{}' : open.json;
+          yield { type: 'tool_call', call: { id: open.id, name: open.name, arguments: args } };
+        } else if (index !== undefined && blocks.get(index) === 'json' && jsonTool?.wrapped) {
           // A fragment stream that is not JSON is passed on as it is; validation then reports it.
           const parsed = safeJson(heldJson === '' ? '{}' : heldJson);
           const content = parsed === undefined ? heldJson : forcedToolContent(parsed, jsonTool);

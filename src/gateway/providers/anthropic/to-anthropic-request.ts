@@ -1,4 +1,7 @@
-import type { ChatCall, ChatMessage, JsonSchemaFormat } from '../provider.ts';
+import type { ChatCall, JsonSchemaFormat, ToolChoice, ToolDefinition } from '../provider.ts';
+import { type AnthropicMessage, toAnthropicTurns } from './anthropic-turns.ts';
+
+export { type AnthropicMessage, FILLER_USER_TURN } from './anthropic-turns.ts';
 
 /** The Messages API request body this adapter sends (POST /v1/messages). */
 export interface AnthropicRequestBody {
@@ -8,20 +11,18 @@ export interface AnthropicRequestBody {
   system?: string;
   temperature?: number;
   stream?: true;
+  stop_sequences?: string[];
   tools?: AnthropicTool[];
-  tool_choice?: { type: 'tool'; name: string };
-}
-
-export interface AnthropicMessage {
-  role: 'user' | 'assistant';
-  content: string;
+  tool_choice?: AnthropicToolChoice;
 }
 
 export interface AnthropicTool {
   name: string;
-  description: string;
+  description?: string;
   input_schema: Record<string, unknown>;
 }
+
+export type AnthropicToolChoice = { type: 'auto' | 'any' | 'none' } | { type: 'tool'; name: string };
 
 /**
  * How structured output was asked for, so the answer can be read back: the forced tool's name,
@@ -43,12 +44,6 @@ export interface TranslateOptions {
   stream: boolean;
 }
 
-/**
- * The user turn inserted where Anthropic's turn rules need one and the caller gave none: before a
- * leading assistant message, after a trailing one, or when only system messages were sent.
- */
-export const FILLER_USER_TURN = '(continue)';
-
 /** The wrapper property holding a non-object schema's value (tool inputs must be objects). */
 export const WRAPPED_VALUE_KEY = 'value';
 
@@ -59,17 +54,14 @@ const ANTHROPIC_MAX_TEMPERATURE = 1;
  * Translates a gateway chat call to the Messages API.
  *
  * - System messages become the top-level `system` string, joined in order with blank lines.
- * - The rest become `messages`, which Anthropic wants alternating and starting with `user`:
- *   consecutive same-role messages are merged (blank line between), empty ones are dropped, a
- *   filler user turn goes before a leading assistant message, and one goes after a trailing
- *   assistant message. Anthropic would treat a trailing assistant turn as a prefill the model
- *   continues (and rejects one that ends in whitespace); every other upstream answers with a new
- *   message, so the gateway keeps that meaning here.
- * - `tool` messages (results of tools the caller ran) become user text, `Tool result (name):`
- *   first, since this gateway sends no tool definitions the result could be paired with.
- * - `name` has no field in Anthropic's messages: on a user message it is kept as a `name: `
- *   prefix, so several speakers stay distinguishable; on an assistant message it is dropped, as a
- *   prefix there would teach the model to start its own replies with a name.
+ * - The rest become `messages` as toAnthropicTurns describes (alternating turns, tool_use and
+ *   tool_result blocks).
+ * - `tools` become Anthropic tools (`input_schema` is the parameters schema) and `toolChoice` its
+ *   `tool_choice`: `required` is `any`, a named tool is `{type: 'tool', name}`; `stop` is
+ *   `stop_sequences`.
+ * - Structured output (`jsonSchema`) forces a tool of its own (see forcedTool). The caller's tools
+ *   are still declared, so the conversation's earlier tool_use blocks stay valid, but the forced
+ *   tool's `tool_choice` wins: an answer with a schema is an answer, not a call.
  */
 export function toAnthropicRequest(call: ChatCall, options: TranslateOptions): TranslatedRequest {
   const system = call.messages
@@ -79,7 +71,7 @@ export function toAnthropicRequest(call: ChatCall, options: TranslateOptions): T
   const body: AnthropicRequestBody = {
     model: call.model,
     max_tokens: Math.max(1, Math.floor(call.maxTokens ?? options.defaultMaxTokens)),
-    messages: toTurns(call.messages),
+    messages: toAnthropicTurns(call.messages),
   };
   if (system.length > 0) body.system = system.join('\n\n');
   if (call.temperature !== undefined && Number.isFinite(call.temperature)) {
@@ -87,40 +79,31 @@ export function toAnthropicRequest(call: ChatCall, options: TranslateOptions): T
     body.temperature = Math.min(ANTHROPIC_MAX_TEMPERATURE, Math.max(0, call.temperature));
   }
   if (options.stream) body.stream = true;
+  if (call.stop !== undefined && call.stop.length > 0) body.stop_sequences = [...call.stop];
+  // An empty list is not sent, nor a choice without tools to choose from.
+  if (call.tools !== undefined && call.tools.length > 0) {
+    body.tools = call.tools.map(toAnthropicTool);
+    if (call.toolChoice !== undefined) body.tool_choice = toAnthropicToolChoice(call.toolChoice);
+  }
   let jsonTool: JsonToolPlan | undefined;
   if (call.jsonSchema !== undefined) {
     const forced = forcedTool(call.jsonSchema);
-    body.tools = [forced.tool];
+    body.tools = [...(body.tools ?? []), forced.tool];
     body.tool_choice = { type: 'tool', name: forced.tool.name };
     jsonTool = forced.plan;
   }
   return { body, jsonTool };
 }
 
-function toTurns(messages: readonly ChatMessage[]): AnthropicMessage[] {
-  const turns: AnthropicMessage[] = [];
-  for (const message of messages) {
-    if (message.role === 'system') continue;
-    // Anthropic rejects empty content on any turn but a final assistant one; an empty message says nothing.
-    if (message.content.trim() === '') continue;
-    const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const content = turnText(message);
-    const previous = turns.at(-1);
-    if (previous?.role === role) previous.content = `${previous.content}\n\n${content}`;
-    else turns.push({ role, content });
-  }
-  if (turns[0]?.role !== 'user') turns.unshift({ role: 'user', content: FILLER_USER_TURN });
-  if (turns.at(-1)?.role === 'assistant') turns.push({ role: 'user', content: FILLER_USER_TURN });
-  return turns;
+function toAnthropicTool(tool: ToolDefinition): AnthropicTool {
+  const out: AnthropicTool = { name: tool.name, input_schema: tool.parameters };
+  if (tool.description !== undefined) out.description = tool.description;
+  return out;
 }
 
-function turnText(message: ChatMessage): string {
-  const name = message.name?.trim();
-  if (message.role === 'tool') {
-    return `${name ? `Tool result (${name})` : 'Tool result'}:\n${message.content}`;
-  }
-  if (message.role === 'user' && name) return `${name}: ${message.content}`;
-  return message.content;
+export function toAnthropicToolChoice(choice: ToolChoice): AnthropicToolChoice {
+  if (typeof choice !== 'string') return { type: 'tool', name: choice.name };
+  return { type: choice === 'required' ? 'any' : choice };
 }
 
 /**

@@ -2,12 +2,17 @@ import type { ProviderSlot } from '../../../config/config-types.ts';
 import { isRecord } from '../json-guards.ts';
 import type { ChatResult, FinishReason, ReportedUsage } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
+import { type ReadFunctionCall, readFunctionCallPart, settleCallId } from './gemini-function-calls.ts';
 import { geminiModelId } from './gemini-model.ts';
 
 /** What the gateway reads from one GenerateContentResponse (a whole answer, or one stream chunk). */
 export interface GeminiAnswerPart {
   /** Text of the first candidate's non-thought parts, concatenated. */
   text: string;
+  /** The first candidate's functionCall parts, in order; Gemini sends each one whole. */
+  calls: ReadFunctionCall[];
+  /** Gemini's id for this answer (the same on every chunk of a stream). */
+  responseId: string | undefined;
   /** Undefined while a stream is still going (Gemini sends no finish reason before the end). */
   finishReason: FinishReason | undefined;
   usage: ReportedUsage | undefined;
@@ -25,7 +30,11 @@ const CONTENT_FILTER = new Set([
   'IMAGE_RECITATION',
 ]);
 
-/** Gemini's FinishReason enum to the gateway's; anything unknown is `other`. */
+/**
+ * Gemini's FinishReason enum to the gateway's; anything unknown is `other`, which includes a call
+ * Gemini could not complete (MALFORMED_FUNCTION_CALL, UNEXPECTED_TOOL_CALL, TOO_MANY_TOOL_CALLS).
+ * Gemini says STOP after function calls too: withCalls turns that into `tool_calls`.
+ */
 export function mapFinishReason(reason: string): FinishReason {
   if (reason === 'STOP') return 'stop';
   // CONTINUATION: the per-request output limit was reached before the answer was complete.
@@ -34,18 +43,35 @@ export function mapFinishReason(reason: string): FinishReason {
   return 'other';
 }
 
-/** A generateContent answer to the gateway's ChatResult; the model falls back to the requested one. */
-export function fromGeminiResponse(body: unknown, requestedModel: string, slot: ProviderSlot): ChatResult {
+/** An answer that calls functions stopped to have them run. */
+export function withCalls(reason: FinishReason, calls: number): FinishReason {
+  return calls > 0 && reason === 'stop' ? 'tool_calls' : reason;
+}
+
+/**
+ * A generateContent answer to the gateway's ChatResult; the model falls back to the requested one.
+ * `requestId` names calls when Gemini gives neither call ids nor a responseId (see settleCallId).
+ */
+export function fromGeminiResponse(
+  body: unknown,
+  requestedModel: string,
+  slot: ProviderSlot,
+  requestId = 'gemini',
+): ChatResult {
   const answer = readGeminiAnswer(body, slot);
   if (answer.finishReason === undefined && !hasCandidate(body)) {
     throw invalid(slot, 'no candidates and no block reason');
   }
-  return {
+  const idBase = answer.responseId ?? requestId;
+  const toolCalls = answer.calls.map((call, position) => settleCallId(call, idBase, position));
+  const result: ChatResult = {
     model: answer.modelVersion ?? geminiModelId(requestedModel),
     content: answer.text,
-    finishReason: answer.finishReason ?? 'other',
+    finishReason: withCalls(answer.finishReason ?? 'other', toolCalls.length),
     usage: answer.usage,
   };
+  if (toolCalls.length > 0) result.toolCalls = toolCalls;
+  return result;
 }
 
 /**
@@ -58,11 +84,11 @@ export function readGeminiAnswer(body: unknown, slot: ProviderSlot): GeminiAnswe
   if (candidates !== undefined && !Array.isArray(candidates))
     throw invalid(slot, 'candidates is not an array');
   const first: unknown = candidates?.[0];
-  let text = '';
+  let content: { text: string; calls: ReadFunctionCall[] } = { text: '', calls: [] };
   let finishReason: FinishReason | undefined;
   if (first !== undefined) {
     if (!isRecord(first)) throw invalid(slot, 'candidate is not an object');
-    text = readText(first['content'], slot);
+    content = readContent(first['content'], slot);
     const reason = first['finishReason'];
     if (reason !== undefined && typeof reason !== 'string')
       throw invalid(slot, 'finishReason is not a string');
@@ -72,8 +98,11 @@ export function readGeminiAnswer(body: unknown, slot: ProviderSlot): GeminiAnswe
     finishReason = 'content_filter';
   }
   const modelVersion = body['modelVersion'];
+  const responseId = body['responseId'];
   return {
-    text,
+    text: content.text,
+    calls: content.calls,
+    responseId: typeof responseId === 'string' && responseId !== '' ? responseId : undefined,
     finishReason,
     usage: readUsage(body['usageMetadata']),
     modelVersion:
@@ -117,22 +146,25 @@ export function readUsage(value: unknown): ReportedUsage | undefined {
   return usage;
 }
 
-function readText(content: unknown, slot: ProviderSlot): string {
+function readContent(content: unknown, slot: ProviderSlot): { text: string; calls: ReadFunctionCall[] } {
+  let text = '';
+  const calls: ReadFunctionCall[] = [];
   // A candidate stopped by a filter (or by MAX_TOKENS while thinking) may have no content.
-  if (content === undefined) return '';
+  if (content === undefined) return { text, calls };
   if (!isRecord(content)) throw invalid(slot, 'candidate content is not an object');
   const parts = content['parts'];
-  if (parts === undefined) return '';
+  if (parts === undefined) return { text, calls };
   if (!Array.isArray(parts)) throw invalid(slot, 'content parts is not an array');
-  let text = '';
   for (const part of parts) {
     if (!isRecord(part)) throw invalid(slot, 'content part is not an object');
+    const call = readFunctionCallPart(part, slot);
+    if (call !== undefined) calls.push(call);
     const partText = part['text'];
     if (partText === undefined || part['thought'] === true) continue;
     if (typeof partText !== 'string') throw invalid(slot, 'part text is not a string');
     text += partText;
   }
-  return text;
+  return { text, calls };
 }
 
 function blockReason(feedback: unknown): string | undefined {

@@ -56,6 +56,7 @@ describe('GeminiProvider against a mock Gemini API', () => {
       embed: true,
       nativeJsonSchema: true,
       maxTemperature: 2,
+      tools: true,
     });
   });
 

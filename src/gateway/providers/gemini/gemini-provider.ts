@@ -43,13 +43,13 @@ export class GeminiProvider implements ProviderAdapter {
       toGeminiRequest(call),
       context,
     );
-    return fromGeminiResponse(this.#http.parseJson(response), call.model, this.slot);
+    return fromGeminiResponse(this.#http.parseJson(response), call.model, this.slot, context.requestId);
   }
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
     const path = `${geminiMethodPath(call.model, 'streamGenerateContent')}?alt=sse`;
     const events = await this.#openStream(path, toGeminiRequest(call), context);
-    yield* fromGeminiStream(events, call.model, this.slot);
+    yield* fromGeminiStream(events, call.model, this.slot, context.requestId);
   }
 
   /**

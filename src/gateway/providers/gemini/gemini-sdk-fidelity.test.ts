@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { ApiError, GoogleGenAI } from '@google/genai';
+import { ApiError, FunctionCallingConfigMode, GoogleGenAI } from '@google/genai';
 import {
   geminiFixture,
   geminiJsonFixture,
@@ -8,6 +8,7 @@ import {
   mockEmbedding,
 } from '../../../../test/helpers/mock-gemini-server.ts';
 import { toBatchEmbedRequest } from './gemini-embeddings.ts';
+import { REPLAYED_THOUGHT_SIGNATURE } from './gemini-tools.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
 
 /**
@@ -69,6 +70,72 @@ describe('the mock Gemini API, as seen by the official @google/genai SDK', () =>
     const { role, ...systemInstruction } = sent.body.systemInstruction;
     assert.equal(role, 'user');
     assert.deepEqual({ ...sent.body, systemInstruction }, ours);
+  });
+
+  it('function calling: the SDK sends what the adapter sends, and reads scripted calls', async () => {
+    const parameters = { type: 'object', properties: { city: { type: 'string' } } };
+    mock.replyNext({ toolCalls: [{ id: 'fc_1', name: 'get_weather', arguments: { city: 'Rome' } }] });
+    const response = await ai.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: [
+        { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
+        {
+          role: 'model',
+          parts: [
+            {
+              functionCall: { id: 'fc_0', name: 'get_weather', args: { city: 'Paris' } },
+              thoughtSignature: REPLAYED_THOUGHT_SIGNATURE,
+            },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [{ functionResponse: { id: 'fc_0', name: 'get_weather', response: { temp: 12 } } }],
+        },
+      ],
+      config: {
+        tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: parameters }] }],
+        toolConfig: {
+          functionCallingConfig: {
+            mode: FunctionCallingConfigMode.ANY,
+            allowedFunctionNames: ['get_weather'],
+          },
+        },
+        stopSequences: ['END'],
+      },
+    });
+    assert.deepEqual(response.functionCalls, [{ id: 'fc_1', name: 'get_weather', args: { city: 'Rome' } }]);
+    assert.equal(response.candidates?.[0]?.finishReason, 'STOP');
+    const ours = toGeminiRequest({
+      model: 'gemini-2.5-flash',
+      tools: [{ name: 'get_weather', parameters }],
+      toolChoice: { name: 'get_weather' },
+      stop: ['END'],
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [{ id: 'fc_0', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+        },
+        { role: 'tool', toolCallId: 'fc_0', content: '{"temp":12}' },
+      ],
+    });
+    assert.deepEqual(mock.requests[0]?.body, ours);
+  });
+
+  it('the mock refuses, as Gemini 3 does, a current-turn call replayed without a thought signature', async () => {
+    await assert.rejects(
+      ai.models.generateContent({
+        model: 'gemini-3-flash',
+        contents: [
+          { role: 'user', parts: [{ text: 'Weather?' }] },
+          { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: {} } }] },
+          { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: {} } }] },
+        ],
+      }),
+      (e: unknown) => e instanceof ApiError && e.status === 400 && /thought_signature/.test(e.message),
+    );
   });
 
   it('models.generateContentStream parses the alt=sse fixture chunk by chunk', async () => {

@@ -1,8 +1,22 @@
 import type { ChatCall, ChatMessage } from '../provider.ts';
+import { argumentsObject } from '../tool-arguments.ts';
+import {
+  callNamesById,
+  functionResponseBody,
+  type GeminiTool,
+  type GeminiToolConfig,
+  REPLAYED_THOUGHT_SIGNATURE,
+  toGeminiToolConfig,
+  toGeminiTools,
+} from './gemini-tools.ts';
 
-export interface GeminiPart {
-  text: string;
-}
+export type GeminiPart =
+  | { text: string }
+  | {
+      functionCall: { id?: string; name: string; args: Record<string, unknown> };
+      thoughtSignature?: string;
+    }
+  | { functionResponse: { id?: string; name: string; response: Record<string, unknown> } };
 
 export interface GeminiContent {
   role: 'user' | 'model';
@@ -14,12 +28,15 @@ export interface GeminiGenerationConfig {
   maxOutputTokens?: number;
   responseMimeType?: 'application/json';
   responseJsonSchema?: Record<string, unknown>;
+  stopSequences?: string[];
 }
 
 /** The body of `models/{model}:generateContent` and `:streamGenerateContent` (v1beta). */
 export interface GeminiGenerateContentRequest {
   contents: GeminiContent[];
-  systemInstruction?: { parts: GeminiPart[] };
+  systemInstruction?: { parts: { text: string }[] };
+  tools?: GeminiTool[];
+  toolConfig?: GeminiToolConfig;
   generationConfig?: GeminiGenerationConfig;
 }
 
@@ -29,8 +46,16 @@ export interface GeminiGenerateContentRequest {
  * - `system` messages become one `systemInstruction`, their texts joined in order: Gemini has no
  *   system role inside `contents`.
  * - `assistant` is Gemini's `model` role; `user` stays `user`.
- * - `tool` results go back as `user` text ("Tool result: …"): the gateway has no function-call ids
- *   to pair them with, so a `functionResponse` part cannot be built.
+ * - An assistant message's `toolCalls` become `functionCall` parts after its text (`args` the parsed
+ *   arguments), the first one carrying REPLAYED_THOUGHT_SIGNATURE.
+ * - A `tool` message with a `toolCallId` becomes a `functionResponse` part in a `user` turn, named
+ *   after the call it answers (looked up in the earlier assistant messages), its `response` the
+ *   content as a JSON object (see functionResponseBody). Both parts carry the call's id, so Gemini
+ *   can pair them even when several calls share a name.
+ * - A `tool` message without a `toolCallId` (older clients), or answering a call no earlier message
+ *   made, goes back as `user` text ("Tool result: …"), as there is nothing to pair it with.
+ * - `tools` are `functionDeclarations`, `toolChoice` is `toolConfig.functionCallingConfig`, `stop`
+ *   is `generationConfig.stopSequences`.
  * - Consecutive turns of one role are merged (one part per message) because Gemini expects the
  *   conversation to alternate between `user` and `model`.
  * - Messages with empty text are left out: Gemini refuses empty text parts.
@@ -40,17 +65,18 @@ export interface GeminiGenerateContentRequest {
 export function toGeminiRequest(call: ChatCall): GeminiGenerateContentRequest {
   const systemTexts: string[] = [];
   const contents: GeminiContent[] = [];
+  const callNames = callNamesById(call.messages);
   for (const message of call.messages) {
     if (message.role === 'system') {
       if (message.content !== '') systemTexts.push(message.content);
       continue;
     }
-    const text = turnText(message);
-    if (text === '') continue;
+    const parts = messageParts(message, callNames);
+    if (parts.length === 0) continue;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const previous = contents.at(-1);
-    if (previous?.role === role) previous.parts.push({ text });
-    else contents.push({ role, parts: [{ text }] });
+    if (previous?.role === role) previous.parts.push(...parts);
+    else contents.push({ role, parts });
   }
 
   const request: GeminiGenerateContentRequest = { contents };
@@ -61,9 +87,33 @@ export function toGeminiRequest(call: ChatCall): GeminiGenerateContentRequest {
     request.systemInstruction = { parts: [{ text: systemText }] };
   }
 
+  if (call.tools !== undefined && call.tools.length > 0) {
+    request.tools = toGeminiTools(call.tools);
+    if (call.toolChoice !== undefined) request.toolConfig = toGeminiToolConfig(call.toolChoice);
+  }
   const generationConfig = toGenerationConfig(call);
   if (Object.keys(generationConfig).length > 0) request.generationConfig = generationConfig;
   return request;
+}
+
+function messageParts(message: ChatMessage, callNames: ReadonlyMap<string, string>): GeminiPart[] {
+  if (message.role === 'tool' && message.toolCallId !== undefined) {
+    const name = callNames.get(message.toolCallId);
+    if (name !== undefined) {
+      const response = functionResponseBody(message.content);
+      return [{ functionResponse: { id: message.toolCallId, name, response } }];
+    }
+  }
+  const text = turnText(message);
+  const parts: GeminiPart[] = text === '' ? [] : [{ text }];
+  if (message.role !== 'assistant') return parts;
+  for (const [index, toolCall] of (message.toolCalls ?? []).entries()) {
+    const functionCall = { id: toolCall.id, name: toolCall.name, args: argumentsObject(toolCall.arguments) };
+    parts.push(
+      index === 0 ? { functionCall, thoughtSignature: REPLAYED_THOUGHT_SIGNATURE } : { functionCall },
+    );
+  }
+  return parts;
 }
 
 function turnText(message: ChatMessage): string {
@@ -76,6 +126,7 @@ function toGenerationConfig(call: ChatCall): GeminiGenerationConfig {
   const config: GeminiGenerationConfig = {};
   if (call.temperature !== undefined) config.temperature = call.temperature;
   if (call.maxTokens !== undefined) config.maxOutputTokens = call.maxTokens;
+  if (call.stop !== undefined && call.stop.length > 0) config.stopSequences = [...call.stop];
   if (call.jsonSchema !== undefined) {
     // `responseJsonSchema` takes JSON Schema as is (passed through unchanged, as the official SDK
     // does); the older `responseSchema` takes an OpenAPI subset that would need converting.

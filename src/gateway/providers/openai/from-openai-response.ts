@@ -3,6 +3,7 @@ import { isRecord } from '../json-guards.ts';
 import type { ChatResult } from '../provider.ts';
 import { readFinishReason, readOpenAIUsage } from './completion-fields.ts';
 import { invalidResponse } from './openai-error.ts';
+import { readMessageToolCalls } from './openai-tool-calls.ts';
 
 /**
  * A Chat Completions response (`object: "chat.completion"`) to a ChatResult. Only the first
@@ -36,11 +37,17 @@ export function fromOpenAIChatResponse(
     text = refusal;
     finishReason = 'content_filter';
   }
+  const toolCalls = readMessageToolCalls(slot, message, body['id']);
+  // A forced tool_choice makes OpenAI answer `stop` with tool calls, and some compatible servers
+  // always do: an answer that calls tools finished to have them run, whatever it says.
+  if (toolCalls.length > 0 && finishReason === 'stop') finishReason = 'tool_calls';
   const model = body['model'];
-  return {
+  const result: ChatResult = {
     model: typeof model === 'string' && model !== '' ? model : requestedModel,
     content: text,
     finishReason,
     usage: readOpenAIUsage(body['usage']),
   };
+  if (toolCalls.length > 0) result.toolCalls = toolCalls;
+  return result;
 }

@@ -5,6 +5,7 @@ import type { ChatResult, ChatStreamEvent, FinishReason, ReportedUsage } from '.
 import { ProviderError } from '../provider-error.ts';
 import { readFinishReason, readOpenAIUsage } from './completion-fields.ts';
 import { errorFromStreamChunk, invalidResponse } from './openai-error.ts';
+import { OpenAIToolCallAssembler } from './openai-tool-calls.ts';
 
 /** One server-sent event as the SSE parser gives it. */
 export interface StreamMessage {
@@ -17,6 +18,10 @@ export interface StreamMessage {
  * then a `delta` per piece of content, `finish` when a finish_reason arrives, and `usage` once
  * at the end, from the last chunk that carried it (the `include_usage` chunk with empty
  * `choices`; vLLM may repeat cumulative usage on every chunk, Groq puts it in `x_groq`).
+ *
+ * Tool calls stream as `delta.tool_calls` fragments (see OpenAIToolCallAssembler); each whole call
+ * is sent as one `tool_call` event when its choice finishes, just before `finish` (or at the end
+ * of the stream, should a server never send a finish_reason).
  *
  * The stream is complete at `data: [DONE]`; events after it are read but ignored, so the
  * connection is drained and can go back to the pool. A stream that ends with neither `[DONE]`
@@ -32,6 +37,8 @@ export async function* fromOpenAIStream(
   let refused = false;
   let done = false;
   let usage: ReportedUsage | undefined;
+  let completionId: unknown;
+  const tools = new OpenAIToolCallAssembler(slot);
   const iterator = messages[Symbol.asyncIterator]();
   try {
     for (;;) {
@@ -56,6 +63,7 @@ export async function* fromOpenAIStream(
       if ((chunk['error'] !== undefined && chunk['error'] !== null) || next.value.event === 'error') {
         throw errorFromStreamChunk(slot, chunk);
       }
+      completionId ??= chunk['id'];
       const named = chunk['model'];
       const chunkModel = typeof named === 'string' && named !== '' ? named : (model ?? requestedModel);
       if (chunkModel !== model) {
@@ -79,10 +87,15 @@ export async function* fromOpenAIStream(
           refused = true;
           yield { type: 'delta', content: refusal };
         }
+        tools.add(delta);
       }
       const reason = choice['finish_reason'];
       if (finish === undefined && reason !== undefined && reason !== null) {
+        const calls = tools.take(completionId);
+        for (const call of calls) yield { type: 'tool_call', call };
         finish = refused ? 'content_filter' : readFinishReason(reason);
+        // As in a whole completion: calls made under a forced tool_choice come with `stop`.
+        if (calls.length > 0 && finish === 'stop') finish = 'tool_calls';
         yield { type: 'finish', reason: finish };
       }
     }
@@ -96,6 +109,7 @@ export async function* fromOpenAIStream(
       detail: 'the stream ended before it was complete',
     });
   }
+  for (const call of tools.take(completionId)) yield { type: 'tool_call', call };
   if (usage !== undefined) yield { type: 'usage', usage };
 }
 
@@ -112,6 +126,7 @@ function readGroqUsage(chunk: Record<string, unknown>): ReportedUsage | undefine
 export function eventsFromCompletion(result: ChatResult): ChatStreamEvent[] {
   const events: ChatStreamEvent[] = [{ type: 'model', model: result.model }];
   if (result.content !== '') events.push({ type: 'delta', content: result.content });
+  for (const call of result.toolCalls ?? []) events.push({ type: 'tool_call', call });
   events.push({ type: 'finish', reason: result.finishReason });
   if (result.usage !== undefined) events.push({ type: 'usage', usage: result.usage });
   return events;

@@ -66,6 +66,7 @@ describe('OpenAIProvider against a mock OpenAI server', () => {
       embed: true,
       nativeJsonSchema: true,
       maxTemperature: 2,
+      tools: true,
     });
   });
 

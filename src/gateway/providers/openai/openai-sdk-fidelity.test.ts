@@ -154,3 +154,104 @@ describe('the official openai SDK against the mock server', () => {
     );
   });
 });
+
+describe('the official openai SDK against the mock: tool calls', () => {
+  let mock: MockOpenAIServer;
+  let client: OpenAI;
+  before(async () => {
+    mock = await startMockOpenAI();
+    client = new OpenAI({ apiKey: 'k', baseURL: mock.baseUrl, maxRetries: 0 });
+  });
+  after(() => mock.close());
+  afterEach(() => mock.reset());
+
+  const tools = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'get_weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } } },
+      },
+    },
+  ];
+  const messages = [{ role: 'user' as const, content: 'Weather in Paris and Rome?' }];
+  const script = {
+    toolCalls: [
+      { id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } },
+      { id: 'call_2', name: 'get_weather', arguments: { city: 'Rome' } },
+    ],
+    fragmentSize: 4,
+  };
+  const expected = [
+    { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+    { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+  ];
+
+  it('a scripted completion with parallel calls parses as tool_calls; the adapter reads the same calls', async () => {
+    mock.replyNext(script);
+    const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools });
+    const message = completion.choices[0]?.message;
+    assert.equal(completion.choices[0]?.finish_reason, 'tool_calls');
+    assert.equal(message?.content, null);
+    assert.deepEqual(message?.tool_calls, expected);
+    mock.replyNext(script);
+    const provider = new OpenAIProvider(openAISettings(mock.baseUrl, 'k'));
+    try {
+      const result = await provider.chat(
+        { model: 'gpt-4o-mini', messages, tools: [{ name: 'get_weather', parameters: {} }] },
+        callContext(),
+      );
+      assert.deepEqual(
+        result.toolCalls,
+        expected.map((call) => ({
+          id: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        })),
+      );
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it("the SDK's stream helper assembles the interleaved fragments into the same calls", async () => {
+    mock.replyNext(script);
+    const final = await client.chat.completions
+      .stream({ model: 'gpt-4o-mini', messages, tools, stream_options: { include_usage: true } })
+      .finalChatCompletion();
+    assert.equal(final.choices[0]?.finish_reason, 'tool_calls');
+    assert.deepEqual(
+      final.choices[0]?.message.tool_calls?.map(({ id, type, function: fn }) => ({
+        id,
+        type,
+        function: { name: fn.name, arguments: fn.arguments },
+      })),
+      expected,
+    );
+  });
+
+  it('a tool message answering no call is a BadRequestError naming the message, as from OpenAI', async () => {
+    await assert.rejects(
+      client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        tools,
+        messages: [...messages, { role: 'tool', tool_call_id: 'call_x', content: 'x' }],
+      }),
+      (e: unknown) => e instanceof OpenAI.BadRequestError && e.param === 'messages.[1].role',
+    );
+    // The whole loop the SDK would send is accepted.
+    mock.replyNext({ text: 'Sunny.' });
+    const answer = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      tools,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+      messages: [
+        ...messages,
+        { role: 'assistant', content: null, tool_calls: expected as OpenAI.ChatCompletionMessageToolCall[] },
+        { role: 'tool', tool_call_id: 'call_1', content: '12' },
+        { role: 'tool', tool_call_id: 'call_2', content: '18' },
+      ],
+    });
+    assert.equal(answer.choices[0]?.message.content, 'Sunny.');
+  });
+});

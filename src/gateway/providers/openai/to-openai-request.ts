@@ -1,4 +1,11 @@
 import type { ChatCall, ChatMessage } from '../provider.ts';
+import {
+  type OpenAITool,
+  type OpenAIToolCall,
+  type OpenAIToolChoice,
+  toOpenAIToolChoice,
+  toOpenAITools,
+} from './openai-tools.ts';
 
 /**
  * Which field carries the output-token cap. OpenAI deprecated `max_tokens` in favour of
@@ -22,11 +29,11 @@ export function maxTokensFieldFor(baseUrl: string): MaxTokensField {
   return OPENAI_HOST.test(host) ? 'max_completion_tokens' : 'max_tokens';
 }
 
-export interface OpenAIChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-  name?: string;
-}
+export type OpenAIChatMessage =
+  | { role: 'system' | 'user'; content: string; name?: string }
+  /** `content` is null on an assistant message that only calls tools, as OpenAI writes it. */
+  | { role: 'assistant'; content: string | null; name?: string; tool_calls?: OpenAIToolCall[] }
+  | { role: 'tool'; content: string; tool_call_id: string };
 
 export interface OpenAIResponseFormat {
   type: 'json_schema';
@@ -41,6 +48,9 @@ export interface OpenAIChatRequest {
   max_tokens?: number;
   max_completion_tokens?: number;
   response_format?: OpenAIResponseFormat;
+  tools?: OpenAITool[];
+  tool_choice?: OpenAIToolChoice;
+  stop?: string[];
   stream?: true;
   stream_options?: { include_usage: true };
 }
@@ -67,6 +77,12 @@ export function toOpenAIChatRequest(call: ChatCall, options: ChatRequestOptions)
       },
     };
   }
+  // An empty list is not sent: OpenAI refuses `tools: []` (and a tool_choice without tools).
+  if (call.tools !== undefined && call.tools.length > 0) {
+    body.tools = toOpenAITools(call.tools);
+    if (call.toolChoice !== undefined) body.tool_choice = toOpenAIToolChoice(call.toolChoice);
+  }
+  if (call.stop !== undefined && call.stop.length > 0) body.stop = [...call.stop];
   if (options.stream) {
     body.stream = true;
     // Without it the stream carries no token counts and the gateway would have to estimate.
@@ -76,18 +92,39 @@ export function toOpenAIChatRequest(call: ChatCall, options: ChatRequestOptions)
 }
 
 /**
- * The gateway's `tool` role has no `tool_call_id`, which OpenAI requires on `role: "tool"` (and
- * there is never a preceding assistant `tool_calls` message for it to answer). It is sent as a
- * user message labelled as a tool result, so the model still sees the content and its origin,
- * and the conversation stays valid on every compatible server.
+ * A `tool` message with a `toolCallId` is a real `role: "tool"` result, and an assistant message's
+ * `toolCalls` become its `tool_calls` (with `content: null` when it said nothing, as OpenAI itself
+ * writes such a message).
+ *
+ * A `tool` message without a `toolCallId` (older clients) has nothing for OpenAI's required
+ * `tool_call_id` to name, and no preceding `tool_calls` to answer. It is sent as a user message
+ * labelled as a tool result, so the model still sees the content and its origin, and the
+ * conversation stays valid on every compatible server.
  */
 function toOpenAIMessage(message: ChatMessage): OpenAIChatMessage {
   if (message.role === 'tool') {
+    if (message.toolCallId !== undefined) {
+      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+    }
     const label = message.name === undefined ? 'Tool result' : `Tool result (${message.name})`;
     return { role: 'user', content: `${label}: ${message.content}` };
   }
-  const out: OpenAIChatMessage = { role: message.role, content: message.content };
   const name = message.name === undefined ? undefined : toOpenAIName(message.name);
+  if (message.role === 'assistant') {
+    const calls = message.toolCalls ?? [];
+    const out: OpenAIChatMessage = { role: 'assistant', content: message.content };
+    if (calls.length > 0) {
+      if (message.content === '') out.content = null;
+      out.tool_calls = calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
+      }));
+    }
+    if (name !== undefined) out.name = name;
+    return out;
+  }
+  const out: OpenAIChatMessage = { role: message.role, content: message.content };
   if (name !== undefined) out.name = name;
   return out;
 }

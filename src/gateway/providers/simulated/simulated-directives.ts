@@ -1,4 +1,5 @@
 import { PROVIDER_SLOTS, type ProviderSlot } from '../../../config/config-types.ts';
+import { MAX_TOOL_CALLS_PER_MESSAGE } from '../../domain/tool-limits.ts';
 
 export const SIMULATED_FAULTS = [
   'server_error',
@@ -16,7 +17,8 @@ export type SimulatedFault = (typeof SIMULATED_FAULTS)[number];
 
 /**
  * What a request may ask of the simulated provider through `metadata.simulated`:
- * `{ fault, faultAttempts, slots, latencyMs, chunkDelayMs, reply }`. Anything unrecognised is ignored.
+ * `{ fault, faultAttempts, slots, latencyMs, chunkDelayMs, reply, toolCall }`. Anything
+ * unrecognised is ignored.
  */
 export interface SimulatedDirectives {
   fault?: SimulatedFault;
@@ -28,6 +30,11 @@ export interface SimulatedDirectives {
   chunkDelayMs?: number;
   /** The reply text to give instead of the generated one (chat only). */
   reply?: string;
+  /**
+   * Call this tool (a name), these tools in parallel (names), or one the seed picks (`true`),
+   * when the request offers them; not right after a tool result (see simulated-tool-calls.ts).
+   */
+  toolCall?: string | string[] | true;
 }
 
 const MAX_DELAY_MS = 60_000;
@@ -49,6 +56,13 @@ export function readDirectives(metadata: Readonly<Record<string, unknown>> | und
   if (isCount(input.latencyMs)) directives.latencyMs = Math.min(input.latencyMs, MAX_DELAY_MS);
   if (isCount(input.chunkDelayMs)) directives.chunkDelayMs = Math.min(input.chunkDelayMs, MAX_DELAY_MS);
   if (typeof input.reply === 'string') directives.reply = input.reply;
+  const toolCall = input.toolCall;
+  if (toolCall === true || typeof toolCall === 'string') directives.toolCall = toolCall;
+  else if (Array.isArray(toolCall)) {
+    directives.toolCall = toolCall
+      .slice(0, MAX_TOOL_CALLS_PER_MESSAGE)
+      .filter((name): name is string => typeof name === 'string');
+  }
   return directives;
 }
 

@@ -2,7 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderSlot, SettingsOfKind, SimulatedSettings } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { fnv1a, seededRandom } from '../../domain/hash-seed.ts';
-import { countChatInputTokens, loadTokenizer, type Tokenizer } from '../../domain/token-count.ts';
+import {
+  countChatInputTokens,
+  countChatOutputTokens,
+  loadTokenizer,
+  type Tokenizer,
+} from '../../domain/token-count.ts';
 import type {
   CallContext,
   ChatCall,
@@ -17,6 +22,7 @@ import { sampleFromSchema } from './sample-from-schema.ts';
 import { readDirectives, type SimulatedDirectives, type SimulatedFault } from './simulated-directives.ts';
 import { simulateEmbedding } from './simulated-embedding.ts';
 import { simulateReply } from './simulated-text.ts';
+import { simulateToolCalls } from './simulated-tool-calls.ts';
 
 /** Every model a simulated slot answers with carries this prefix, so no answer passes for a real model's. */
 export function simulatedModelName(model: string): string {
@@ -54,6 +60,9 @@ export class SimulatedProvider implements ProviderAdapter {
     const tokenizer = await loadTokenizer();
     const { result: answer, tokens } = await this.#answer(call, context, directives, tokenizer);
     yield { type: 'model', model: answer.model };
+    for (const toolCall of answer.toolCalls ?? []) {
+      yield { type: 'tool_call', call: toolCall };
+    }
     const chunkDelay = directives.chunkDelayMs ?? this.#settings.chunkDelayMs;
     const cut = this.#faultActive(directives, context) && directives.fault === 'stream_cut';
     let pending: number[] = [];
@@ -98,6 +107,19 @@ export class SimulatedProvider implements ProviderAdapter {
     tokenizer: Tokenizer,
   ): Promise<{ result: ChatResult; tokens: number[] }> {
     const seed = fnv1a(JSON.stringify(call.messages));
+    const inputTokens = await countChatInputTokens(tokenizer, call.messages, call.tools);
+    const toolCalls = call.jsonSchema === undefined ? simulateToolCalls(call, directives, seed) : undefined;
+    if (toolCalls !== undefined) {
+      // A tool call is the whole answer, never cut by maxTokens (a cut call would not parse).
+      const result: ChatResult = {
+        model: simulatedModelName(call.model),
+        content: '',
+        toolCalls,
+        finishReason: 'tool_calls',
+        usage: { inputTokens, outputTokens: await countChatOutputTokens(tokenizer, '', toolCalls) },
+      };
+      return { result, tokens: [] };
+    }
     let content: string;
     if (call.jsonSchema !== undefined) {
       const broken = this.#faultActive(directives, context) && directives.fault === 'invalid_json';
@@ -118,7 +140,7 @@ export class SimulatedProvider implements ProviderAdapter {
       content,
       finishReason,
       usage: {
-        inputTokens: await countChatInputTokens(tokenizer, call.messages),
+        inputTokens,
         outputTokens: outputTokens.length,
       },
     };

@@ -12,11 +12,16 @@ const SENTENCES = [
 
 const QUOTE_LIMIT = 80;
 
-/** The reply of the simulated model: a quote of the last user message, then a few stock sentences. */
+/**
+ * The reply of the simulated model: a quote of the last user message (or of the tool result, when
+ * the conversation ends with one: the answer an agent loop ends on), then a few stock sentences.
+ */
 export function simulateReply(messages: readonly ChatMessage[], seed: number): string {
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user') ?? messages[messages.length - 1];
+  const last = messages[messages.length - 1];
+  const afterTool = last?.role === 'tool';
+  const quoted = afterTool ? last : (messages.findLast((m) => m.role === 'user') ?? last);
   // Only the head is quoted: normalising a 4 MiB prompt whole would cost the event loop for nothing.
-  const text = (lastUser?.content ?? '')
+  const text = (quoted?.content ?? '')
     .slice(0, QUOTE_LIMIT * 8)
     .replace(/\s+/g, ' ')
     .trim();
@@ -25,5 +30,6 @@ export function simulateReply(messages: readonly ChatMessage[], seed: number): s
   const count = 2 + Math.floor(random() * 3);
   const start = Math.floor(random() * SENTENCES.length);
   const body = Array.from({ length: count }, (_, i) => SENTENCES[(start + i) % SENTENCES.length]).join(' ');
-  return quote === '' ? body : `You said: "${quote}". ${body}`;
+  if (quote === '') return body;
+  return afterTool ? `The tool answered: "${quote}". ${body}` : `You said: "${quote}". ${body}`;
 }

@@ -1,0 +1,52 @@
+/**
+ * What a strict vendor mock answers when a test scripts it: text, tool calls, or both. Each mock
+ * (mock-openai-server.ts, mock-anthropic-server.ts, mock-gemini-server.ts) turns one of these into
+ * its vendor's body, or its vendor's event stream when the request asked for one.
+ */
+export interface ScriptedToolCall {
+  /** Defaults to a vendor-looking id (`call_…`, `toolu_…`); Gemini sends none unless given. */
+  id?: string;
+  name: string;
+  /** JSON text (streamed in fragments as given) or an object (serialised first). */
+  arguments: string | Record<string, unknown>;
+}
+
+export interface ScriptedReply {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  /**
+   * Characters per streamed argument fragment (default 7): each call's arguments are cut into
+   * pieces this long and, where the vendor interleaves parallel calls (OpenAI), sent round-robin.
+   */
+  fragmentSize?: number;
+}
+
+export function argumentsText(call: ScriptedToolCall): string {
+  return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
+}
+
+/** `text` cut into pieces of `size` characters (at least one piece, maybe empty). */
+export function fragmentsOf(text: string, size = 7): string[] {
+  const step = Math.max(1, Math.floor(size));
+  const pieces: string[] = [];
+  for (let at = 0; at < text.length; at += step) pieces.push(text.slice(at, at + step));
+  return pieces.length === 0 ? [''] : pieces;
+}
+
+/** Rough token counts for scripted usage: about four characters a token. */
+export function roughTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** Why a request is refused: the mock answers 400 in its vendor's error shape with this message. */
+export class MockRejection extends Error {
+  readonly param: string | null;
+  constructor(message: string, param: string | null = null) {
+    super(message);
+    this.param = param;
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
