@@ -182,9 +182,23 @@ describe('the Anthropic-compatible door driven by @anthropic-ai/sdk', () => {
     assert.ok(Number.isInteger(plain.input_tokens) && plain.input_tokens > 0);
     assert.ok(withSystem.input_tokens > plain.input_tokens);
     assert.ok(withTools.input_tokens > plain.input_tokens);
-    // The same count a message request is charged with on the simulated provider.
+    // The same count a message request is charged with on the simulated provider, tools included.
     const answer = await client.messages.create({ model: MODEL, max_tokens: 5, messages: [question] });
     assert.equal(plain.input_tokens, answer.usage.input_tokens);
+    const withToolsAnswer = await client.messages.create({
+      model: MODEL,
+      max_tokens: 5,
+      messages: [question],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'The weather in a city',
+          input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        },
+      ],
+      tool_choice: { type: 'none' },
+    });
+    assert.equal(withTools.input_tokens, withToolsAnswer.usage.input_tokens);
     assert.equal(gw.callsTo('provider-a') > 0, true);
   });
 

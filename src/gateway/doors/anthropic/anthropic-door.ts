@@ -9,8 +9,10 @@ import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../../services/client-c
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runChat } from '../../services/run-chat.ts';
 import { openChatStream } from '../../services/run-chat-stream.ts';
+import { validateToolRequest } from '../../services/validate-tool-request.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
 import { countInputTokens } from './count-input-tokens.ts';
+import { nameToolFault } from './name-tool-fault.ts';
 import { readCountTokensRequest, readMessagesRequest } from './read-messages-request.ts';
 import { toAnthropicEvents } from './to-anthropic-events.ts';
 import { costHeader, toAnthropicMessage } from './to-anthropic-message.ts';
@@ -79,6 +81,12 @@ function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
   door.post('', { schema: { hide: true } }, async (request, reply) => {
     const parsed = readMessagesRequest(request.body);
     const input: ChatInput = { ...parsed.input, ...resolveModelField(deps, parsed.model) };
+    // Before the run starts: a request refused here never ran and leaves no record.
+    try {
+      validateToolRequest(input, deps.schemas);
+    } catch (error) {
+      throw nameToolFault(error);
+    }
     const operation = parsed.stream ? 'chat_stream' : 'chat';
     const run = startRequestRun(request, reply, deps, operation, { metadata: parsed.metadata }, 'anthropic');
     if (!parsed.stream) {
