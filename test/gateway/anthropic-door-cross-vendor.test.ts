@@ -14,6 +14,28 @@ import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-s
 
 const question = { role: 'user' as const, content: 'What is the capital of France?' };
 
+const weatherTool: Anthropic.Tool = {
+  name: 'get_weather',
+  description: 'The current weather in a city',
+  input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+const weatherQuestion: Anthropic.MessageParam = { role: 'user', content: 'Weather in Paris?' };
+
+function toolUses(message: Anthropic.Message): Anthropic.ToolUseBlock[] {
+  return message.content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+}
+
+/** The second turn of a tool loop: the first answer, then the tool's result for its one call. */
+function answerTurn(first: Anthropic.Message, result: string): Anthropic.MessageParam[] {
+  const [use] = toolUses(first);
+  assert.ok(use !== undefined);
+  return [
+    weatherQuestion,
+    { role: 'assistant', content: first.content },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: result }] },
+  ];
+}
+
 describe('Anthropic door → OpenAI slot (strict mock)', () => {
   let mock: MockOpenAIServer;
   before(async () => {
@@ -46,6 +68,8 @@ describe('Anthropic door → OpenAI slot (strict mock)', () => {
     assert.equal(answer.usage.output_tokens, 8);
     const sent = mock.requests.at(-1)?.body as Record<string, unknown>;
     assert.equal(sent.model, 'gpt-4o-mini');
+    assert.deepEqual(sent.stop, ['\n\n']);
+    assert.equal(sent.max_completion_tokens ?? sent.max_tokens, 64);
     assert.deepEqual(sent.messages, [
       { role: 'system', content: 'Answer in one sentence.' },
       { role: 'user', content: question.content },
@@ -60,6 +84,70 @@ describe('Anthropic door → OpenAI slot (strict mock)', () => {
     assert.equal(text, 'The capital of France is Paris.');
     assert.equal(final.usage.input_tokens, 1250);
     assert.equal(final.usage.output_tokens, 8);
+  });
+  it('a tool loop: OpenAI tool_calls come back as tool_use blocks, tool_result goes up as a tool message', async () => {
+    mock.replyNext({ toolCalls: [{ id: 'call_w1', name: 'get_weather', arguments: { city: 'Paris' } }] });
+    const first = await client.messages.create({
+      model: 'provider-a/gpt-4o-mini',
+      max_tokens: 64,
+      messages: [weatherQuestion],
+      tools: [weatherTool],
+      tool_choice: { type: 'any' },
+    });
+    assert.equal(first.stop_reason, 'tool_use');
+    assert.deepEqual(
+      toolUses(first).map(({ id, name, input }) => ({ id, name, input })),
+      [{ id: 'call_w1', name: 'get_weather', input: { city: 'Paris' } }],
+    );
+    // As the mock reports a scripted answer: 20 prompt tokens, a quarter of the output's characters.
+    assert.equal(first.usage.input_tokens, 20);
+    assert.equal(first.usage.output_tokens, Math.ceil('{"city":"Paris"}'.length / 4));
+    const sent = mock.requests.at(-1)?.body as Record<string, unknown>;
+    assert.equal(sent.tool_choice, 'required');
+    assert.deepEqual(sent.tools, [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: weatherTool.description,
+          parameters: weatherTool.input_schema,
+        },
+      },
+    ]);
+
+    mock.replyNext({ text: 'It is sunny in Paris.' });
+    const second = await client.messages.create({
+      model: 'provider-a/gpt-4o-mini',
+      max_tokens: 64,
+      messages: answerTurn(first, '18°C, sunny'),
+      tools: [weatherTool],
+    });
+    assert.equal(second.stop_reason, 'end_turn');
+    assert.deepEqual(second.content, [{ type: 'text', text: 'It is sunny in Paris.', citations: null }]);
+    const upstream = (mock.requests.at(-1)?.body as { messages: Record<string, unknown>[] }).messages;
+    assert.deepEqual(upstream.at(-1), { role: 'tool', tool_call_id: 'call_w1', content: '18°C, sunny' });
+  });
+
+  it('a streamed tool call, assembled from OpenAI fragments, arrives as one tool_use block', async () => {
+    mock.replyNext({
+      toolCalls: [{ id: 'call_w2', name: 'get_weather', arguments: { city: 'Lyon' } }],
+      fragmentSize: 3,
+    });
+    const final = await client.messages
+      .stream({
+        model: 'provider-a/gpt-4o-mini',
+        max_tokens: 64,
+        messages: [weatherQuestion],
+        tools: [weatherTool],
+        tool_choice: { type: 'tool', name: 'get_weather' },
+      })
+      .finalMessage();
+    assert.equal(final.stop_reason, 'tool_use');
+    assert.deepEqual(
+      toolUses(final).map(({ id, input }) => ({ id, input })),
+      [{ id: 'call_w2', input: { city: 'Lyon' } }],
+    );
+    assert.equal(final.usage.input_tokens, 20);
   });
 });
 
@@ -100,5 +188,35 @@ describe('Anthropic door → Gemini slot (strict mock)', () => {
     // As recorded in the stream's last chunk: promptTokenCount 9; candidates 17 + thoughts 437.
     assert.equal(final.usage.input_tokens, 9);
     assert.equal(final.usage.output_tokens, 17 + 437);
+  });
+
+  it('a tool loop: Gemini functionCall comes back as tool_use, tool_result goes up as functionResponse', async () => {
+    mock.replyNext({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] });
+    const first = await client.messages.create({
+      model: 'provider-a/gemini-2.5-flash',
+      max_tokens: 256,
+      messages: [weatherQuestion],
+      tools: [weatherTool],
+      tool_choice: { type: 'tool', name: 'get_weather' },
+    });
+    assert.equal(first.stop_reason, 'tool_use');
+    const [use] = toolUses(first);
+    assert.equal(use?.name, 'get_weather');
+    assert.deepEqual(use?.input, { city: 'Paris' });
+    assert.ok((use?.id ?? '').length > 0, 'the gateway gives a Gemini call an id');
+    assert.equal(first.usage.input_tokens, 20);
+    assert.equal(first.usage.output_tokens, Math.ceil('{"city":"Paris"}'.length / 4));
+
+    mock.replyNext({ text: 'Sunny in Paris.' });
+    const second = await client.messages.create({
+      model: 'provider-a/gemini-2.5-flash',
+      max_tokens: 256,
+      messages: answerTurn(first, '18°C, sunny'),
+      tools: [weatherTool],
+    });
+    assert.equal(second.stop_reason, 'end_turn');
+    assert.deepEqual(second.content, [{ type: 'text', text: 'Sunny in Paris.', citations: null }]);
+    const sent = JSON.stringify(mock.requests.at(-1)?.body);
+    assert.match(sent, /"functionResponse":\{[^}]*"name":"get_weather"/);
   });
 });
