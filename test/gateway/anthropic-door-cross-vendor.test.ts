@@ -124,8 +124,8 @@ describe('Anthropic door → OpenAI slot (strict mock)', () => {
     });
     assert.equal(second.stop_reason, 'end_turn');
     assert.deepEqual(second.content, [{ type: 'text', text: 'It is sunny in Paris.', citations: null }]);
-    const upstream = (mock.requests.at(-1)?.body as { messages: Record<string, unknown>[] }).messages;
-    assert.deepEqual(upstream.at(-1), { role: 'tool', tool_call_id: 'call_w1', content: '18°C, sunny' });
+    const upstream = (mock.requests.at(-1)?.body as { messages: Record<string, unknown>[] } | undefined)?.messages;
+    assert.deepEqual(upstream?.at(-1), { role: 'tool', tool_call_id: 'call_w1', content: '18°C, sunny' });
   });
 
   it('a streamed tool call, assembled from OpenAI fragments, arrives as one tool_use block', async () => {
