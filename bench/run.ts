@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -219,12 +220,33 @@ async function main(): Promise<void> {
 
   const variants: CaseResult[] = [];
   if (values.variants) {
-    // Side by side, in the same minutes: the default gateway, one logging at warn, one whose
+    // Side by side, in the same minutes: the default gateway (metrics on, tracing off), one
+    // logging at warn, one without metrics, one tracing every request to an OTLP sink, one whose
     // ledger accepts batches without writing them (see preload-no-ledger.ts).
     log('gateway variants…');
+    // The collector of the tracing variant: reads each export and answers 200, in this process.
+    const sink = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+    const sinkPort = (sink.address() as { port: number }).port;
+    sink.unref();
     const kinds: [string, Server][] = [
       ['default', await gateway('variant-default', {}, mock.port)],
       ['LOG_LEVEL=warn', await gateway('variant-warn', { env: { LOG_LEVEL: 'warn' } }, mock.port)],
+      [
+        'METRICS_ENABLED=false',
+        await gateway('variant-no-metrics', { env: { METRICS_ENABLED: 'false' } }, mock.port),
+      ],
+      [
+        'tracing on (OTLP/HTTP protobuf)',
+        await gateway(
+          'variant-tracing',
+          { env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkPort}` } },
+          mock.port,
+        ),
+      ],
       [
         'ledger writes stubbed',
         await gateway(
@@ -236,6 +258,8 @@ async function main(): Promise<void> {
     ];
     for (const [, server] of kinds) await measure('gateway', server, 'chat', 10, 1, 0);
     for (const concurrency of concurrencies) variants.push(...(await sideBySide(kinds, 'chat', concurrency)));
+    sink.closeAllConnections();
+    sink.close();
   }
 
   const checks = checkTargets(rows, variants, rss);

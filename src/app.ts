@@ -7,8 +7,11 @@ import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { loadTokenizer } from './gateway/domain/token-count.ts';
 import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
+import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
+import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
+import { type GatewayTracing, startTracing } from './gateway/observability/tracing/gateway-tracing.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
   type ADAPTER_FACTORIES,
@@ -22,6 +25,7 @@ import { startUsageRetention } from './gateway/services/usage-retention.ts';
 import { openSharedState } from './gateway/shared-state.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
+import { MetricsRegistry } from './platform/metrics/metrics-registry.ts';
 import { openStorage } from './storage/open-storage.ts';
 import type { Storage } from './storage/ports.ts';
 import type { SharedCountingState } from './storage/redis/redis-availability.ts';
@@ -36,9 +40,11 @@ export interface Application {
   site: FastifyInstance | undefined;
   /**
    * With REDIS_URL: whether limits count in Redis or, during an outage, in this process. Read by
-   * the outage tests; the metrics endpoint (not built yet) is meant to expose it.
+   * the outage tests; GET /metrics exposes it as gateway_shared_counting.
    */
   sharedCounting(): SharedCountingState | undefined;
+  /** Span export, when an OTLP endpoint is configured (tests flush it). */
+  tracing: GatewayTracing | undefined;
   /** Stops accepting work, lets in-flight requests finish (up to the grace period), flushes records. */
   close(): Promise<void>;
 }
@@ -109,11 +115,24 @@ async function buildOpening(
   );
   opened.push(() => recorder.flush({ final: true }));
   const verifier = new CredentialVerifier(storage.apps, clock);
+  // One registry for both surfaces of this application; GET /metrics is served on surface A.
+  const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
+  const metrics =
+    metricsRegistry === undefined
+      ? undefined
+      : new GatewayMetrics(metricsRegistry, {
+          config,
+          health: shared.health,
+          ledgerPending: () => recorder.pending,
+          sharedCounting: () => shared.sharedCounting(),
+          now: () => clock.now(),
+        });
   const caller = new UpstreamCaller({
     registry,
     retry: config.retry,
     clock,
     health: shared.health,
+    metrics,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
   const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now());
@@ -126,18 +145,32 @@ async function buildOpening(
     recorder,
     schemas: new SchemaCompiler(config.json),
     clock,
+    metrics,
   };
 
+  // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.
+  const tracing = config.surfaces.gateway
+    ? await startTracing(config.tracing, registry, GATEWAY_API_VERSION)
+    : undefined;
+  if (tracing !== undefined) opened.push(() => tracing.shutdown());
   const stopRetention = config.surfaces.gateway
     ? startUsageRetention(storage.usage, config.usage.retentionDays, logger.child({ component: 'usage' }))
     : () => {};
   opened.push(stopRetention);
   const gateway = config.surfaces.gateway
-    ? await buildGatewayApp({ ...deps, storage, logger, verifier, frontDoors: [registerAnthropicDoor] })
+    ? await buildGatewayApp({
+        ...deps,
+        storage,
+        logger,
+        verifier,
+        metricsRegistry,
+        tracing,
+        frontDoors: [registerAnthropicDoor],
+      })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());
   const site = config.surfaces.site
-    ? await buildSite({ config, logger, storage, clock, limits: shared.limits })
+    ? await buildSite({ config, logger, storage, clock, limits: shared.limits, metrics: metricsRegistry })
     : undefined;
 
   return {
@@ -149,6 +182,7 @@ async function buildOpening(
     gateway,
     site,
     sharedCounting: () => shared.sharedCounting(),
+    tracing,
     async close() {
       const servers = [gateway, site].filter((app): app is FastifyInstance => app !== undefined);
       const grace = setTimeout(() => {
@@ -160,6 +194,10 @@ async function buildOpening(
       clearTimeout(grace);
       stopRetention();
       await recorder.flush({ final: true });
+      // The last spans go out before the process ends; a collector that is down costs its timeout.
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => logger.warn({ err: error }, 'trace export failed at shutdown'));
       await registry.close();
       await shared.close();
       await storage.close();

@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
+import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
 import {
   PROVIDER_KIND_ROWS,
   PROVIDER_KINDS,
@@ -177,6 +178,8 @@ export const ConfigFileSchema = Type.Object(
     usage: Type.Optional(Type.Partial(UsageSettingsSchema, strict)),
     json: Type.Optional(Type.Partial(JsonOutputSettingsSchema, strict)),
     site: Type.Optional(SiteFile),
+    metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),
+    tracing: Type.Optional(TracingFileSchema),
   },
   strict,
 );

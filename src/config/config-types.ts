@@ -7,6 +7,7 @@ import type {
   RouteCandidate,
 } from './config-file-schema.ts';
 import type { TrustProxy } from './network-settings.ts';
+import type { MetricsSettings, TracingSettings } from './observability-settings.ts';
 import type { ProviderSettings } from './provider-settings.ts';
 import type {
   CircuitSettings,
@@ -25,6 +26,7 @@ import type {
  */
 export type { AppLimits, AppSeed, ProviderSlot, RouteCandidate } from './config-file-schema.ts';
 export { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_SLOTS } from './config-file-schema.ts';
+export type { MetricsSettings, TracingSettings } from './observability-settings.ts';
 export type { ProviderCapabilities, ProviderKind } from './provider-kinds.ts';
 export { PROVIDER_KINDS } from './provider-kinds.ts';
 export type { KindSettings, ProviderSettings, SettingsOfKind } from './provider-settings.ts';
@@ -105,4 +107,7 @@ export interface Config extends ServerSettings {
   usage: UsageSettings;
   json: JsonOutputSettings;
   site: SiteSettings;
+  metrics: MetricsSettings;
+  /** Undefined unless an OTLP endpoint is configured: then spans are exported. */
+  tracing: TracingSettings | undefined;
 }

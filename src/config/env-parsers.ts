@@ -39,3 +39,20 @@ export const commaList: Parser<string[]> = (raw) =>
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
+
+/** `true`/`false` (also `1`/`0`, `yes`/`no`), case-insensitive. */
+export const boolean: Parser<boolean> = (raw, name) => {
+  const value = raw.toLowerCase();
+  if (['true', '1', 'yes'].includes(value)) return true;
+  if (['false', '0', 'no'].includes(value)) return false;
+  throw new ConfigError(name, `must be true or false (got '${raw}')`);
+};
+
+export function decimal(min: number, max: number): Parser<number> {
+  return (raw, name) => {
+    const value = Number(raw);
+    if (!/^\d*\.?\d+$/.test(raw) || value < min || value > max)
+      throw new ConfigError(name, `must be a number between ${min} and ${max} (got '${raw}')`);
+    return value;
+  };
+}

@@ -4,8 +4,9 @@ import {
   PROVIDER_SLOTS,
   type ProviderSlot,
 } from './config-file-schema.ts';
-import { commaList, integer, oneOf, type Parser, text } from './env-parsers.ts';
+import { boolean, commaList, decimal, integer, oneOf, type Parser, text } from './env-parsers.ts';
 import { parseSurfaces, parseTrustProxy } from './network-settings.ts';
+import { parseOtlpProtocol, TRACE_SAMPLERS } from './observability-settings.ts';
 import { parseAppSeeds } from './parse-apps.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import type { SettingAt, SettingPath } from './setting-path.ts';
@@ -94,4 +95,15 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   variable('NEWSLETTER_WEBHOOK_MODE', 'site.newsletterWebhook.mode', oneOf(NEWSLETTER_WEBHOOK_MODES)),
   variable('NEWSLETTER_WEBHOOK_SECRET', 'site.newsletterWebhook.secret', text),
   variable('NEWSLETTER_IP_HASH_KEY', 'site.newsletterIpHashKey', text),
+  variable('METRICS_ENABLED', 'metrics.enabled', boolean),
+  variable('METRICS_TOKEN', 'metrics.token', text),
+  // The OpenTelemetry SDK's own variables, read here so a bad value stops start-up (the exporter
+  // still reads OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT and _COMPRESSION itself).
+  variable('OTEL_EXPORTER_OTLP_ENDPOINT', 'tracing.endpoint', text),
+  variable('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'tracing.tracesEndpoint', text),
+  variable('OTEL_EXPORTER_OTLP_PROTOCOL', 'tracing.protocol', parseOtlpProtocol),
+  variable('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'tracing.tracesProtocol', parseOtlpProtocol),
+  variable('OTEL_SERVICE_NAME', 'tracing.serviceName', text),
+  variable('OTEL_TRACES_SAMPLER', 'tracing.sampler', oneOf(TRACE_SAMPLERS)),
+  variable('OTEL_TRACES_SAMPLER_ARG', 'tracing.samplerArg', decimal(0, 1)),
 ];

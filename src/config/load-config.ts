@@ -7,6 +7,7 @@ import type { Config } from './config-types.ts';
 import { type Env, readRaw } from './env-parsers.ts';
 import { CONFIG_FILE_VARIABLE, ENV_VARIABLES } from './env-variables.ts';
 import { checkAllowedOrigins, parseSurfaces } from './network-settings.ts';
+import { readMetrics, readTracing } from './observability-settings.ts';
 import { readKindModelPrices } from './provider-kinds.ts';
 import { readConfigFile } from './read-config-file.ts';
 import { readConnectionTimeouts } from './read-connection-timeouts.ts';
@@ -75,6 +76,8 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
         site.mcpAllowedOrigins ?? [],
       ),
     },
+    metrics: readMetrics(settings.metrics),
+    tracing: readTracing(settings.tracing),
   };
   if (config.retry.maxDelayMs < config.retry.baseDelayMs) {
     throw new ConfigError('retry.maxDelayMs', 'must be at least retry.baseDelayMs');

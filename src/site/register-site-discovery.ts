@@ -11,6 +11,8 @@ import { registerWellKnownRoutes } from './well-known/register-well-known-routes
 export interface SiteDiscoveryOptions {
   /** Browser origins allowed on /mcp beyond the public URLs and localhost (MCP_ALLOWED_ORIGINS). */
   mcpAllowedOrigins?: readonly string[];
+  /** Told of every MCP tool call (the metrics). */
+  onToolCall?: SiteToolsContext['onToolCall'];
 }
 
 /**
@@ -27,7 +29,12 @@ export async function registerSiteDiscovery(
   const urls = { siteUrl: config.publicSiteUrl, gatewayUrl: config.publicGatewayUrl };
   const content = loadSiteContent(config.site.contentDir ?? BUNDLED_CONTENT_DIR, urls);
   const catalog = buildApiCatalog(config, content.overview);
-  const toolsContext: SiteToolsContext = { content, catalog, siteUrl: config.publicSiteUrl };
+  const toolsContext: SiteToolsContext = {
+    content,
+    catalog,
+    siteUrl: config.publicSiteUrl,
+    ...(options.onToolCall === undefined ? {} : { onToolCall: options.onToolCall }),
+  };
 
   await registerSiteOpenApi(app, config.publicSiteUrl);
   registerPageRoutes(app, content);

@@ -4,12 +4,14 @@ import { capConcurrentRequestsPerClient } from '../platform/client-concurrency-c
 import { type Clock, systemClock } from '../platform/clock.ts';
 import { createBaseApp } from '../platform/fastify-base.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics/metrics-registry.ts';
 import type { LimitStore } from '../storage/limit-store.ts';
 import type { Storage } from '../storage/ports.ts';
 import { registerHealthRoutes } from './health/health-routes.ts';
 import { buildNewsletter, type NewsletterOverrides } from './newsletter/build-newsletter.ts';
 import { registerNewsletterRoutes } from './newsletter/newsletter-routes.ts';
 import { registerSiteDiscovery } from './register-site-discovery.ts';
+import { SiteMetrics } from './site-metrics.ts';
 
 export interface SiteAppDeps {
   config: Config;
@@ -20,6 +22,8 @@ export interface SiteAppDeps {
   limits?: LimitStore;
   /** Tests replace the mail transport and the outbox timing here. */
   newsletter?: NewsletterOverrides;
+  /** The application's metrics (served by surface A); undefined when metrics are off. */
+  metrics?: MetricsRegistry | undefined;
 }
 
 /** Surface B: the public site API. */
@@ -35,7 +39,12 @@ export async function buildSiteApp(deps: SiteAppDeps): Promise<FastifyInstance> 
     capConcurrentRequestsPerClient(app, deps.config.site.maxConcurrentRequestsPerClient);
 
   // --- site content, OpenAPI, MCP and discovery: first, as @fastify/swagger records only later routes ---
-  await registerSiteDiscovery(app, deps.config, { mcpAllowedOrigins: deps.config.site.mcpAllowedOrigins });
+  const metrics = deps.metrics === undefined ? undefined : new SiteMetrics(deps.metrics);
+  metrics?.countSignups(app);
+  await registerSiteDiscovery(app, deps.config, {
+    mcpAllowedOrigins: deps.config.site.mcpAllowedOrigins,
+    ...(metrics === undefined ? {} : { onToolCall: metrics.toolCalled }),
+  });
   // --- end site content, OpenAPI, MCP and discovery ---
 
   // --- newsletter and health: /api/newsletter…, /api/health, /up ---

@@ -4,8 +4,11 @@ import type { FastifyInstance } from 'fastify';
 import { respondWithError } from '../../platform/error-handler.ts';
 import { createBaseApp } from '../../platform/fastify-base.ts';
 import type { Logger } from '../../platform/logger.ts';
+import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
+import { registerMetricsRoute } from '../../platform/metrics/metrics-route.ts';
 import type { Storage } from '../../storage/ports.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import type { GatewayTracing } from '../observability/tracing/gateway-tracing.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { createAuthHook } from './authenticate.ts';
@@ -15,6 +18,7 @@ import { registerHealthRoute } from './health-route.ts';
 import { registerJsonRoute } from './json-route.ts';
 import { openApiOptions } from './openapi-document.ts';
 import { ChatResponse, EmbedResponse, GatewayHealth, JsonResponse, SHARED_SCHEMAS } from './schemas.ts';
+import { traceRequests } from './trace-requests.ts';
 import type { TypedInstance } from './typed-instance.ts';
 import { registerUsageRoute } from './usage-route.ts';
 
@@ -31,9 +35,13 @@ export interface GatewayAppDeps extends GatewayDeps {
   logger: Logger;
   verifier: CredentialVerifier;
   frontDoors?: readonly FrontDoorRegistration[];
+  /** Both surfaces' metrics; undefined when metrics are off (then /metrics is a 404). */
+  metricsRegistry?: MetricsRegistry | undefined;
+  /** Undefined unless an OTLP endpoint is configured. */
+  tracing?: GatewayTracing | undefined;
 }
 
-/** Surface A: GET /health, GET /openapi.json, and the authenticated /v1 inference routes. */
+/** Surface A: GET /health, GET /openapi.json, GET /metrics, and the authenticated /v1 inference routes. */
 export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
   const app = createBaseApp({
     logger: deps.logger,
@@ -47,6 +55,8 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
 
   registerHealthRoute(app, deps.config);
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  if (deps.metricsRegistry !== undefined)
+    registerMetricsRoute(app, deps.metricsRegistry, deps.config.metrics.token);
 
   await app.register(async (untyped) => {
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
@@ -58,6 +68,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       }
       return respondWithError(error, request, reply);
     });
+    if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
     v1.addHook('onRequest', createAuthHook(deps.verifier));
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
     // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).

@@ -47,5 +47,6 @@ export function startRequestRun(
     // Epoch ms are whole (a BIGINT column in the ledger).
     receivedAt: Math.round(clock.now() - elapsed),
     signal: controller.signal,
+    trace: request.traceSpan?.forRun(operation),
   });
 }

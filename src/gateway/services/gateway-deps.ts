@@ -4,6 +4,7 @@ import type { SchemaCompiler } from '../json/schema-compiler.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { RunMetrics } from './run-metrics.ts';
 import type { UpstreamCaller } from './upstream-caller.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
@@ -17,4 +18,6 @@ export interface GatewayDeps {
   schemas: SchemaCompiler;
   limiter: AppLimiter;
   clock: Clock;
+  /** Undefined when metrics are off (METRICS_ENABLED=false). */
+  metrics?: RunMetrics | undefined;
 }

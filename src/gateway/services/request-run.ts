@@ -1,8 +1,8 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
-import type { Operation, UsageAttempt } from '../../storage/ports.ts';
-import type { FrontDoor } from '../domain/messages.ts';
+import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
+import type { FinishReason, FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
@@ -13,6 +13,7 @@ import type { ProviderAdapter } from '../providers/provider.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
+import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
 /** What the door knows when a request starts; the rest of the run starts empty. */
@@ -28,7 +29,7 @@ export type RunInit = Pick<
   | 'startedAt'
   | 'receivedAt'
   | 'signal'
->;
+> & { trace?: RunTrace | undefined };
 
 export interface AdmissionInput {
   /** The request's texts, or a function giving them: only read when the app has limits. */
@@ -48,6 +49,8 @@ export interface AnsweredCall {
   /** Monotonic ms when the call started. */
   startedAt: number;
   outcome?: string;
+  /** Why the model stopped, when the upstream said (traces only). */
+  finishReason?: FinishReason | undefined;
 }
 
 /**
@@ -80,6 +83,8 @@ export class RequestRun implements CallScope {
   readonly attempts: UsageAttempt[] = [];
   /** Headers the answer must carry (RateLimit fields). */
   readonly responseHeaders: Record<string, string> = {};
+  /** The request's trace; undefined when tracing is off. */
+  readonly trace: RunTrace | undefined;
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
@@ -107,6 +112,7 @@ export class RequestRun implements CallScope {
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
     this.signal = init.signal;
+    this.trace = init.trace;
   }
 
   get finished(): boolean {
@@ -120,7 +126,12 @@ export class RequestRun implements CallScope {
 
   /** Plans the candidates for the request, or throws the 400 that explains why no slot can serve it. */
   plan(request: RouteRequest): void {
-    this.#candidates = planOrFail(this.#deps, request);
+    try {
+      this.#candidates = planOrFail(this.#deps, request);
+    } catch (error) {
+      this.#refused(error);
+      throw error;
+    }
   }
 
   /**
@@ -139,7 +150,12 @@ export class RequestRun implements CallScope {
       input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
       price,
     );
-    this.#admission = await deps.limiter.admit(this.app, estimate);
+    try {
+      this.#admission = await deps.limiter.admit(this.app, estimate);
+    } catch (error) {
+      this.#refused(error);
+      throw error;
+    }
     Object.assign(this.responseHeaders, this.#admission.headers);
   }
 
@@ -218,6 +234,7 @@ export class RequestRun implements CallScope {
     this.#provider = call.provider;
     this.#model = call.model;
     this.#priceSource = source;
+    this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
   }
 
   /** Usage over every attempt, as the answer reports it. */
@@ -247,7 +264,7 @@ export class RequestRun implements CallScope {
     const deps = this.#deps;
     const usage = this.usage();
     const { status, code } = statusOf(error);
-    deps.recorder.record({
+    const record: UsageRecord = {
       id: this.id,
       requestId: this.requestId,
       app: this.app,
@@ -269,7 +286,10 @@ export class RequestRun implements CallScope {
       errorCode: code,
       createdAt: this.receivedAt,
       attempts: this.attempts,
-    });
+    };
+    deps.recorder.record(record);
+    deps.metrics?.finished(record);
+    this.trace?.finished(record, error);
     // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
     // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
     // process. A lost settlement leaves its reservation standing until the window (or the lease) ends.
@@ -277,6 +297,12 @@ export class RequestRun implements CallScope {
       ?.settle({ tokens: usage.tokensIn + usage.tokensOut, costUsd: usage.estimatedCost })
       .catch(() => {});
     return true;
+  }
+
+  /** A request refused before admission leaves no ledger row, but is counted. */
+  #refused(error: unknown): void {
+    if (error instanceof ApiError)
+      this.#deps.metrics?.refused(this.app, this.operation, this.frontDoor, error);
   }
 
   #addAttempt(

@@ -102,6 +102,7 @@ async function* streamEvents(
       estimate: () => estimateChatUsage(input.messages, content, input.tools, toolCalls),
       startedAt: success.startedAt,
       outcome: failure === undefined ? 'ok' : 'stream_failed',
+      finishReason,
     });
     if (failure !== undefined) {
       error = failure instanceof ClientClosedError ? failure : toMidStreamError(failure, start.provider);

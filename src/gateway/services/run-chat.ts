@@ -67,6 +67,7 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
     reported: result.usage,
     estimate: () => estimateChatUsage(input.messages, result.content, input.tools, result.toolCalls),
     startedAt: success.startedAt,
+    finishReason: result.finishReason,
   });
   return {
     id: run.id,

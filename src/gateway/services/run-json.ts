@@ -72,6 +72,7 @@ async function answerJson(run: RequestRun, { input, schema, maxAttempts }: JsonW
       reported: result.usage,
       estimate: () => estimateChatUsage(sent, result.content),
       startedAt: success.startedAt,
+      finishReason: result.finishReason,
     });
     const parsed = parseModelOutput(result.content);
     issues = parsed.ok ? schema.validate(parsed.value) : parsed.issues;

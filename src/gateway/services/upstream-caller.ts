@@ -6,10 +6,13 @@ import { ApiError } from '../../platform/errors.ts';
 import type { ProviderHealth } from '../../storage/provider-health.ts';
 import { decideRetry } from '../domain/retry-policy.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
+import { withTraceHeaders } from '../providers/http/trace-headers.ts';
 import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
 import { isProviderError } from '../providers/provider-error.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 import { ClientClosedError } from './client-closed-error.ts';
+import type { RunMetrics } from './run-metrics.ts';
+import type { RunTrace } from './run-trace.ts';
 import { type FailedCall, toGatewayError } from './upstream-error-mapping.ts';
 
 export interface CallSuccess<T> {
@@ -33,6 +36,8 @@ export interface CallScope {
   readonly startedAt: number;
   readonly signal: AbortSignal;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** The request's trace (a span per call); undefined when tracing is off. */
+  readonly trace: RunTrace | undefined;
   /** The `attempt` number of the next call to `slot`, counting it. */
   takeAttemptNumber(slot: PlannedCandidate['provider']): number;
   /** Keeps a failed call among the request's attempts. */
@@ -51,6 +56,8 @@ export interface UpstreamCallerDeps {
   health: ProviderHealth;
   random?: () => number;
   wait?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of candidates skipped for an open circuit (calls are counted from the ledger record). */
+  metrics?: Pick<RunMetrics, 'skipped'> | undefined;
 }
 
 /**
@@ -61,9 +68,11 @@ export interface UpstreamCallerDeps {
  * never switched once a byte may have reached the client.
  */
 export class UpstreamCaller {
-  readonly #deps: Required<UpstreamCallerDeps>;
+  readonly #deps: Required<Omit<UpstreamCallerDeps, 'metrics'>>;
+  readonly #metrics: Pick<RunMetrics, 'skipped'> | undefined;
 
   constructor(deps: UpstreamCallerDeps) {
+    this.#metrics = deps.metrics;
     this.#deps = {
       random: Math.random,
       wait: (ms, signal) => sleep(ms, undefined, { signal }),
@@ -87,6 +96,7 @@ export class UpstreamCaller {
         if (scope.signal.aborted) throw new ClientClosedError();
         if (!health.tryAcquire(candidate.provider, clock.now())) {
           // The circuit is open: skip this candidate without calling it.
+          this.#metrics?.skipped(candidate.provider);
           failures.push({
             provider: candidate.provider,
             model: candidate.model,
@@ -97,16 +107,24 @@ export class UpstreamCaller {
         }
         const attempt = scope.takeAttemptNumber(candidate.provider);
         const startedAt = clock.monotonic();
+        const trace = scope.trace;
         try {
-          const value = await invoke(adapter, candidate, {
+          const context = {
             signal: scope.signal,
             requestId: scope.requestId,
             attempt,
             metadata: scope.metadata,
-          });
+          };
+          const value =
+            trace === undefined
+              ? await invoke(adapter, candidate, context)
+              : await withTraceHeaders(trace.startAttempt(candidate.provider, candidate.model, attempt), () =>
+                  invoke(adapter, candidate, context),
+                );
           health.recordSuccess(candidate.provider);
           return { value, candidate, adapter, startedAt };
         } catch (error) {
+          trace?.attemptFailed(scope.signal.aborted ? new ClientClosedError() : error);
           last = error;
           if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
             health.release(candidate.provider);

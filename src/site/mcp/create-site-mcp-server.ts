@@ -34,7 +34,8 @@ const INSTRUCTIONS =
   'Read-only access to this website: use site_overview first, list_pages to browse pages and policies (paged with nextCursor), lookup_policy for the full text of a policy, and lookup_api_catalog for the APIs this site publishes with their OpenAPI, documentation and status links.';
 
 /** A tool answer: the data as structuredContent and, for clients that only read text, as JSON text. */
-function toResult(data: object | ToolFailure): CallToolResult {
+function toResult(context: SiteToolsContext, tool: string, data: object | ToolFailure): CallToolResult {
+  context.onToolCall?.(tool, 'error' in data ? 'error' : 'ok');
   if ('error' in data) return { content: [{ type: 'text', text: data.error }], isError: true };
   return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: { ...data } };
 }
@@ -66,7 +67,7 @@ export function createSiteMcpServer(context: SiteToolsContext): McpServer {
       outputSchema: SiteOverviewOutput,
       annotations: READ_ONLY,
     },
-    () => toResult(siteOverview(context)),
+    () => toResult(context, 'site_overview', siteOverview(context)),
   );
   server.registerTool(
     'list_pages',
@@ -78,7 +79,7 @@ export function createSiteMcpServer(context: SiteToolsContext): McpServer {
       outputSchema: ListPagesOutput,
       annotations: READ_ONLY,
     },
-    (args) => toResult(listPages(context, args)),
+    (args) => toResult(context, 'list_pages', listPages(context, args)),
   );
   server.registerTool(
     'lookup_policy',
@@ -90,7 +91,7 @@ export function createSiteMcpServer(context: SiteToolsContext): McpServer {
       outputSchema: LookupPolicyOutput,
       annotations: READ_ONLY,
     },
-    (args) => toResult(lookupPolicy(context, args)),
+    (args) => toResult(context, 'lookup_policy', lookupPolicy(context, args)),
   );
   server.registerTool(
     'lookup_api_catalog',
@@ -102,7 +103,7 @@ export function createSiteMcpServer(context: SiteToolsContext): McpServer {
       outputSchema: LookupApiCatalogOutput,
       annotations: READ_ONLY,
     },
-    (args) => toResult(lookupApiCatalog(context, args)),
+    (args) => toResult(context, 'lookup_api_catalog', lookupApiCatalog(context, args)),
   );
   // The tool list never changes while the process runs, so no list_changed notification will
   // ever come; the SDK announces `listChanged: true` by default, which would promise one.

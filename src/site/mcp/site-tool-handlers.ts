@@ -14,6 +14,8 @@ export interface SiteToolsContext {
   content: SiteContent;
   catalog: readonly CatalogApi[];
   siteUrl: string;
+  /** Told of each tool call and whether it answered a tool error. */
+  onToolCall?: (tool: string, outcome: 'ok' | 'error') => void;
 }
 
 /** A failure the caller can act on; reported as a tool error (isError), not a protocol error. */

@@ -8,6 +8,7 @@ import {
   type OpenedStream,
   type ReadWhole,
 } from './event-stream-handler.ts';
+import { currentTraceHeaders } from './trace-headers.ts';
 
 export type { BufferedResponse, OpenedStream };
 
@@ -180,14 +181,18 @@ export class UpstreamHttp {
   }
 
   #dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
+    let headers: Record<string, string> =
+      request.body === undefined
+        ? (request.headers ?? {})
+        : { 'content-type': 'application/json', ...request.headers };
+    // The traced attempt's context goes upstream (W3C Trace Context), whatever the adapter.
+    const trace = currentTraceHeaders();
+    if (trace !== undefined) headers = { ...headers, ...trace };
     return {
       origin: this.#origin,
       path: this.#basePath + request.path,
       method: request.method ?? 'POST',
-      headers:
-        request.body === undefined
-          ? (request.headers ?? {})
-          : { 'content-type': 'application/json', ...request.headers },
+      headers,
       body: request.body === undefined ? null : JSON.stringify(request.body),
     };
   }

@@ -1,0 +1,243 @@
+import { type Config, PROVIDER_SLOTS, type ProviderSlot } from '../../config/config-types.ts';
+import type { ApiError } from '../../platform/errors.ts';
+import {
+  CollectedGauge,
+  CounterFamily,
+  type GaugeReading,
+  HistogramFamily,
+} from '../../platform/metrics/metric-families.ts';
+import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
+import type { Operation, UsageRecord } from '../../storage/ports.ts';
+import type { ProviderHealth } from '../../storage/provider-health.ts';
+import type { SharedCountingState } from '../../storage/redis/redis-availability.ts';
+import type { RunMetrics } from '../services/run-metrics.ts';
+import { GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME } from './gen-ai-names.ts';
+
+/** The conventions' boundaries for gen_ai.client.token.usage. */
+const TOKEN_BUCKETS = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
+/** The conventions' boundaries for gen_ai.client.operation.duration, in seconds; used for every duration. */
+const SECONDS_BUCKETS = [
+  0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
+];
+/**
+ * The ledger rounds costs to 1e-10 dollars; the counter adds whole units of that, so its total is
+ * the ledger's sum exactly, whatever the order (floats added in another order differ in the last
+ * digit), up to 2^53 units: about 900,000 dollars per process.
+ */
+const COST_UNITS_PER_USD = 1e10;
+const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+
+export interface GatewayMetricsSources {
+  config: Config;
+  health: ProviderHealth;
+  /** Ledger records accepted but not yet written. */
+  ledgerPending: () => number;
+  /** Undefined without REDIS_URL. */
+  sharedCounting: () => SharedCountingState | undefined;
+  now: () => number;
+}
+
+/**
+ * The gateway's series, counted from the ledger record a request finishes with (so the sums are
+ * the ledger's to the token and the dollar) and from the upstream caller's skips; the rest is read
+ * when scraped. See docs/operations.md for the reference.
+ */
+export class GatewayMetrics implements RunMetrics {
+  readonly #vendor: Record<ProviderSlot, string>;
+  readonly #requests = new CounterFamily(
+    'gateway_requests_total',
+    'Requests that reached a run, by how they ended (status is the HTTP status; 499: the client left).',
+    ['front_door', 'operation', 'app', 'provider', 'model', 'status'],
+  );
+  readonly #duration = new HistogramFamily(
+    'gateway_request_duration_seconds',
+    'Time from a request reaching the gateway until its run finished (a stream: its end).',
+    ['front_door', 'operation', 'app', 'status_class'],
+    SECONDS_BUCKETS,
+  );
+  readonly #firstToken = new HistogramFamily(
+    'gateway_time_to_first_token_seconds',
+    "Streamed chats: time from the request reaching the gateway until the upstream's first event.",
+    ['front_door', 'app', 'provider', 'model'],
+    SECONDS_BUCKETS,
+  );
+  readonly #attempts = new CounterFamily(
+    'gateway_upstream_attempts_total',
+    'Upstream calls, by slot, model and outcome (ok, stream_failed, http_<status>, timeout, connection…).',
+    ['provider', 'model', 'outcome'],
+  );
+  readonly #skipped = new CounterFamily(
+    'gateway_upstream_skipped_total',
+    'Candidates passed over without a call because their circuit was open.',
+    ['provider'],
+  );
+  readonly #tokens = new HistogramFamily(
+    'gen_ai_client_token_usage',
+    'Tokens per answered upstream call (OpenTelemetry GenAI gen_ai.client.token.usage); _sum is the ledger total.',
+    ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_token_type', 'provider', 'model', 'app'],
+    TOKEN_BUCKETS,
+  );
+  readonly #operationDuration = new HistogramFamily(
+    'gen_ai_client_operation_duration_seconds',
+    'Duration of each upstream call (OpenTelemetry GenAI gen_ai.client.operation.duration); error_type set when it failed.',
+    ['gen_ai_operation_name', 'gen_ai_provider_name', 'provider', 'model', 'error_type'],
+    SECONDS_BUCKETS,
+  );
+  readonly #cost = new CounterFamily(
+    'gateway_cost_usd_total',
+    'Cost in US dollars as the ledger records it, by app and the slot and model that served the request.',
+    ['app', 'provider', 'model'],
+    COST_UNITS_PER_USD,
+  );
+  readonly #limitRefusals = new CounterFamily(
+    'gateway_limit_refusals_total',
+    "Requests refused with 429 by an app's limit, by app and limit (requests_per_minute, tokens_per_minute, daily_budget, monthly_budget, concurrent_requests).",
+    ['app', 'limit'],
+  );
+  /** HTTP statuses as label text, made once each. */
+  readonly #statusText = new Map<number, string>();
+
+  constructor(registry: MetricsRegistry, sources: GatewayMetricsSources) {
+    const providers = sources.config.providers;
+    this.#vendor = Object.fromEntries(
+      PROVIDER_SLOTS.map((slot) => [slot, GEN_AI_PROVIDER_NAME[providers[slot].kind]]),
+    ) as Record<ProviderSlot, string>;
+    for (const family of [
+      this.#requests,
+      this.#duration,
+      this.#firstToken,
+      this.#attempts,
+      this.#skipped,
+      this.#tokens,
+      this.#operationDuration,
+      this.#cost,
+      this.#limitRefusals,
+    ])
+      registry.add(family);
+    registry.add(
+      new CollectedGauge(
+        'gateway_circuit_state',
+        "Each slot's circuit: 1 on its current state (closed, open, half_open), 0 on the others.",
+        ['provider', 'state'],
+        () => circuitReading(sources.health, sources.now()),
+      ),
+    );
+    registry.add(
+      new CollectedGauge(
+        'gateway_ledger_records_waiting',
+        'Usage records accepted but not yet written to the ledger.',
+        [],
+        () => [[[], sources.ledgerPending()]],
+      ),
+    );
+    registry.add(
+      new CollectedGauge(
+        'gateway_shared_counting',
+        'With REDIS_URL: 1 on the current mode (shared: limits count in Redis; local: in this process during an outage).',
+        ['mode'],
+        () => sharedReading(sources.sharedCounting()),
+      ),
+    );
+    registry.add(
+      new CollectedGauge(
+        'gateway_shared_counting_outages',
+        'With REDIS_URL: Redis outages seen since the process started.',
+        [],
+        () => {
+          const state = sources.sharedCounting();
+          return state === undefined ? [] : [[[], state.outages]];
+        },
+      ),
+    );
+  }
+
+  finished(record: UsageRecord): void {
+    const operation = record.operation;
+    const frontDoor = record.frontDoor;
+    const provider = record.provider ?? '';
+    const model = record.model ?? '';
+    const status = this.#status(record.status);
+    this.#requests.series([frontDoor, operation, record.app, provider, model, status]).inc();
+    this.#duration
+      .series([frontDoor, operation, record.app, statusClass(record.status)])
+      .observe(record.latencyMs / 1000);
+    if (operation === 'chat_stream' && record.upstreamFirstByteMs !== null && record.provider !== null)
+      this.#firstToken
+        .series([frontDoor, record.app, provider, model])
+        .observe(record.upstreamFirstByteMs / 1000);
+    if (record.provider !== null && record.costUsd > 0)
+      this.#cost.series([record.app, provider, model]).inc(Math.round(record.costUsd * COST_UNITS_PER_USD));
+    const genAiOperation = GEN_AI_OPERATION_NAME[operation];
+    for (const attempt of record.attempts) {
+      const slot = attempt.provider as ProviderSlot;
+      const vendor = this.#vendor[slot] ?? '';
+      const answered = attempt.upstreamStatus === 200;
+      this.#attempts.series([slot, attempt.model, attempt.outcome]).inc();
+      this.#operationDuration
+        .series([
+          genAiOperation,
+          vendor,
+          slot,
+          attempt.model,
+          attempt.outcome === 'ok' ? '' : attempt.outcome,
+        ])
+        .observe(attempt.latencyMs / 1000);
+      if (!answered) continue;
+      this.#tokens
+        .series([genAiOperation, vendor, 'input', slot, attempt.model, record.app])
+        .observe(attempt.tokensIn);
+      this.#tokens
+        .series([genAiOperation, vendor, 'output', slot, attempt.model, record.app])
+        .observe(attempt.tokensOut);
+    }
+  }
+
+  refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void {
+    this.#requests.series([frontDoor, operation, app, '', '', this.#status(error.statusCode)]).inc();
+    if (error.code === 'rate_limited') {
+      const limit = (error.details as { limit?: unknown } | undefined)?.limit;
+      // The limiter names its limits in words ('requests per minute'): a label gets them in snake case.
+      this.#limitRefusals
+        .series([app, typeof limit === 'string' ? limit.replaceAll(' ', '_') : 'unknown'])
+        .inc();
+    }
+  }
+
+  skipped(slot: ProviderSlot): void {
+    this.#skipped.series([slot]).inc();
+  }
+
+  #status(status: number): string {
+    let text = this.#statusText.get(status);
+    if (text === undefined) {
+      text = String(status);
+      this.#statusText.set(status, text);
+    }
+    return text;
+  }
+}
+
+function statusClass(status: number): string {
+  if (status < 400) return '2xx';
+  if (status === 499) return 'client_closed';
+  return status < 500 ? '4xx' : '5xx';
+}
+
+function circuitReading(health: ProviderHealth, now: number): GaugeReading {
+  const reading: [string[], number][] = [];
+  for (const slot of PROVIDER_SLOTS) {
+    const current = health.state(slot, now);
+    for (const state of CIRCUIT_STATES) reading.push([[slot, state], state === current ? 1 : 0]);
+  }
+  return reading;
+}
+
+function sharedReading(state: SharedCountingState | undefined): GaugeReading {
+  if (state === undefined) return [];
+  return [
+    [['shared'], state.mode === 'shared' ? 1 : 0],
+    [['local'], state.mode === 'local' ? 1 : 0],
+  ];
+}

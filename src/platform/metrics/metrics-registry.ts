@@ -1,0 +1,45 @@
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { MetricFamily } from './metric-families.ts';
+
+/**
+ * The process metrics (CPU, memory, event loop, GC, handles: prom-client's default set), in one
+ * registry per process however many applications it builds: they describe the process, and each
+ * `collectDefaultMetrics` adds observers of its own.
+ */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/**
+ * The metrics of one application (both surfaces register here) plus the process's. Tests build
+ * several applications in one process; each counts its own requests.
+ */
+export class MetricsRegistry {
+  readonly #registry = new Registry();
+
+  constructor() {
+    // Started with the first registry, so GC and event-loop figures cover the time before the first scrape.
+    processMetrics();
+  }
+
+  add<T extends MetricFamily>(family: T): T {
+    // prom-client's Registry takes any object with a name and a `get` in its format.
+    this.#registry.registerMetric(family as unknown as Parameters<Registry['registerMetric']>[0]);
+    return family;
+  }
+
+  get contentType(): string {
+    return this.#registry.contentType;
+  }
+
+  /** The Prometheus text exposition of everything. */
+  async text(): Promise<string> {
+    const [own, process] = await Promise.all([this.#registry.metrics(), processMetrics().metrics()]);
+    return `${own}\n${process}`;
+  }
+}
