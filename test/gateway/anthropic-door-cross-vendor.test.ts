@@ -124,7 +124,8 @@ describe('Anthropic door → OpenAI slot (strict mock)', () => {
     });
     assert.equal(second.stop_reason, 'end_turn');
     assert.deepEqual(second.content, [{ type: 'text', text: 'It is sunny in Paris.', citations: null }]);
-    const upstream = (mock.requests.at(-1)?.body as { messages: Record<string, unknown>[] } | undefined)?.messages;
+    const upstream = (mock.requests.at(-1)?.body as { messages: Record<string, unknown>[] } | undefined)
+      ?.messages;
     assert.deepEqual(upstream?.at(-1), { role: 'tool', tool_call_id: 'call_w1', content: '18°C, sunny' });
   });
 
