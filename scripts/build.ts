@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildDashboard } from './build-dashboard.ts';
 
 /**
  * `npm run build` (and `npm start` before it starts): compiles src/ to dist/ with tsc, which also
  * rewrites the `.ts` import specifiers to `.js` and copies the plain-JS ledger worker, then copies
- * the SQL migrations, which tsc does not. Production runs the JavaScript: loading TypeScript through
+ * the SQL migrations, which tsc does not, and bundles the dashboard (build-dashboard.ts). Production runs the JavaScript: loading TypeScript through
  * Node's type stripper keeps its WebAssembly compiler in memory for the life of the process
  * (about 25 MiB of RSS; see docs/decisions/0005-production-runs-compiled-javascript.md).
  */
@@ -19,3 +20,4 @@ try {
   process.exit(1);
 }
 cpSync(`${root}src/storage/migrations`, `${root}dist/storage/migrations`, { recursive: true });
+await buildDashboard();

@@ -10,6 +10,7 @@ import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
+import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
 import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
 import { type GatewayTracing, startTracing } from './gateway/observability/tracing/gateway-tracing.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
@@ -135,7 +136,15 @@ async function buildOpening(
     metrics,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
-  const limiter = new AppLimiter(config.limits, shared.limits, () => clock.now());
+  // Refusals never reach the ledger; the admin API reads them from these counts.
+  const refusals = new RefusalCounter(storage.insights);
+  opened.push(() => refusals.close());
+  const limiter = new AppLimiter(
+    config.limits,
+    shared.limits,
+    () => clock.now(),
+    (app, limit, now) => refusals.count(app, limit, now),
+  );
   const deps = {
     limiter,
     config,
@@ -165,6 +174,7 @@ async function buildOpening(
         verifier,
         metricsRegistry,
         tracing,
+        refusals,
         frontDoors: [registerAnthropicDoor],
       })
     : undefined;
@@ -194,6 +204,9 @@ async function buildOpening(
       clearTimeout(grace);
       stopRetention();
       await recorder.flush({ final: true });
+      await refusals
+        .close()
+        .catch((error: unknown) => logger.error({ err: error }, 'limit refusal counts not written'));
       // The last spans go out before the process ends; a collector that is down costs its timeout.
       await tracing
         ?.shutdown()

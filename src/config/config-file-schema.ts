@@ -142,6 +142,7 @@ export const ConfigFileSchema = Type.Object(
     ),
     publicGatewayUrl: Type.Optional(Type.String({ minLength: 1 })),
     publicSiteUrl: Type.Optional(Type.String({ minLength: 1 })),
+    adminToken: Type.Optional(Type.String({ minLength: 1 })),
     apps: Type.Optional(Type.Array(AppSeedSchema)),
     providers: Type.Optional(
       Type.Object(

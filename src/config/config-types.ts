@@ -96,6 +96,8 @@ export interface Config extends ServerSettings {
   /** Which proxies' X-Forwarded-For to believe (Fastify's trustProxy). */
   trustProxy: TrustProxy;
   publicGatewayUrl: string;
+  /** Enables GET /dashboard and /admin/api/* on surface A; never logged. */
+  adminToken: string | undefined;
   publicSiteUrl: string;
   apps: AppSeed[];
   providers: Record<ProviderSlot, ProviderSettings>;

@@ -76,6 +76,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   variable('TRUST_PROXY', 'trustProxy', parseTrustProxy),
   variable('PUBLIC_GATEWAY_URL', 'publicGatewayUrl', text),
   variable('PUBLIC_SITE_URL', 'publicSiteUrl', text),
+  variable('ADMIN_TOKEN', 'adminToken', text),
   variable('GATEWAY_APPS', 'apps', (raw, name) => parseAppSeeds(raw, name), true),
   ...PROVIDER_SLOTS.flatMap(providerVariables),
   variable('SHUTDOWN_GRACE_MS', 'shutdownGraceMs', integer(0, 600_000)),

@@ -57,6 +57,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     trustProxy: settings.trustProxy ?? false,
     publicGatewayUrl: publicUrl('PUBLIC_GATEWAY_URL', settings.publicGatewayUrl, gatewayPort),
     publicSiteUrl: publicUrl('PUBLIC_SITE_URL', settings.publicSiteUrl, sitePort),
+    adminToken: checkAdminToken(fromEnv.get('adminToken') ?? 'adminToken', settings.adminToken),
     apps: settings.apps ?? [],
     providers,
     routing: readRouting(settings, providers),
@@ -103,3 +104,18 @@ function dataDirectory(value: string): string {
 function optionalPath(value: string | undefined): string | undefined {
   return value === undefined ? undefined : resolve(value);
 }
+
+/** An admin token guards every app's usage: long enough not to be guessed, and never echoed. */
+function checkAdminToken(name: string, token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (token.length < ADMIN_TOKEN_MIN_LENGTH || token.length > ADMIN_TOKEN_MAX_LENGTH || /\s/.test(token)) {
+    throw new ConfigError(
+      name,
+      `must be ${ADMIN_TOKEN_MIN_LENGTH} to ${ADMIN_TOKEN_MAX_LENGTH} characters without spaces (try: openssl rand -hex 32)`,
+    );
+  }
+  return token;
+}
+
+const ADMIN_TOKEN_MIN_LENGTH = 16;
+const ADMIN_TOKEN_MAX_LENGTH = 256;

@@ -8,10 +8,17 @@ export interface Migration {
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
-/** The numbered SQL files, shared by every SQL engine, in order. */
-export function readMigrations(): Migration[] {
+export type SqlEngine = 'sqlite' | 'postgres';
+
+/**
+ * The numbered SQL files in order: `NNN_name.sql` is shared by every engine; `NNN_name.sqlite.sql`
+ * and `NNN_name.postgres.sql` are one migration written twice, for what the engines spell
+ * differently (triggers).
+ */
+export function readMigrations(engine: SqlEngine): Migration[] {
+  const other = engine === 'sqlite' ? 'postgres' : 'sqlite';
   return readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d+_.+\.sql$/.test(file))
+    .filter((file) => /^\d+_.+\.sql$/.test(file) && !file.endsWith(`.${other}.sql`))
     .map((file) => ({
       version: Number.parseInt(file, 10),
       name: file,

@@ -1,3 +1,5 @@
+import type { LedgerInsights } from './ledger-insights.ts';
+
 /**
  * Storage ports. Every implementation (embedded SQLite, PostgreSQL) passes the same contract
  * suite, so services never know which one they run on. All methods are async because the
@@ -123,6 +125,8 @@ export interface UsageLedger {
 export interface Storage {
   apps: AppStore;
   usage: UsageLedger;
+  /** The ledger's rollups, for every app at once (admin API and dashboard). */
+  insights: LedgerInsights;
   subscribers: SubscriberStore;
   /** Cheap liveness check for health reports. */
   ping(): Promise<void>;

@@ -6,7 +6,8 @@ import type { Storage } from '../../src/storage/ports.ts';
 export const FRONT_DOOR_MIGRATION = 4;
 
 export function migrationsBeforeFrontDoor(): Migration[] {
-  return readMigrations().filter((migration) => migration.version < FRONT_DOOR_MIGRATION);
+  // The migrations before it are the same files for both engines.
+  return readMigrations('sqlite').filter((migration) => migration.version < FRONT_DOOR_MIGRATION);
 }
 
 /** A usage row as a gateway without the front doors wrote it: no `front_door` column. */

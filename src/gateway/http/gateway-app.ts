@@ -7,7 +7,9 @@ import type { Logger } from '../../platform/logger.ts';
 import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
 import { registerMetricsRoute } from '../../platform/metrics/metrics-route.ts';
 import type { Storage } from '../../storage/ports.ts';
+import { registerAdmin } from '../admin/admin-plugin.ts';
 import type { CredentialVerifier } from '../auth/credential-verifier.ts';
+import type { RefusalCounter } from '../limits/refusal-counter.ts';
 import type { GatewayTracing } from '../observability/tracing/gateway-tracing.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
@@ -39,9 +41,13 @@ export interface GatewayAppDeps extends GatewayDeps {
   metricsRegistry?: MetricsRegistry | undefined;
   /** Undefined unless an OTLP endpoint is configured. */
   tracing?: GatewayTracing | undefined;
+  refusals: RefusalCounter;
 }
 
-/** Surface A: GET /health, GET /openapi.json, GET /metrics, and the authenticated /v1 inference routes. */
+/**
+ * Surface A: GET /health, GET /openapi.json, GET /metrics, the dashboard and /admin/api (with
+ * ADMIN_TOKEN), and the authenticated /v1 inference routes.
+ */
 export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
   const app = createBaseApp({
     logger: deps.logger,
@@ -54,6 +60,15 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
   await app.register(swagger, openApiOptions(deps.config.publicGatewayUrl));
 
   registerHealthRoute(app, deps.config);
+  registerAdmin(app, {
+    adminToken: deps.config.adminToken,
+    publicUrl: deps.config.publicGatewayUrl,
+    storage: deps.storage,
+    recorder: deps.recorder,
+    refusals: deps.refusals,
+    limiter: deps.limiter,
+    now: () => deps.clock.now(),
+  });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   if (deps.metricsRegistry !== undefined)
     registerMetricsRoute(app, deps.metricsRegistry, deps.config.metrics.token);

@@ -18,6 +18,9 @@ export interface Admission {
 
 type Measure = 'requests' | 'tokens' | 'cost';
 
+/** Told of each refusal (the app and the limit's name), for the admin API's refusal counts. */
+export type RefusalListener = (app: string, limit: string, now: number) => void;
+
 interface Counter {
   name: string;
   limit: number;
@@ -40,11 +43,18 @@ export class AppLimiter {
   readonly #settings: LimitSettings;
   readonly #store: LimitStore;
   readonly #now: () => number;
+  readonly #onRefusal: RefusalListener;
 
-  constructor(settings: LimitSettings, store: LimitStore, now: () => number) {
+  constructor(
+    settings: LimitSettings,
+    store: LimitStore,
+    now: () => number,
+    onRefusal: RefusalListener = () => {},
+  ) {
     this.#settings = settings;
     this.#store = store;
     this.#now = now;
+    this.#onRefusal = onRefusal;
   }
 
   limitsFor(app: string): AppLimits {
@@ -66,7 +76,10 @@ export class AppLimiter {
         now,
         now + CONCURRENCY_LEASE_MS,
       );
-      if (lease === undefined) throw refusal(app, 'concurrent requests', 1, limits, undefined, now);
+      if (lease === undefined) {
+        this.#onRefusal(app, 'concurrent requests', now);
+        throw refusal(app, 'concurrent requests', 1, limits, undefined, now);
+      }
     }
     const amounts: Record<Measure, number> = {
       requests: 1,
@@ -86,6 +99,7 @@ export class AppLimiter {
         await Promise.all(made.map((c) => this.#store.adjust(c.key, -amounts[c.measure], c.window.resetAt)));
         if (lease !== undefined) await this.#store.releaseLease(leaseKey, lease);
         const retryAfter = Math.max(1, Math.ceil((result.resetAt - now) / 1000));
+        this.#onRefusal(app, counter.name, now);
         throw refusal(
           app,
           counter.name,

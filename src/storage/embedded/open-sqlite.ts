@@ -29,7 +29,7 @@ function migrate(db: DatabaseSync): void {
       (row) => row.version,
     ),
   );
-  for (const migration of readMigrations()) {
+  for (const migration of readMigrations('sqlite')) {
     if (applied.has(migration.version)) continue;
     db.exec('BEGIN IMMEDIATE');
     try {

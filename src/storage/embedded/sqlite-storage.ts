@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { Storage } from '../ports.ts';
+import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
@@ -25,6 +26,7 @@ export function openSqliteStorage(dataDir: string): Storage {
   return {
     apps: new SqliteAppStore(db),
     usage: new SqliteUsageLedger(db, writer),
+    insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
     subscribers: new SqliteSubscriberStore(db),
     ping: async () => {
       ping.get();

@@ -1,5 +1,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { UsageLedger, UsageQuery, UsageRecord, UsageTotalsQuery, UsageTotalsRow } from '../ports.ts';
+import { ROLLUP_DELETES, wholeBucketsBefore } from '../rollup-retention.ts';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -101,6 +102,8 @@ export class SqliteUsageLedger implements UsageLedger {
         )
         .run(cutoff);
       const { changes } = this.#db.prepare('DELETE FROM usage_requests WHERE created_at < ?').run(cutoff);
+      for (const { sql, grainMs } of ROLLUP_DELETES)
+        this.#db.prepare(sql).run(wholeBucketsBefore(cutoff, grainMs));
       this.#db.exec('COMMIT');
       return Number(changes);
     } catch (error) {

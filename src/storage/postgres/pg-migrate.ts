@@ -18,7 +18,7 @@ export async function migratePostgres(pool: pg.Pool): Promise<void> {
         Number(r.version),
       ),
     );
-    for (const migration of readMigrations()) {
+    for (const migration of readMigrations('postgres')) {
       if (applied.has(migration.version)) continue;
       await client.query('BEGIN');
       try {

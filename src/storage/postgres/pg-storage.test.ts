@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
+import { describeInsightsContract } from '../../../test/contracts/insights-contract.ts';
 import {
   assertLegacyRowIsNative,
   LEGACY_USAGE_ROW_SQL,
@@ -32,6 +33,7 @@ describeStorageContract('PostgreSQL', openFresh);
 describeUsageTotalsContract('PostgreSQL', openFresh);
 describeUsagePagingContract('PostgreSQL', openFresh);
 describeSubscriberContract('PostgreSQL', openFresh);
+describeInsightsContract('PostgreSQL', openFresh);
 
 describe('PostgreSQL migrations', () => {
   it('run once even when several instances start together', async () => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Storage } from '../ports.ts';
+import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { PgSubscriberStore } from './pg-subscriber-store.ts';
@@ -24,6 +25,9 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
   return {
     apps: new PgAppStore(pool),
     usage: new PgUsageLedger(pool),
+    insights: new SqlLedgerInsights(
+      async (sql, params) => (await pool.query(numberPlaceholders(sql), [...params])).rows,
+    ),
     subscribers: new PgSubscriberStore(pool),
     ping: async () => {
       await pool.query('SELECT 1');

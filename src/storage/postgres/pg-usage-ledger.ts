@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import type { UsageLedger, UsageQuery, UsageRecord, UsageTotalsQuery, UsageTotalsRow } from '../ports.ts';
+import { ROLLUP_DELETES, wholeBucketsBefore } from '../rollup-retention.ts';
+import { numberPlaceholders } from '../sql-ledger-insights.ts';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -112,6 +114,8 @@ export class PgUsageLedger implements UsageLedger {
         [cutoff],
       );
       const result = await client.query('DELETE FROM usage_requests WHERE created_at < $1', [cutoff]);
+      for (const { sql, grainMs } of ROLLUP_DELETES)
+        await client.query(numberPlaceholders(sql), [wholeBucketsBefore(cutoff, grainMs)]);
       await client.query('COMMIT');
       return result.rowCount ?? 0;
     } catch (error) {

@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { registerAdminApi } from './admin-api-routes.ts';
+import { AdminCredentials } from './admin-credentials.ts';
+import { type AdminReportDeps, AdminReports } from './admin-reports.ts';
+import { registerDashboard } from './dashboard-routes.ts';
+import { sessionCookie } from './session-cookie.ts';
+
+/**
+ * The dashboard and the admin API, registered only when ADMIN_TOKEN is set: without it both
+ * answer the ordinary 404, as any unknown path does.
+ */
+export function registerAdmin(
+  app: FastifyInstance,
+  options: AdminReportDeps & { adminToken: string | undefined; publicUrl: string },
+): void {
+  if (options.adminToken === undefined) return;
+  const credentials = new AdminCredentials(options.adminToken);
+  const cookie = sessionCookie(options.publicUrl);
+  registerAdminApi(app, { credentials, cookie, reports: new AdminReports(options), now: options.now });
+  registerDashboard(app, { credentials, cookie, publicUrl: options.publicUrl, now: options.now });
+}

@@ -1,0 +1,202 @@
+import type {
+  InsightGroup,
+  InsightTotalsRow,
+  RefusalGroup,
+  TimeBucket,
+} from '../../storage/ledger-insights.ts';
+import type { Storage } from '../../storage/ports.ts';
+import type { AppLimiter } from '../limits/app-limiter.ts';
+import type { RefusalCounter } from '../limits/refusal-counter.ts';
+import type { UsageRecorder } from '../services/usage-recorder.ts';
+import { checkHourly, formatBucket, invalid, parseFilter, parseGroups, parseRange } from './admin-query.ts';
+import { latencyPercentiles } from './latency-percentiles.ts';
+
+export const ADMIN_USAGE_GROUPS: readonly InsightGroup[] = [
+  'app',
+  'day',
+  'hour',
+  'provider',
+  'model',
+  'operation',
+  'frontDoor',
+];
+export const REFUSAL_GROUPS: readonly RefusalGroup[] = ['app', 'day', 'hour', 'limit'];
+const MAX_FAILURES = 200;
+
+export interface AdminReportDeps {
+  storage: Storage;
+  recorder: UsageRecorder;
+  refusals: RefusalCounter;
+  limiter: AppLimiter;
+  now: () => number;
+}
+
+type Query = Record<string, string | undefined>;
+
+/** A totals row as the admin API answers it: buckets as dates, and the error rate beside the counts. */
+function presentTotals(row: InsightTotalsRow) {
+  const { hour, day, ...rest } = row;
+  return {
+    ...(day === undefined ? {} : { day: formatBucket('day', day) }),
+    ...(hour === undefined ? {} : { hour: formatBucket('hour', hour) }),
+    ...rest,
+    errorRate: row.requests === 0 ? 0 : Math.round((row.errors / row.requests) * 10_000) / 10_000,
+  };
+}
+
+function rangeOut(range: { from: number; to: number }) {
+  return { from: new Date(range.from).toISOString(), to: new Date(range.to).toISOString() };
+}
+
+/**
+ * The admin API's answers, all read from the ledger's rollups (and its failures index): the
+ * dashboard draws exactly these numbers. Each one first writes what this instance still holds
+ * (ledger rows, refusal counts), so a request just answered is already counted.
+ */
+export class AdminReports {
+  readonly #deps: AdminReportDeps;
+
+  constructor(deps: AdminReportDeps) {
+    this.#deps = deps;
+  }
+
+  async usage(query: Query) {
+    const range = parseRange(query, this.#deps.now());
+    const groupBy = parseGroups(query.groupBy, ADMIN_USAGE_GROUPS, ['day']);
+    checkHourly(range, groupBy.includes('hour'), '/groupBy');
+    const filters = {
+      ...optional('app', parseFilter(query.app, 'app')),
+      ...optional('provider', parseFilter(query.provider, 'provider')),
+      ...optional('model', parseFilter(query.model, 'model')),
+      ...optional('operation', parseFilter(query.operation, 'operation')),
+      ...optional('frontDoor', parseFilter(query.frontDoor, 'frontDoor')),
+    };
+    await this.#deps.recorder.flush();
+    const [rows, totals] = await Promise.all([
+      this.#deps.storage.insights.totals({ ...range, groupBy, filters }),
+      this.#deps.storage.insights.totals({ ...range, groupBy: [], filters }),
+    ]);
+    return {
+      ...rangeOut(range),
+      groupBy,
+      filters,
+      totals: presentTotals(totals[0] ?? { requests: 0, errors: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 }),
+      rows: rows.map(presentTotals),
+    };
+  }
+
+  async latency(query: Query) {
+    const range = parseRange(query, this.#deps.now());
+    const bucket = parseBucket(query.bucket);
+    checkHourly(range, bucket === 'hour', '/bucket');
+    const filters = {
+      ...optional('provider', parseFilter(query.provider, 'provider')),
+      ...optional('model', parseFilter(query.model, 'model')),
+    };
+    if (query.app !== undefined) throw invalid('/app', 'latency is kept per provider and model, not per app');
+    await this.#deps.recorder.flush();
+    const [overall, perBucket] = await Promise.all([
+      this.#deps.storage.insights.latency({ ...range, bucket: undefined, filters }),
+      bucket === undefined
+        ? Promise.resolve([])
+        : this.#deps.storage.insights.latency({ ...range, bucket, filters }),
+    ]);
+    const byStart = new Map<number, { bin: number; requests: number }[]>();
+    for (const row of perBucket) {
+      const start = row.start ?? 0;
+      const list = byStart.get(start) ?? [];
+      list.push(row);
+      byStart.set(start, list);
+    }
+    return {
+      ...rangeOut(range),
+      bucket: bucket ?? null,
+      filters,
+      overall: latencyPercentiles(overall),
+      rows: [...byStart].map(([start, bins]) => ({
+        [bucket ?? 'day']: formatBucket(bucket ?? 'day', start),
+        ...latencyPercentiles(bins),
+      })),
+    };
+  }
+
+  async refusals(query: Query) {
+    const range = parseRange(query, this.#deps.now());
+    const groupBy = parseGroups(query.groupBy, REFUSAL_GROUPS, ['day']);
+    checkHourly(range, groupBy.includes('hour'), '/groupBy');
+    const app = parseFilter(query.app, 'app');
+    await this.#deps.refusals.flush();
+    const [rows, total] = await Promise.all([
+      this.#deps.storage.insights.refusals({ ...range, groupBy, ...optional('app', app) }),
+      this.#deps.storage.insights.refusals({ ...range, groupBy: [], ...optional('app', app) }),
+    ]);
+    return {
+      ...rangeOut(range),
+      groupBy,
+      filters: optional('app', app),
+      total: total[0]?.refusals ?? 0,
+      rows: rows.map(({ day, hour, ...rest }) => ({
+        ...(day === undefined ? {} : { day: formatBucket('day', day) }),
+        ...(hour === undefined ? {} : { hour: formatBucket('hour', hour) }),
+        ...rest,
+      })),
+    };
+  }
+
+  async failures(query: Query) {
+    const range = parseRange(query, this.#deps.now());
+    const app = parseFilter(query.app, 'app');
+    const limit = query.limit === undefined ? 50 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FAILURES)
+      throw invalid('/limit', `must be an integer from 1 to ${MAX_FAILURES}`);
+    await this.#deps.recorder.flush();
+    const rows = await this.#deps.storage.insights.failures({ ...range, limit, ...optional('app', app) });
+    return {
+      ...rangeOut(range),
+      filters: optional('app', app),
+      failures: rows.map((row) => ({ ...row, createdAt: new Date(row.createdAt).toISOString() })),
+    };
+  }
+
+  /** Every app with its limits and its use in the windows the budgets count in (UTC day and month). */
+  async apps() {
+    const now = this.#deps.now();
+    const date = new Date(now);
+    const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+    const month = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    const end = Math.ceil((now + 1) / 3_600_000) * 3_600_000;
+    await this.#deps.recorder.flush();
+    const [records, today, thisMonth] = await Promise.all([
+      this.#deps.storage.apps.listApps(),
+      this.#deps.storage.insights.totals({ from: day, to: end, groupBy: ['app'], filters: {} }),
+      this.#deps.storage.insights.totals({ from: month, to: end, groupBy: ['app'], filters: {} }),
+    ]);
+    const use = (rows: InsightTotalsRow[], app: string) => {
+      const row = rows.find((r) => r.app === app);
+      return { requests: row?.requests ?? 0, errors: row?.errors ?? 0, costUsd: row?.costUsd ?? 0 };
+    };
+    return {
+      apps: records.map((record) => ({
+        // Name, dates and limits only: the secret's hash never leaves storage.
+        name: record.name,
+        status: record.revokedAt === null ? 'active' : 'revoked',
+        createdAt: new Date(record.createdAt).toISOString(),
+        rotatedAt: record.rotatedAt === null ? null : new Date(record.rotatedAt).toISOString(),
+        revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt).toISOString(),
+        limits: this.#deps.limiter.limitsFor(record.name),
+        today: use(today, record.name),
+        thisMonth: use(thisMonth, record.name),
+      })),
+    };
+  }
+}
+
+function parseBucket(value: string | undefined): TimeBucket | undefined {
+  if (value === undefined || value === 'none') return value === undefined ? 'day' : undefined;
+  if (value === 'day' || value === 'hour') return value;
+  throw invalid('/bucket', 'must be day, hour or none');
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}

@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../platform/errors.ts';
+import { isAdmin } from './admin-api-routes.ts';
+import type { AdminCredentials } from './admin-credentials.ts';
+import { DASHBOARD_CSP, dashboardPage, signInPage } from './dashboard-pages.ts';
+import type { SessionCookie } from './session-cookie.ts';
+
+const ASSETS: Record<string, string> = {
+  'dashboard.js': 'text/javascript; charset=utf-8',
+  'dashboard.css': 'text/css; charset=utf-8',
+};
+
+/** dist/dashboard, whether this module runs compiled (dist/gateway/admin) or from src/gateway/admin. */
+function findAssetDirectory(): URL | undefined {
+  return [
+    new URL('../../dashboard/', import.meta.url),
+    new URL('../../../dist/dashboard/', import.meta.url),
+  ].find((dir) => existsSync(new URL('dashboard.js', dir)));
+}
+
+function pageHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', DASHBOARD_CSP)
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'same-origin')
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY');
+}
+
+/**
+ * A form post must come from this gateway's own page. SameSite=Strict already keeps the session
+ * cookie off other sites' requests; checking Origin also stops another site from signing a
+ * browser in or out (login CSRF). Browsers send Origin with every POST.
+ */
+function checkOrigin(request: FastifyRequest, publicUrl: string): void {
+  const origin = request.headers.origin;
+  const own = [new URL(publicUrl).origin, `${request.protocol}://${request.headers.host ?? ''}`];
+  if (typeof origin !== 'string' || !own.includes(origin))
+    throw new ApiError('forbidden', 'the dashboard only accepts forms from its own page');
+}
+
+/** GET /dashboard (the page, or the sign-in form), its sign-in and sign-out, and its bundled assets. */
+export function registerDashboard(
+  app: FastifyInstance,
+  options: { credentials: AdminCredentials; cookie: SessionCookie; publicUrl: string; now: () => number },
+): void {
+  const { credentials, cookie, publicUrl, now } = options;
+  const assets = new Map<string, Buffer>();
+  const assetDirectory = findAssetDirectory();
+  if (assetDirectory !== undefined)
+    for (const name of Object.keys(ASSETS)) assets.set(name, readFileSync(new URL(name, assetDirectory)));
+
+  void app.register(async (dashboard) => {
+    dashboard.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+
+    dashboard.get('/dashboard', { schema: { hide: true } }, (request, reply) => {
+      if (assets.size === 0)
+        throw new ApiError('service_unavailable', 'the dashboard is not built: run npm run build');
+      const signedIn = isAdmin(request, credentials, cookie, now());
+      return pageHeaders(reply).send(signedIn ? dashboardPage() : signInPage(false));
+    });
+
+    dashboard.post<{ Body: Record<string, string> | undefined }>(
+      '/dashboard/sign-in',
+      { schema: { hide: true } },
+      (request, reply) => {
+        checkOrigin(request, publicUrl);
+        const token = request.body?.token;
+        if (typeof token !== 'string' || !credentials.matchesToken(token))
+          return pageHeaders(reply).code(401).send(signInPage(true));
+        const session = credentials.openSession(now());
+        return reply
+          .header('set-cookie', cookie.set(session.value, session.maxAgeSeconds))
+          .header('cache-control', 'no-store')
+          .redirect('/dashboard', 303);
+      },
+    );
+
+    dashboard.post('/dashboard/sign-out', { schema: { hide: true } }, (request, reply) => {
+      checkOrigin(request, publicUrl);
+      const session = cookie.read(request.headers.cookie);
+      if (session !== undefined) credentials.closeSession(session, now());
+      return reply.header('set-cookie', cookie.clear()).redirect('/dashboard', 303);
+    });
+
+    dashboard.get<{ Params: { name: string } }>(
+      '/dashboard/assets/:name',
+      { schema: { hide: true } },
+      (request, reply) => {
+        const body = assets.get(request.params.name);
+        const type = ASSETS[request.params.name];
+        if (body === undefined || type === undefined)
+          throw new ApiError('not_found', 'no such dashboard asset');
+        return reply
+          .header('content-type', type)
+          .header('cache-control', 'no-cache')
+          .header('x-content-type-options', 'nosniff')
+          .send(body);
+      },
+    );
+  });
+}
