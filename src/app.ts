@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
+import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
 import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
 import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
@@ -174,7 +175,7 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
-        frontDoors: [registerOpenAIDoor],
+        frontDoors: [registerOpenAIDoor, registerAnthropicDoor],
       })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());

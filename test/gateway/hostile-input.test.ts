@@ -69,6 +69,27 @@ const cases: HostileCase[] = [
     status: 200,
   },
   {
+    name: 'count_tokens of a 1 MiB random prompt (the Anthropic door)',
+    url: '/v1/messages/count_tokens',
+    body: (attempt) =>
+      JSON.stringify({
+        model: 'simulated-chat',
+        messages: [{ role: 'user', content: randomText(MIB, 4 + attempt * 10) }],
+      }),
+    status: 200,
+  },
+  {
+    name: 'a 1 MiB random prompt through the Anthropic door',
+    url: '/v1/messages',
+    body: (attempt) =>
+      JSON.stringify({
+        model: 'simulated-chat',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: randomText(MIB, 5 + attempt * 10) }],
+      }),
+    status: 200,
+  },
+  {
     name: 'embeddings of 1 MiB of random text',
     url: '/v1/embed',
     body: (attempt) => JSON.stringify({ input: randomText(MIB, 3 + attempt * 10) }),

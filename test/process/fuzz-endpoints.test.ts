@@ -88,6 +88,33 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
     },
     headers: { ...AUTH, ...JSON_TYPE },
   },
+  'gateway POST /v1/messages': {
+    body: {
+      model: 'simulated-chat',
+      max_tokens: 16,
+      system: [{ type: 'text', text: 'Be brief.' }],
+      messages: [
+        { role: 'user', content: 'Say hello.' },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: { q: 'x' } }],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'found' }] },
+      ],
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: { q: { type: 'string' } } } }],
+      temperature: 0.5,
+      metadata: { user_id: 'fuzz' },
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  'gateway POST /v1/messages/count_tokens': {
+    body: {
+      model: 'simulated-chat',
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'Say hello.' }],
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
   'gateway GET /v1/usage': {
     query: { from: '2026-01-01', to: '2026-01-31', groupBy: 'day,model' },
     headers: AUTH,
@@ -157,6 +184,18 @@ function targetsOf(surface: FuzzTarget['surface']): FuzzTarget[] {
     });
 }
 
+const ANTHROPIC_ERROR_TYPES = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'api_error',
+  'timeout_error',
+  'overloaded_error',
+]);
+
 /** What every answer to a fuzzed request must be. */
 function checkAnswer(
   request: FuzzRequest,
@@ -169,9 +208,24 @@ function checkAnswer(
   assert.ok(answer.statusCode < 500, `server error: ${where}`);
   if (answer.statusCode < 400 || request.method === 'HEAD') return;
   const body = JSON.parse(answer.body) as {
-    error?: { code?: unknown; message?: unknown };
+    type?: unknown;
+    error?: { code?: unknown; type?: unknown; message?: unknown };
     jsonrpc?: unknown;
   };
+  if (body.type === 'error') {
+    // The Anthropic-compatible door answers in Anthropic's error shape, with the catalogue's status.
+    assert.ok(request.url.startsWith('/v1/messages'), `Anthropic's error shape off its door: ${where}`);
+    assert.ok(
+      typeof body.error?.type === 'string' && ANTHROPIC_ERROR_TYPES.has(body.error.type),
+      `not an Anthropic error type: ${where}`,
+    );
+    assert.ok(
+      Object.values(errorStatus).includes(answer.statusCode as never),
+      `status off the catalogue: ${where}`,
+    );
+    assert.equal(typeof body.error?.message, 'string', `Anthropic error without a message: ${where}`);
+    return;
+  }
   if (request.url.startsWith('/mcp') && body.jsonrpc === '2.0') {
     assert.equal(typeof body.error?.code, 'number', `JSON-RPC error without a code: ${where}`);
     return;

@@ -2,6 +2,8 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { encodeComment, SSE_HEADERS } from '../../platform/sse.ts';
 
+const KEEP_ALIVE_COMMENT = encodeComment('keep-alive');
+
 /**
  * Writes already-framed server-sent events: the native chat stream's (`writeChatStream`) and each
  * compatible door's (OpenAI's `data:` chunks, Anthropic's named events).
@@ -20,6 +22,8 @@ export async function writeEventStream(
   frames: AsyncGenerator<string, string, undefined>,
   keepAliveMs: number,
   headers: Record<string, string> = {},
+  /** What an idle stream gets every `keepAliveMs`: a comment, unless the wire format has its own. */
+  keepAliveFrame = KEEP_ALIVE_COMMENT,
 ): Promise<void> {
   const raw = reply.raw;
   reply.hijack();
@@ -28,7 +32,7 @@ export async function writeEventStream(
   const keepAlive = setInterval(
     () => {
       if (Date.now() - lastWrite >= keepAliveMs && !raw.destroyed) {
-        raw.write(encodeComment('keep-alive'));
+        raw.write(keepAliveFrame);
         lastWrite = Date.now();
       }
     },

@@ -1,5 +1,6 @@
 import type { FinishReason, ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
+import { COST_HEADER, formatCost } from '../cost-header.ts';
 
 /** What the door reads of a chat answer (the chat use case's, or the JSON one's made into one). */
 export interface CompletedChat {
@@ -75,8 +76,6 @@ export function toOpenAICompletion(answer: CompletedChat, created: number) {
 }
 
 /** The cost header of a non-streamed answer (OpenAI's body has no field for it; CONTRACT 4.2). */
-export const COST_HEADER = 'x-gateway-cost-usd';
-
 export function costHeader(usage: ResponseUsage): Record<string, string> {
-  return { [COST_HEADER]: String(usage.estimatedCost) };
+  return { [COST_HEADER]: formatCost(usage) };
 }

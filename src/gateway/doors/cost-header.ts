@@ -1,0 +1,16 @@
+import type { ResponseUsage } from '../domain/usage.ts';
+
+/**
+ * The header carrying an answer's cost on the compatible doors, whose vendors' bodies have no
+ * field for it (CONTRACT 4.2; a stream carries `cost_usd` in its usage instead).
+ */
+export const COST_HEADER = 'x-gateway-cost-usd';
+
+/**
+ * The cost in US dollars in plain decimals, to the ten places costs are rounded to: `String()`
+ * would write a cost under a millionth of a dollar as `3e-8`, which header parsers that expect a
+ * decimal misread.
+ */
+export function formatCost(usage: ResponseUsage): string {
+  return usage.estimatedCost.toFixed(10).replace(/\.?0+$/, '');
+}

@@ -1,0 +1,18 @@
+import type { AddressInfo } from 'node:net';
+import Anthropic from '@anthropic-ai/sdk';
+import { APP, type Harness, SECRET } from './gateway-harness.ts';
+
+/**
+ * The official Anthropic SDK pointed at a test gateway, as a user configures it: base URL and key
+ * only. The SDK speaks HTTP, so the gateway listens on a free port of the loopback interface
+ * (closed with the harness). Retries are off, so each test sees the gateway's first answer.
+ */
+export async function listenForClients(gw: Harness): Promise<string> {
+  if (!gw.gateway.server.listening) await gw.gateway.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = gw.gateway.server.address() as AddressInfo;
+  return `http://127.0.0.1:${port}`;
+}
+
+export function anthropicClient(baseURL: string, apiKey = `${APP}:${SECRET}`): Anthropic {
+  return new Anthropic({ baseURL, apiKey, maxRetries: 0 });
+}
