@@ -1,16 +1,15 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { toApiError } from '../../../platform/error-handler.ts';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import { startRequestRun } from '../../http/start-request-run.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import { resolveModelField } from '../../services/address-model.ts';
-import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../../services/client-closed-error.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runChat } from '../../services/run-chat.ts';
 import { openChatStream } from '../../services/run-chat-stream.ts';
 import { validateToolRequest } from '../../services/validate-tool-request.ts';
 import { COST_HEADER, formatCost } from '../cost-header.ts';
+import { doorErrorHandler } from '../door-error-handler.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
 import { countInputTokens } from './count-input-tokens.ts';
 import { nameToolFault } from './name-tool-fault.ts';
@@ -35,31 +34,17 @@ const DOOR_PATHS = new Set([ANTHROPIC_DOOR_PREFIX, `${ANTHROPIC_DOOR_PREFIX}/cou
 export async function registerAnthropicDoor(v1: TypedInstance, deps: GatewayDeps): Promise<void> {
   await v1.register(
     async (door: TypedInstance) => {
-      door.setErrorHandler(respondInAnthropicShape);
+      door.setErrorHandler(
+        doorErrorHandler((error, request) =>
+          toAnthropicErrorBody(error.toEnvelope(), error.statusCode, String(request.id)),
+        ),
+      );
       door.setNotFoundHandler(refuseOtherRoutes);
       registerMessages(door, deps);
       registerCountTokens(door, deps);
     },
     { prefix: ANTHROPIC_DOOR_PREFIX },
   );
-}
-
-function respondInAnthropicShape(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  if (error instanceof ClientClosedError) {
-    request.log.info('client closed the request before the answer');
-    return reply.code(CLIENT_CLOSED_STATUS).send();
-  }
-  const apiError = toApiError(error);
-  if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  if (apiError.headers !== undefined) reply.headers(apiError.headers);
-  return reply
-    .code(apiError.statusCode)
-    .type('application/json; charset=utf-8')
-    .send(toAnthropicErrorBody(apiError.toEnvelope(), apiError.statusCode, String(request.id)));
 }
 
 /** A path under the prefix that is not one of the door's: 405 on its own paths, else 404. */

@@ -1,16 +1,14 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { toApiError } from '../../../platform/error-handler.ts';
 import { startRequestRun } from '../../http/start-request-run.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import { writeEventStream } from '../../http/write-event-stream.ts';
 import { listAddressableModels, resolveModelField } from '../../services/address-model.ts';
-import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../../services/client-closed-error.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runChat } from '../../services/run-chat.ts';
 import { openChatStream } from '../../services/run-chat-stream.ts';
 import { runEmbed } from '../../services/run-embed.ts';
 import { type JsonAnswer, runJson } from '../../services/run-json.ts';
 import { validateToolRequest } from '../../services/validate-tool-request.ts';
+import { doorErrorHandler } from '../door-error-handler.ts';
 import { embeddingsBody, toEmbedInput } from './openai-embeddings.ts';
 import { openAIErrorBody } from './openai-error.ts';
 import { toOpenAIModelList } from './openai-models.ts';
@@ -29,29 +27,11 @@ import { type CompletedChat, costHeader, toOpenAICompletion } from './to-openai-
  */
 export async function registerOpenAIDoor(v1: TypedInstance, deps: GatewayDeps): Promise<void> {
   await v1.register(async (door: TypedInstance) => {
-    door.setErrorHandler(respondInOpenAIShape);
+    door.setErrorHandler(doorErrorHandler((error) => openAIErrorBody(error.statusCode, error.toEnvelope())));
     registerChatCompletions(door, deps);
     registerEmbeddings(door, deps);
     registerModels(door, deps);
   });
-}
-
-function respondInOpenAIShape(
-  error: FastifyError,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): FastifyReply {
-  if (error instanceof ClientClosedError) {
-    request.log.info('client closed the request before the answer');
-    return reply.code(CLIENT_CLOSED_STATUS).send();
-  }
-  const apiError = toApiError(error);
-  if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  if (apiError.headers !== undefined) reply.headers(apiError.headers);
-  return reply
-    .code(apiError.statusCode)
-    .type('application/json; charset=utf-8')
-    .send(openAIErrorBody(apiError.statusCode, apiError.toEnvelope()));
 }
 
 function registerChatCompletions(app: TypedInstance, deps: GatewayDeps): void {
