@@ -60,6 +60,8 @@ export class CounterSeries {
   }
 }
 
+const newCounterSeries = (labels: Labels) => new CounterSeries(labels);
+
 export class CounterFamily implements MetricFamily {
   readonly #series = new Map<string, CounterSeries>();
   readonly name: string;
@@ -76,18 +78,7 @@ export class CounterFamily implements MetricFamily {
 
   /** The series of these label values (in `labelNames` order), created on first use. */
   series(values: readonly string[]): CounterSeries {
-    const key = values.join(SEPARATOR);
-    let series = this.#series.get(key);
-    if (series === undefined) {
-      const full = this.#series.size >= MAX_SERIES_PER_FAMILY;
-      const labelValues = full ? overflowValues(this.labelNames) : values;
-      const seriesKey = full ? labelValues.join(SEPARATOR) : key;
-      series = this.#series.get(seriesKey);
-      if (series !== undefined) return series;
-      series = new CounterSeries(labelsOf(this.labelNames, labelValues));
-      this.#series.set(seriesKey, series);
-    }
-    return series;
+    return seriesOf(this.#series, this.labelNames, values, newCounterSeries);
   }
 
   get(): CollectedMetric {
@@ -123,6 +114,8 @@ export class HistogramSeries {
 
 export class HistogramFamily implements MetricFamily {
   readonly #series = new Map<string, HistogramSeries>();
+  /** Made once, so a lookup on the hot path allocates no function. */
+  readonly #newSeries = (labels: Labels) => new HistogramSeries(labels, this.buckets);
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
@@ -135,18 +128,7 @@ export class HistogramFamily implements MetricFamily {
   }
 
   series(values: readonly string[]): HistogramSeries {
-    const key = values.join(SEPARATOR);
-    let series = this.#series.get(key);
-    if (series === undefined) {
-      const full = this.#series.size >= MAX_SERIES_PER_FAMILY;
-      const labelValues = full ? overflowValues(this.labelNames) : values;
-      const seriesKey = full ? labelValues.join(SEPARATOR) : key;
-      series = this.#series.get(seriesKey);
-      if (series !== undefined) return series;
-      series = new HistogramSeries(labelsOf(this.labelNames, labelValues), this.buckets);
-      this.#series.set(seriesKey, series);
-    }
-    return series;
+    return seriesOf(this.#series, this.labelNames, values, this.#newSeries);
   }
 
   get(): CollectedMetric {
@@ -197,4 +179,28 @@ export class CollectedGauge implements MetricFamily {
     }));
     return { name: this.name, help: this.help, type: 'gauge', values, aggregator: 'sum' };
   }
+}
+
+/**
+ * The series of these label values in `all`, created on first use; once a family holds
+ * MAX_SERIES_PER_FAMILY series, new label values share one overflow series, so a caller cannot
+ * grow the registry without bound.
+ */
+function seriesOf<S>(
+  all: Map<string, S>,
+  labelNames: readonly string[],
+  values: readonly string[],
+  create: (labels: Labels) => S,
+): S {
+  const key = values.join(SEPARATOR);
+  const known = all.get(key);
+  if (known !== undefined) return known;
+  const full = all.size >= MAX_SERIES_PER_FAMILY;
+  const labelValues = full ? overflowValues(labelNames) : values;
+  const seriesKey = full ? labelValues.join(SEPARATOR) : key;
+  const overflow = all.get(seriesKey);
+  if (overflow !== undefined) return overflow;
+  const series = create(labelsOf(labelNames, labelValues));
+  all.set(seriesKey, series);
+  return series;
 }
