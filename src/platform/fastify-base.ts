@@ -5,6 +5,7 @@ import { createClientErrorHandler } from './client-error-handler.ts';
 import { drainUnreadBody } from './drain-unread-body.ts';
 import { installErrorEnvelope, respondToFrameworkError } from './error-handler.ts';
 import { pickRequestId } from './ids.ts';
+import { type LazySchemaCompilers, lazySchemaCompilers } from './lazy-schema-compilers.ts';
 import type { Logger } from './logger.ts';
 import { refuseWhileClosing, watchClosing } from './refuse-while-closing.ts';
 
@@ -22,6 +23,7 @@ export interface BaseAppOptions {
  */
 export function createBaseApp(options: BaseAppOptions): FastifyInstance {
   const timeouts = options.timeouts ?? DEFAULTS.connections;
+  const compilers = lazySchemaCompilers();
   const app = Fastify({
     loggerInstance: options.logger,
     // Fastify's two lines per request are replaced by one line on completion (onResponse below).
@@ -52,8 +54,11 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
         allowUnionTypes: true,
       },
     },
+    // Each route's schemas compiled on its first use, not all at start-up (lazy-schema-compilers.ts).
+    schemaController: { compilersFactory: compilers.compilersFactory },
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
+  schemaCompilers.set(app, compilers);
   // Only JSON bodies: anything else gets 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
   installErrorEnvelope(app);
@@ -83,6 +88,19 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
     done();
   });
   return app;
+}
+
+const schemaCompilers = new WeakMap<FastifyInstance, LazySchemaCompilers>();
+
+/**
+ * Compiles every route schema of `app` (and its plugins) that no request has needed yet and says
+ * how many; throws as the first failing compile does. For tests: a schema that does not compile fails there, not
+ * on a caller's first request.
+ */
+export function compileEveryRouteSchema(app: FastifyInstance): number {
+  const compilers = schemaCompilers.get(app);
+  if (compilers === undefined) throw new Error('not an app made by createBaseApp');
+  return compilers.compileAll();
 }
 
 function checkingInterval(timeouts: ConnectionTimeouts): number {
