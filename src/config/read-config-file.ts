@@ -9,7 +9,7 @@ import { type ConfigFile, ConfigFileSchema } from './config-file-schema.ts';
  * configured by its environment alone never holds them (about 5 MB of RSS; docs/performance.md).
  * `loadConfig` is synchronous, hence `require` (yaml ships CommonJS) rather than `import()`.
  */
-const require = createRequire(import.meta.url);
+const requireCommonJs = createRequire(import.meta.url);
 let validator: ValidateFunction<ConfigFile> | undefined;
 function fileValidator(): ValidateFunction<ConfigFile> {
   validator ??= new Ajv({ allErrors: false, strict: false }).compile<ConfigFile>(ConfigFileSchema);
@@ -27,7 +27,7 @@ export function readConfigFile(path: string): ConfigFile {
       `cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
   }
-  const { parse: parseYaml } = require('yaml') as typeof import('yaml');
+  const { parse: parseYaml } = requireCommonJs('yaml') as typeof import('yaml');
   const validateFile = fileValidator();
   let parsed: unknown;
   try {

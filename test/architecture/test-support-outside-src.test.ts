@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { buildServer } from '../../scripts/build-server.ts';
 
 // src/ is what the build ships to dist/; test support kept there ships with it. This check keeps the
 // line where the architecture issue drew it: a file under src/ that only tests import belongs in test/.
@@ -48,9 +49,18 @@ describe('test support lives outside src/', () => {
     assert.deepEqual(testOnly, [], 'move these to test/helpers/');
   });
 
-  it('the build leaves the unit tests beside their source out of dist/', () => {
-    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8'));
-    assert.deepEqual(build.include, ['src']);
-    assert.ok(build.exclude.includes('src/**/*.test.ts'));
+  it('the build bundles no test code and nothing from test/', async () => {
+    mkdirSync(join(ROOT, 'bench', 'results', 'tmp'), { recursive: true });
+    const outDir = mkdtempSync(join(ROOT, 'bench', 'results', 'tmp', 'bundle-'));
+    try {
+      const inputs = Object.keys((await buildServer(outDir)).inputs);
+      assert.ok(inputs.includes('src/main.ts'), inputs.slice(0, 5).join(', '));
+      const testCode = inputs.filter(
+        (input) => !input.startsWith('node_modules/') && isTestCode(join(ROOT, input)),
+      );
+      assert.deepEqual(testCode, []);
+    } finally {
+      rmSync(outDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
+import { fromPackageRoot } from '../../platform/package-root.ts';
 import { isAdmin } from './admin-api-routes.ts';
 import type { AdminCredentials } from './admin-credentials.ts';
 import { DASHBOARD_CSP, dashboardPage, signInPage } from './dashboard-pages.ts';
@@ -11,12 +12,10 @@ const ASSETS: Record<string, string> = {
   'dashboard.css': 'text/css; charset=utf-8',
 };
 
-/** dist/dashboard, whether this module runs compiled (dist/gateway/admin) or from src/gateway/admin. */
+/** dist/dashboard, where the build puts the page's bundle; undefined before a build. */
 function findAssetDirectory(): URL | undefined {
-  return [
-    new URL('../../dashboard/', import.meta.url),
-    new URL('../../../dist/dashboard/', import.meta.url),
-  ].find((dir) => existsSync(new URL('dashboard.js', dir)));
+  const dir = fromPackageRoot('dist/dashboard/');
+  return existsSync(new URL('dashboard.js', dir)) ? dir : undefined;
 }
 
 function pageHeaders(reply: FastifyReply): FastifyReply {

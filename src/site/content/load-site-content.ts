@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ConfigError } from '../../config/config-error.ts';
+import { fromPackageRoot } from '../../platform/package-root.ts';
 import { ContentFileError } from './content-file-error.ts';
 import { compileCheck, OverviewFile, SUMMARY_MAX_LENGTH } from './content-schemas.ts';
 import { loadAgentSkills } from './load-agent-skills.ts';
@@ -16,7 +17,7 @@ import {
 } from './site-content.ts';
 
 /** The sample content shipped with the project, used when SITE_CONTENT_DIR is not set. */
-export const BUNDLED_CONTENT_DIR = fileURLToPath(new URL('../../../site-content/', import.meta.url));
+export const BUNDLED_CONTENT_DIR = fileURLToPath(fromPackageRoot('site-content/'));
 
 const OVERVIEW_FILE = 'site.yaml';
 const checkOverview = compileCheck(OverviewFile);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { fromPackageRoot } from '../../platform/package-root.ts';
 import { buildHealthReport, type HealthSources } from './health-report.ts';
 import { HEALTH_MEDIA_TYPE, healthResponse } from './health-schemas.ts';
 
@@ -55,7 +56,7 @@ export function registerHealthRoutes(app: FastifyInstance, deps: HealthRouteDeps
 /** The package version, read once; health reports must not fail over a missing file. */
 function readPackageVersion(): string {
   try {
-    const text = readFileSync(new URL('../../../package.json', import.meta.url), 'utf8');
+    const text = readFileSync(fromPackageRoot('package.json'), 'utf8');
     const version = (JSON.parse(text) as { version?: unknown }).version;
     return typeof version === 'string' ? version : '0.0.0';
   } catch {

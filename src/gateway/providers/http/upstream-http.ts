@@ -20,9 +20,9 @@ export type { BufferedResponse, OpenedStream };
  * gateway never uses. The package has no `exports` map, so these paths are public; the
  * upstream tests fail at once if a release moves them.
  */
-const require = createRequire(import.meta.url);
-const Agent = require('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
-const errors = require('undici/lib/core/errors.js') as typeof Undici.errors;
+const requireCommonJs = createRequire(import.meta.url);
+const Agent = requireCommonJs('undici/lib/dispatcher/agent.js') as typeof Undici.Agent;
+const errors = requireCommonJs('undici/lib/core/errors.js') as typeof Undici.errors;
 
 /** What `#dispatch` needs of a handler: a way to stop it, and a hook for when it is over. */
 interface CallHandler extends Dispatcher.DispatchHandler {

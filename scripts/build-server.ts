@@ -1,0 +1,71 @@
+import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * Bundles the server (src/main.ts and the packages it imports) into `outDir`: `main.js`, the
+ * chunks that what loads on first use (the tokenizer, the MCP SDK, the site, PostgreSQL, Redis,
+ * tracing, mail) is split into, the ledger writer's worker, and the SQL migrations beside them.
+ *
+ * One bundle rather than tsc's file per module: Node keeps a module record, its source text and
+ * its compiled functions for each of the ~1,100 files an idle gateway loads (373 of them TypeBox's
+ * alone), about 13 MiB of the idle RSS (docs/performance.md, decision 0011). Whitespace and syntax
+ * are minified, names are kept, so that stack traces and logs read as the source does; a linked
+ * source map lets `node --enable-source-maps` show TypeScript positions.
+ *
+ * Everything in the bundle finds its files the same way from src/ and from dist/: the migrations
+ * and the worker beside the code (`new URL('./…', import.meta.url)`, both copied here), the rest
+ * from the package root (src/platform/package-root.ts).
+ */
+export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile> {
+  mkdirSync(outDir, { recursive: true });
+  // A former build's chunks (named by their hash) and tsc's per-module tree go; the dashboard's
+  // bundle, built separately, stays.
+  for (const entry of readdirSync(outDir)) {
+    if (entry !== 'dashboard') rmSync(join(outDir, entry), { recursive: true, force: true });
+  }
+  const result = await build({
+    entryPoints: {
+      main: join(root, 'src/main.ts'),
+      'ledger-writer-worker': join(root, 'src/storage/embedded/ledger-writer-worker.js'),
+    },
+    outdir: outDir,
+    // Every chunk beside main.js, so that `import.meta.url` names the same folder in all of them.
+    chunkNames: '[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    // undici stays a package of its own: the gateway loads its Agent from the package's files at
+    // run time (upstream-http.ts), and a bundled copy imported with `import()` would expose only
+    // a default export (it is CommonJS), not the named ones the site's webhook delivery reads.
+    external: ['undici'],
+    sourcemap: 'linked',
+    metafile: true,
+    legalComments: 'linked',
+    logLevel: 'warning',
+    // The CommonJS packages in the bundle call `require` for Node's own modules, and a few read
+    // `__dirname` (ioredis's friendly stacks, pino's transports, neither used here): each output
+    // file gets them, for its own location.
+    banner: {
+      js: [
+        "import { createRequire as createRequireForBundle } from 'node:module';",
+        "import { fileURLToPath as fileURLToPathForBundle } from 'node:url';",
+        'const require = createRequireForBundle(import.meta.url);',
+        'const __filename = fileURLToPathForBundle(import.meta.url);',
+        "const __dirname = fileURLToPathForBundle(new URL('.', import.meta.url));",
+      ].join(' '),
+    },
+  });
+  cpSync(join(root, 'src/storage/migrations'), join(outDir, 'migrations'), { recursive: true });
+  return result.metafile;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await buildServer(process.argv[2]);
