@@ -13,8 +13,11 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  * One bundle rather than tsc's file per module: Node keeps a module record, its source text and
  * its compiled functions for each of the ~1,100 files an idle gateway loads (373 of them TypeBox's
  * alone), about 13 MiB of the idle RSS (docs/performance.md, decision 0011). Whitespace and syntax
- * are minified, names are kept, so that stack traces and logs read as the source does; a linked
- * source map lets `node --enable-source-maps` show TypeScript positions.
+ * are minified, identifiers are not, so that stack traces and logs name what the source names
+ * (but for a top-level name two modules share, which esbuild suffixes); a linked source map lets
+ * `node --enable-source-maps` show TypeScript positions. Not `keepNames`: it redefines `name` on
+ * every function it creates, closures made per request included, which cost 20% more CPU per
+ * chat request in the bench (117-122 against 98-102 µs).
  *
  * Everything in the bundle finds its files the same way from src/ and from dist/: the migrations
  * and the worker beside the code (`new URL('./…', import.meta.url)`, both copied here), the rest
@@ -42,7 +45,6 @@ export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile
     target: 'node24',
     minifyWhitespace: true,
     minifySyntax: true,
-    keepNames: true,
     // undici stays a package of its own: the gateway loads its Agent from the package's files at
     // run time (upstream-http.ts), and a bundled copy imported with `import()` would expose only
     // a default export (it is CommonJS), not the named ones the site's webhook delivery reads.
