@@ -11,7 +11,7 @@ import type { Workload } from './scenarios.ts';
 /**
  * `node bench/compare-builds.ts --workload=chat --concurrency=50 <entry.js> <entry.js> …`: several
  * builds of the gateway (a bundle made with other options, a tsc build, another commit's dist/),
- * each started as `npm start` starts it, against one mock upstream, measured in interleaved
+ * each started as `npm start` starts it (an entry may add variables: `dist/main.js?LOG_LEVEL=warn`), against one mock upstream, measured in interleaved
  * rounds so that what the machine does meanwhile falls on all of them alike. Prints each entry's
  * CPU per request and req/s over the rounds. For a question about how the code is built or
  * started; `npm run bench -- --baseline=<commit>` answers the question about a change of code.
@@ -29,7 +29,8 @@ if (positionals.length === 0) throw new Error('name at least one entry point (a 
 const tempDir = join(fileURLToPath(ROOT), 'bench', 'results', 'tmp', `compare-builds-${process.pid}`);
 mkdirSync(tempDir, { recursive: true });
 
-async function startEntry(entry: string, mockPort: number, index: number): Promise<Server> {
+async function startEntry(spec: string, mockPort: number, index: number): Promise<Server> {
+  const [entry = spec, query = ''] = spec.split('?');
   const start = startCommand();
   const port = await freePort();
   const log = openSync(join(tempDir, `compare-builds-${index}.log`), 'a');
@@ -38,6 +39,7 @@ async function startEntry(entry: string, mockPort: number, index: number): Promi
       PATH: process.env.PATH ?? '',
       ...start.env,
       ...gatewayEnv(port, mockPort, join(tempDir, `compare-builds-${index}`)),
+      ...Object.fromEntries(new URLSearchParams(query)),
     },
     stdio: ['ignore', log, log],
   });
