@@ -1,6 +1,7 @@
 import type { JsonNumberArray } from '../../domain/json-number-array.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
 import type { EmbedInput } from '../../domain/use-case-inputs.ts';
+import { answerBytes, answerPayload } from '../../http/answer-bytes.ts';
 import {
   type EmbeddingNumbers,
   embeddingNumbersMaxBytes,
@@ -48,13 +49,13 @@ export interface EmbeddedTexts {
 }
 
 /**
- * The `CreateEmbeddingResponse` body as UTF-8 bytes: `{object: 'list', data: [{object:
+ * The `CreateEmbeddingResponse` body as UTF-8 JSON (text or bytes, see answer-bytes.ts): `{object: 'list', data: [{object:
  * 'embedding', index, embedding}], model, usage: {prompt_tokens, total_tokens}}`. With `float`,
  * each vector is written in the form it came, as the native route writes it
  * (`embedding-numbers.ts`); with `base64`, each vector is its float32 values, little-endian, in
  * base64, which is what OpenAI sends and what its SDKs decode (they ask for base64 by default).
  */
-export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'): Buffer {
+export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'): string | Buffer {
   const tail =
     `],"model":${JSON.stringify(answer.model)},` +
     `"usage":{"prompt_tokens":${answer.usage.tokensIn},"total_tokens":${answer.usage.tokensIn}}}`;
@@ -67,7 +68,7 @@ export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'
   // The model name may hold any character: 3 bytes of UTF-8 per UTF-16 unit of the tail.
   let size = HEAD.length + 3 * tail.length;
   for (const item of items) size += ITEM_BYTES + embeddingNumbersMaxBytes(item);
-  const out = Buffer.allocUnsafe(size);
+  const out = answerBytes(size);
   let pos = out.write(HEAD, 0, 'latin1');
   for (let index = 0; index < items.length; index++) {
     const item = items[index] as EmbeddingNumbers;
@@ -80,7 +81,7 @@ export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'
     out[pos++] = CLOSE_BRACE;
   }
   pos += out.write(tail, pos, 'utf8');
-  return out.subarray(0, pos);
+  return answerPayload(out, pos);
 }
 
 const HEAD = '{"object":"list","data":[';
