@@ -82,6 +82,8 @@ const LOWER_CASE_BIT = 0x20;
 
 function skipSpace(bytes: Uint8Array, start: number): number {
   let i = start;
+  // Most servers write no whitespace at all: one comparison for them.
+  if ((bytes[i] as number) > SPACE) return i;
   for (;;) {
     const c = bytes[i] as number;
     if (c !== SPACE && c !== LINE_FEED && c !== CARRIAGE_RETURN && c !== TAB) return i;
@@ -89,8 +91,13 @@ function skipSpace(bytes: Uint8Array, start: number): number {
   }
 }
 
-function isDigit(c: number): boolean {
-  return c >= DIGIT_0 && c <= DIGIT_9;
+/** Where the digits from `start` end. */
+function skipDigits(bytes: Uint8Array, start: number): number {
+  let i = start;
+  // One comparison: a byte XOR `0` is at most 9 for the ten digits only (their high bits are
+  // `0`'s); past the end of the bytes, undefined XOR `0` is `0` itself, so no loop runs on there.
+  while (((bytes[i] as number) ^ DIGIT_0) <= 9) i++;
+  return i;
 }
 
 /**
@@ -106,17 +113,16 @@ function endOfNumber(bytes: Uint8Array, start: number): number {
   let wholeDigits = 0;
   if (lead === DIGIT_0) {
     i++;
-  } else if (isDigit(lead)) {
+  } else if (lead > DIGIT_0 && lead <= DIGIT_9) {
     const first = i;
-    do i++;
-    while (isDigit(bytes[i] as number));
+    i = skipDigits(bytes, i + 1);
     wholeDigits = i - first;
   } else {
     return -1;
   }
   if (bytes[i] === POINT) {
     const first = ++i;
-    while (isDigit(bytes[i] as number)) i++;
+    i = skipDigits(bytes, i);
     if (i === first) return -1;
   }
   let exponent = 0;
@@ -125,11 +131,9 @@ function endOfNumber(bytes: Uint8Array, start: number): number {
     const sign = bytes[i];
     if (sign === MINUS || sign === PLUS) i++;
     const first = i;
-    while (isDigit(bytes[i] as number)) {
-      if (i - first < MAX_EXPONENT_DIGITS) exponent = exponent * 10 + ((bytes[i] as number) - DIGIT_0);
-      i++;
-    }
+    i = skipDigits(bytes, i);
     if (i === first || i - first > MAX_EXPONENT_DIGITS) return -1;
+    for (let j = first; j < i; j++) exponent = exponent * 10 + ((bytes[j] as number) - DIGIT_0);
     if (sign === MINUS) exponent = -exponent;
   }
   return wholeDigits + exponent > MAX_DECIMAL_EXPONENT ? -1 : i;
