@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { significantDigits } from '../../../test/helpers/significant-digits.ts';
+import { JsonNumberArray } from '../domain/json-number-array.ts';
 import type { EmbeddingVector } from '../providers/provider.ts';
 import type { EmbedAnswer } from '../services/run-embed.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
@@ -86,4 +87,17 @@ test('embedAnswerJson writes float32 vectors in at most nine significant digits 
 test('embedAnswerJson writes a vector of JSON numbers beside a float32 one, each in its own form', () => {
   const text = answerText(answer([[0.1, -2], Float32Array.from([0.1, -2])]));
   assert.ok(text.includes('"embeddings":[[0.1,-2],[0.100000001,-2]]'), text);
+});
+
+test("embedAnswerJson writes an upstream's JSON number array as its bytes, beside the other forms", () => {
+  const upstream = Buffer.from('[0.1000000000000000055511151231257827, -0,\n2e-3]');
+  const vector = JsonNumberArray.read(upstream, 0);
+  assert.ok(vector !== undefined);
+  const text = answerText(answer([vector, [0.5], Float32Array.from([0.1])]));
+  assert.ok(
+    text.includes('"embeddings":[[0.1000000000000000055511151231257827, -0,\n2e-3],[0.5],[0.100000001]]'),
+    text,
+  );
+  const parsed = JSON.parse(text) as { embeddings: number[][] };
+  assert.ok(Object.is(parsed.embeddings[0]?.[1], -0));
 });

@@ -21,8 +21,8 @@ export function registerEmbedRoute(app: TypedInstance, deps: GatewayDeps): void 
       const body = request.body;
       const run = startRequestRun(request, reply, deps, 'embed', body);
       const answer = await runEmbed(deps, body, run);
-      // Sent as bytes already written (see embedAnswerJson), for which Fastify would name no
-      // JSON content type: it is set here.
+      // Sent as JSON already written (see embedAnswerJson), for which Fastify would name no JSON
+      // content type: it is set here.
       return reply
         .headers(run.responseHeaders)
         .type('application/json; charset=utf-8')

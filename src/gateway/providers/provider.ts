@@ -1,5 +1,6 @@
 import type { ProviderCapabilities, ProviderKind, ProviderSlot } from '../../config/config-types.ts';
 
+import type { JsonNumberArray } from '../domain/json-number-array.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 
@@ -70,11 +71,13 @@ export interface EmbedCall {
 }
 
 /**
- * One embedding: the numbers an upstream sent as JSON, or a Float32Array when it sent packed
- * float32 (OpenAI's base64), so the answer can be written at the precision the vector has
+ * One embedding, in the form the upstream sent it, so the answer can pass on exactly what came:
+ * a Float32Array for packed float32 (OpenAI's base64), written with the digits a float32 needs;
+ * a JsonNumberArray for an OpenAI-compatible server's JSON number array, whose bytes are copied
+ * out as they came; numbers read from JSON (Gemini, the simulator), written as those numbers
  * (see embed-answer-json.ts).
  */
-export type EmbeddingVector = number[] | Float32Array;
+export type EmbeddingVector = number[] | Float32Array | JsonNumberArray;
 
 export interface EmbedResult {
   model: string;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { JsonNumberArray } from '../../domain/json-number-array.ts';
 import { embeddingsBody, float32Base64 } from './openai-embeddings.ts';
 
 const usage = { tokensIn: 5, tokensOut: 0, estimatedCost: 0, estimated: false };
@@ -38,5 +39,21 @@ describe('OpenAI embeddings body', () => {
     );
     assert.deepEqual(decode(body.data[0].embedding), [1, 2]);
     assert.equal(body.data[0].embedding, Buffer.from([0, 0, 0x80, 0x3f, 0, 0, 0, 0x40]).toString('base64'));
+  });
+
+  it("an upstream's JSON number array: its bytes as they came with float, their float32 with base64", () => {
+    const upstream = Buffer.from('{"embedding":[ -0, 1e-7,0.12345678901234567 ,3E2]}');
+    const vector = JsonNumberArray.read(upstream, upstream.indexOf('['));
+    assert.ok(vector !== undefined);
+    const float = embeddingsBody({ model: 'm', embeddings: [vector], usage }, 'float').toString('utf8');
+    assert.ok(float.includes('"embedding":[ -0, 1e-7,0.12345678901234567 ,3E2]}'), float);
+    assert.ok(Object.is(JSON.parse(float).data[0].embedding[0], -0));
+    const base64 = JSON.parse(
+      embeddingsBody({ model: 'm', embeddings: [vector], usage }, 'base64').toString(),
+    );
+    assert.deepEqual(
+      decode(base64.data[0].embedding),
+      [-0, 1e-7, Number('0.12345678901234567'), 300].map(Math.fround),
+    );
   });
 });

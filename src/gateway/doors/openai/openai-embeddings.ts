@@ -1,6 +1,13 @@
+import type { JsonNumberArray } from '../../domain/json-number-array.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
 import type { EmbedInput } from '../../domain/use-case-inputs.ts';
-import { FLOAT32_JSON_MAX_BYTES, writeFloat32Json } from '../../http/float32-json.ts';
+import { answerBytes, answerPayload } from '../../http/answer-bytes.ts';
+import {
+  type EmbeddingNumbers,
+  embeddingNumbersMaxBytes,
+  toEmbeddingNumbers,
+  writeEmbeddingNumbers,
+} from '../../http/embedding-numbers.ts';
 import { refuseField } from './openai-refusal.ts';
 import type { OpenAIEmbeddingsBody } from './openai-schemas.ts';
 import type { ModelAddress } from './to-chat-input.ts';
@@ -37,47 +44,44 @@ export function toEmbedInput(body: OpenAIEmbeddingsBody, address: ModelAddress):
 /** What the door reads of the embed use case's answer. */
 export interface EmbeddedTexts {
   model: string;
-  embeddings: readonly (number[] | Float32Array)[];
+  embeddings: readonly (number[] | Float32Array | JsonNumberArray)[];
   usage: ResponseUsage;
 }
 
 /**
- * The `CreateEmbeddingResponse` body as UTF-8 bytes: `{object: 'list', data: [{object:
+ * The `CreateEmbeddingResponse` body as UTF-8 JSON (text or bytes, see answer-bytes.ts): `{object: 'list', data: [{object:
  * 'embedding', index, embedding}], model, usage: {prompt_tokens, total_tokens}}`. With `float`,
- * a float32 vector is written with the digits a float32 needs (`float32-json.ts`, as the native
- * route does); with `base64`, each vector is its float32 values, little-endian, in base64, which
- * is what OpenAI sends and what its SDKs decode (they ask for base64 by default).
+ * each vector is written in the form it came, as the native route writes it
+ * (`embedding-numbers.ts`); with `base64`, each vector is its float32 values, little-endian, in
+ * base64, which is what OpenAI sends and what its SDKs decode (they ask for base64 by default).
  */
-export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'): Buffer {
+export function embeddingsBody(answer: EmbeddedTexts, format: 'float' | 'base64'): string | Buffer {
   const tail =
     `],"model":${JSON.stringify(answer.model)},` +
     `"usage":{"prompt_tokens":${answer.usage.tokensIn},"total_tokens":${answer.usage.tokensIn}}}`;
-  // Each embedding as the text that goes between its brackets or quotes, or a float32 vector
-  // written straight into the bytes.
-  const items = answer.embeddings.map((vector) =>
-    format === 'base64' ? float32Base64(vector) : vector instanceof Float32Array ? vector : vector.join(','),
+  // Each embedding as what goes between its quotes (base64 text) or its brackets (numbers).
+  const items: EmbeddingNumbers[] = answer.embeddings.map((vector) =>
+    format === 'base64' ? float32Base64(vector) : toEmbeddingNumbers(vector),
   );
   const quote = format === 'base64' ? QUOTE : OPEN_BRACKET;
   const unquote = format === 'base64' ? QUOTE : CLOSE_BRACKET;
   // The model name may hold any character: 3 bytes of UTF-8 per UTF-16 unit of the tail.
   let size = HEAD.length + 3 * tail.length;
-  for (const item of items) {
-    size += ITEM_BYTES + (typeof item === 'string' ? item.length : item.length * FLOAT32_JSON_MAX_BYTES);
-  }
-  const out = Buffer.allocUnsafe(size);
+  for (const item of items) size += ITEM_BYTES + embeddingNumbersMaxBytes(item);
+  const out = answerBytes(size);
   let pos = out.write(HEAD, 0, 'latin1');
   for (let index = 0; index < items.length; index++) {
-    const item = items[index] as string | Float32Array;
+    const item = items[index] as EmbeddingNumbers;
     if (index > 0) out[pos++] = COMMA;
     pos += out.write(`{"object":"embedding","index":${index},"embedding":`, pos, 'latin1');
     out[pos++] = quote;
     // Base64 and numbers' text are ASCII.
-    pos = typeof item === 'string' ? pos + out.write(item, pos, 'latin1') : writeFloat32Json(out, pos, item);
+    pos = writeEmbeddingNumbers(out, pos, item);
     out[pos++] = unquote;
     out[pos++] = CLOSE_BRACE;
   }
   pos += out.write(tail, pos, 'utf8');
-  return out.subarray(0, pos);
+  return answerPayload(out, pos);
 }
 
 const HEAD = '{"object":"list","data":[';
@@ -92,8 +96,13 @@ const CLOSE_BRACE = 125;
 const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A vector as packed little-endian float32 in base64 (numbers from JSON are rounded to float32). */
-export function float32Base64(vector: number[] | Float32Array): string {
-  const floats = vector instanceof Float32Array ? vector : Float32Array.from(vector);
+export function float32Base64(vector: number[] | Float32Array | JsonNumberArray): string {
+  const floats =
+    vector instanceof Float32Array
+      ? vector
+      : Array.isArray(vector)
+        ? Float32Array.from(vector)
+        : vector.toFloat32Array();
   if (LITTLE_ENDIAN_HOST)
     return Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString('base64');
   const bytes = Buffer.allocUnsafe(floats.length * 4);

@@ -1,11 +1,27 @@
 import type { Dispatcher } from 'undici';
 
-/** A whole upstream answer, read into memory. */
-export interface BufferedResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  /** The body as UTF-8 text: all of it for a 2xx answer, at most the error limit of any other. */
-  text: string;
+/**
+ * A whole upstream answer, read into memory: all of the body for a 2xx answer, at most the error
+ * limit of any other. The body is decoded to text on first use only, so a caller that reads the
+ * bytes (embeddings' number arrays, embedding-arrays.ts) never pays for decoding it.
+ */
+export class BufferedResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: Buffer;
+  #text: string | undefined;
+
+  constructor(status: number, headers: Record<string, string | string[] | undefined>, body: Buffer) {
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+  }
+
+  /** The body as UTF-8 text. */
+  get text(): string {
+    this.#text ??= this.body.toString('utf8');
+    return this.#text;
+  }
 }
 
 export interface BufferingLimits {
@@ -111,9 +127,8 @@ export class BufferingHandler implements Dispatcher.DispatchHandler {
     if (this.#settled) return;
     this.#settle();
     const chunks = this.#chunks;
-    const text =
-      chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    this.#resolve({ status: this.#status, headers: this.#headers, text });
+    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    this.#resolve(new BufferedResponse(this.#status, this.#headers, body));
   }
 
   #fail(error: unknown): void {

@@ -1,25 +1,27 @@
-import { type Float32Read, readFloat32 } from '../http/float32-number.ts';
+import { JsonNumberArray } from '../../domain/json-number-array.ts';
 import { isRecord } from '../json-guards.ts';
 
 /**
  * An embeddings answer whose vectors are JSON number arrays (what many OpenAI-compatible servers
- * send, whatever `encoding_format` asked), read without a JavaScript array per vector: a small
- * scanner walks the body, reads each `data[i].embedding` array's numbers straight into a
- * Float32Array and puts `null` in its place; the rest of the body, a few hundred bytes, goes
- * through `JSON.parse`, and the vectors are put back. JSON.parse would build an array of 1,536
- * doubles per vector, which the answer then writes one number at a time.
+ * send, whatever `encoding_format` asked), read without decoding or parsing the vectors: a small
+ * scanner walks the body's bytes, keeps each `data[i].embedding` array as the bytes it is
+ * (JsonNumberArray, which checks that they are only JSON numbers) and puts `null` in its place;
+ * the rest of the body, a few hundred bytes, is decoded and goes through `JSON.parse`, and the
+ * vectors are put back. The answer then copies those bytes out as they came.
  *
  * The scanner handles the shape servers send. Anything else (a key written with escapes, a
- * repeated `data` or `embedding` key, an embedding that is not an array of numbers, nesting past
- * MAX_DEPTH) makes it step aside, and the body is parsed as a whole as before, so an odd or
- * malformed answer gets exactly the error it got before. Replacing one well-formed array by
- * `null` keeps a malformed body malformed, so JSON.parse of the rest still refuses it.
+ * repeated `data` or `embedding` key, an embedding that is not an array of numbers within
+ * JsonNumberArray's bounds, nesting past MAX_DEPTH) makes it step aside, and the body is parsed
+ * as a whole as before, so an odd or malformed answer gets exactly the error it got before.
+ * Replacing one well-formed array by `null` keeps a malformed body malformed, so JSON.parse of
+ * the rest still refuses it. The body is only ever cut at the ASCII brackets of those arrays,
+ * so decoding the pieces apart gives the text that decoding it whole would.
  */
 
 export interface LiftedEmbeddings {
   /** The vectors in the order they appear in the body. */
-  vectors: Float32Array[];
-  /** The body with each of those arrays replaced by `null`. */
+  vectors: JsonNumberArray[];
+  /** The body as text, with each of those arrays replaced by `null`. */
   rest: string;
 }
 
@@ -37,128 +39,116 @@ const CLOSE_BRACKET = 93;
 const OBJECT = 0;
 const ARRAY = 1;
 
-function isSpace(c: number): boolean {
+/** What the key of the value that comes next says. */
+const NO_KEY = 0; // in an array, or after an object's value
+const OTHER_KEY = 1;
+const DATA_KEY = 2;
+const EMBEDDING_KEY = 3;
+const DATA = Buffer.from('data');
+const EMBEDDING = Buffer.from('embedding');
+
+function isSpace(c: number | undefined): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-/** Numbers of the vector being read; grown as needed and reused from one vector to the next. */
-let scratch = new Float32Array(4096);
-const read: Float32Read = { end: 0, value: 0 };
-
-/**
- * Reads the array of numbers at `start` (its `[`); returns the vector and where the array ends
- * (after `]`), or undefined when it is not a non-empty array of finite float32 numbers.
- */
-function readVector(text: string, start: number): { vector: Float32Array; end: number } | undefined {
-  let i = start + 1;
-  let count = 0;
-  for (;;) {
-    while (isSpace(text.charCodeAt(i))) i++;
-    readFloat32(text, i, read);
-    if (read.end < 0 || !Number.isFinite(read.value)) return undefined;
-    if (count === scratch.length) {
-      const grown = new Float32Array(scratch.length * 2);
-      grown.set(scratch);
-      scratch = grown;
-    }
-    scratch[count++] = read.value;
-    i = read.end;
-    while (isSpace(text.charCodeAt(i))) i++;
-    const c = text.charCodeAt(i++);
-    if (c === CLOSE_BRACKET) return { vector: scratch.slice(0, count), end: i };
-    if (c !== COMMA) return undefined;
-  }
-}
-
 /** Lifts the `data[i].embedding` arrays out of an embeddings body; undefined when it steps aside. */
-export function liftEmbeddingArrays(text: string): LiftedEmbeddings | undefined {
-  const vectors: Float32Array[] = [];
-  const pieces: string[] = [];
+export function liftEmbeddingArrays(bytes: Buffer): LiftedEmbeddings | undefined {
+  const vectors: JsonNumberArray[] = [];
+  let rest = '';
   let copiedUpTo = 0;
   const stack: number[] = [];
-  // The key whose value comes next, when the container is an object (undefined in arrays).
-  let key: string | undefined;
+  let key = NO_KEY;
   let sawData = false;
   let inData = false; // inside the top-level `data` array
   let itemHasEmbedding = false;
   let i = 0;
-  const length = text.length;
+  const length = bytes.length;
   while (i < length) {
-    const c = text.charCodeAt(i);
+    const c = bytes[i] as number;
     if (isSpace(c) || c === COMMA || c === COLON) {
       i++;
       continue;
     }
     if (c === QUOTE) {
-      const end = endOfString(text, i);
+      const end = endOfString(bytes, i);
       if (end < 0) return undefined;
       const top = stack.at(-1);
       // A string right after `{` or `,` in an object is a key: its colon follows.
       let next = end;
-      while (isSpace(text.charCodeAt(next))) next++;
-      if (top === OBJECT && key === undefined && text.charCodeAt(next) === COLON) {
-        key = text.slice(i + 1, end - 1);
+      while (isSpace(bytes[next])) next++;
+      if (top === OBJECT && key === NO_KEY && bytes[next] === COLON) {
+        key = keyOf(bytes, i + 1, end - 1);
         // A key written with escapes might spell `data` or `embedding`: then the whole-body parse reads it.
-        if (key.includes('\\') && escapedKeyMatters(text.slice(i, end))) return undefined;
+        if (key === NO_KEY) return undefined;
         i = next + 1;
         continue;
       }
       // A base64 embedding (or any string there) is not this shape: step aside at once.
-      if (top === OBJECT && stack.length === 3 && inData && key === 'embedding') return undefined;
-      key = undefined;
+      if (top === OBJECT && stack.length === 3 && inData && key === EMBEDDING_KEY) return undefined;
+      key = NO_KEY;
       i = end;
       continue;
     }
     if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       const depth = stack.length;
       if (depth >= MAX_DEPTH) return undefined;
-      if (depth === 3 && inData && key === 'embedding') {
-        if (c === OPEN_BRACE) return undefined;
-        if (itemHasEmbedding) return undefined;
+      if (depth === 3 && inData && key === EMBEDDING_KEY) {
+        if (c === OPEN_BRACE || itemHasEmbedding) return undefined;
         itemHasEmbedding = true;
-        const found = readVector(text, i);
-        if (found === undefined) return undefined;
-        vectors.push(found.vector);
-        pieces.push(text.slice(copiedUpTo, i), 'null');
-        copiedUpTo = found.end;
-        i = found.end;
-        key = undefined;
+        const vector = JsonNumberArray.read(bytes, i);
+        if (vector === undefined) return undefined;
+        vectors.push(vector);
+        rest += `${bytes.toString('utf8', copiedUpTo, i)}null`;
+        i += vector.elements.length + 2;
+        copiedUpTo = i;
+        key = NO_KEY;
         continue;
       }
-      if (depth === 1 && key === 'data') {
+      if (depth === 1 && key === DATA_KEY) {
         if (sawData || c !== OPEN_BRACKET) return undefined;
         sawData = true;
         inData = true;
       }
       if (depth === 2 && inData) itemHasEmbedding = false;
       stack.push(c === OPEN_BRACE ? OBJECT : ARRAY);
-      key = undefined;
+      key = NO_KEY;
       i++;
       continue;
     }
     if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       stack.pop();
       if (stack.length === 1) inData = false;
-      key = undefined;
+      key = NO_KEY;
       i++;
       continue;
     }
     // A literal or a number: any other value of the item under `embedding` is not this shape.
-    if (stack.length === 3 && inData && key === 'embedding') return undefined;
-    key = undefined;
-    while (i < length && !isDelimiter(text.charCodeAt(i))) i++;
+    if (stack.length === 3 && inData && key === EMBEDDING_KEY) return undefined;
+    key = NO_KEY;
+    while (i < length && !isDelimiter(bytes[i] as number)) i++;
   }
   if (vectors.length === 0) return undefined;
-  pieces.push(text.slice(copiedUpTo));
-  return { vectors, rest: pieces.join('') };
+  rest += bytes.toString('utf8', copiedUpTo);
+  return { vectors, rest };
 }
 
-function escapedKeyMatters(quoted: string): boolean {
+/** The key between `start` and `end` (its quotes excluded); NO_KEY when escapes might spell one of ours. */
+function keyOf(bytes: Buffer, start: number, end: number): number {
+  for (let j = start; j < end; j++) {
+    if (bytes[j] === BACKSLASH) return escapedKeyOf(bytes.toString('utf8', start - 1, end + 1));
+  }
+  const size = end - start;
+  if (size === DATA.length && bytes.compare(DATA, 0, size, start, end) === 0) return DATA_KEY;
+  if (size === EMBEDDING.length && bytes.compare(EMBEDDING, 0, size, start, end) === 0) return EMBEDDING_KEY;
+  return OTHER_KEY;
+}
+
+function escapedKeyOf(quoted: string): number {
   try {
     const key: unknown = JSON.parse(quoted);
-    return key === 'data' || key === 'embedding';
+    return key === 'data' || key === 'embedding' ? NO_KEY : OTHER_KEY;
   } catch {
-    return true;
+    return NO_KEY;
   }
 }
 
@@ -176,14 +166,14 @@ function isDelimiter(c: number): boolean {
 }
 
 /** The index after the string starting at `start` (its opening quote), or -1 when it never ends. */
-function endOfString(text: string, start: number): number {
+function endOfString(bytes: Buffer, start: number): number {
   let i = start + 1;
   for (;;) {
-    const quote = text.indexOf('"', i);
+    const quote = bytes.indexOf(QUOTE, i);
     if (quote < 0) return -1;
     // Escaped when an odd number of backslashes precede it.
     let backslashes = 0;
-    for (let j = quote - 1; text.charCodeAt(j) === BACKSLASH; j--) backslashes++;
+    for (let j = quote - 1; bytes[j] === BACKSLASH; j--) backslashes++;
     if (backslashes % 2 === 0) return quote + 1;
     i = quote + 1;
   }
@@ -194,8 +184,8 @@ function endOfString(text: string, start: number): number {
  * or the vectors do not fill the items' `embedding` places one to one (the caller then parses
  * the whole body as before).
  */
-export function parseWithLiftedEmbeddings(text: string): unknown {
-  const lifted = liftEmbeddingArrays(text);
+export function parseWithLiftedEmbeddings(bytes: Buffer): unknown {
+  const lifted = liftEmbeddingArrays(bytes);
   if (lifted === undefined) return undefined;
   let body: unknown;
   try {

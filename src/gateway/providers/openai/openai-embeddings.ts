@@ -1,4 +1,5 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
+import { JsonNumberArray } from '../../domain/json-number-array.ts';
 import { asCount, isRecord } from '../json-guards.ts';
 import type { EmbedCall, EmbeddingVector, EmbedResult } from '../provider.ts';
 import { invalidResponse } from './openai-error.ts';
@@ -64,8 +65,8 @@ export function fromOpenAIEmbeddingsResponse(
 
 function readVector(value: unknown): EmbeddingVector | undefined {
   if (typeof value === 'string') return decodeFloat32Base64(value);
-  // Number arrays the provider already read into float32 (embedding-arrays.ts).
-  if (value instanceof Float32Array) return value;
+  // Number arrays the provider kept as the upstream's checked bytes (embedding-arrays.ts).
+  if (value instanceof JsonNumberArray) return value;
   if (
     Array.isArray(value) &&
     value.length > 0 &&

@@ -89,8 +89,8 @@ export class OpenAIProvider implements ProviderAdapter {
     });
     if (!isSuccess(response.status))
       throw errorFromResponse(this.slot, response.status, response.headers, response.text);
-    // Number-array vectors go straight to float32 (embedding-arrays.ts); any other body as before.
-    const body = parseWithLiftedEmbeddings(response.text) ?? this.#http.parseJson(response);
+    // Number-array vectors stay the bytes they came as (embedding-arrays.ts); any other body as before.
+    const body = parseWithLiftedEmbeddings(response.body) ?? this.#http.parseJson(response);
     return fromOpenAIEmbeddingsResponse(this.slot, body, call);
   }
 
