@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import { type ErrorCode, errorStatus, toEnvelope } from './errors.ts';
@@ -50,12 +50,29 @@ export function createClientErrorHandler(log: FastifyBaseLogger): (error: Error,
   return (error, socket) => {
     const fault = error as NodeJS.ErrnoException;
     if (fault.code === 'ECONNRESET' || socket.destroyed || answered.has(socket)) return;
-    if (!socket.writable || responseStarted(socket)) {
-      log.debug({ err: error }, 'client error after the answer began; connection closed');
+    answered.add(socket);
+    if (!socket.writable) {
       socket.destroy();
       return;
     }
-    answered.add(socket);
+    const current = responseInFlight(socket);
+    if (current !== undefined) {
+      // The request before the fault is being answered (a GET whose body was never read, say):
+      // no second status line can follow, but that answer is finished and sent first. Destroying
+      // the socket now, with the client's input unread, would make the kernel reset the
+      // connection and the client lose the answer it was sent.
+      log.debug({ err: error }, 'client error after the answer began; closing once it is sent');
+      const close = () => {
+        socket.end();
+        lingerThenDestroy(socket);
+      };
+      if (current.writableFinished) close();
+      else {
+        current.once('finish', close);
+        current.once('close', close);
+      }
+      return;
+    }
     const clientFault = toClientFault(fault);
     const requestId = pickRequestId(undefined);
     // One line per answered connection, like a request's, so timeouts and malformed requests show.
@@ -68,10 +85,13 @@ export function createClientErrorHandler(log: FastifyBaseLogger): (error: Error,
   };
 }
 
-/** A socket whose response has begun cannot carry another status line; Node's default checks the same. */
-function responseStarted(socket: Socket): boolean {
-  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  return current?.headersSent === true;
+/**
+ * The response the socket is carrying once its headers are out: it cannot be followed by another
+ * status line (Node's default handler checks the same). Undefined when none has begun.
+ */
+function responseInFlight(socket: Socket): ServerResponse | undefined {
+  const current = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  return current?.headersSent === true ? current : undefined;
 }
 
 /** Discards what the client still sends until it closes its side, for at most LINGER_MS. */

@@ -66,6 +66,24 @@ describe('answers Fastify and Node write themselves are the envelope with an x-r
     }
   });
 
+  it('a malformed body after a request already being answered: the whole answer, then the connection closes', async () => {
+    // A GET is answered without its body being read; the broken chunk is found while the answer
+    // (the OpenAPI document, tens of kB) is still being written. Found by the raw-HTTP fuzz.
+    for (const [name, port] of surfaces()) {
+      for (const version of ['HTTP/1.1', 'HTTP/2.0', 'HTTP/1.0']) {
+        const answer = await exchange(
+          port,
+          `GET /openapi.json ${version}\r\nHost: x\r\nContent-Type: application/json\r\n` +
+            'Transfer-Encoding: chunked\r\n\r\n`5\r\n0\r\n\r\n',
+        );
+        assert.equal(answer.status, 200, `${name} ${version}: ${answer.error ?? ''}`);
+        assert.equal(answer.error, undefined, `${name} ${version}`);
+        const document = JSON.parse(answer.body) as { openapi?: string };
+        assert.match(String(document.openapi), /^3\./, `${name} ${version}: the whole document`);
+      }
+    }
+  });
+
   it('a body over MAX_BODY_BYTES written whole before reading gets the 413, never a reset', async () => {
     // 6 MiB: past what loopback socket buffers hold, so the client is still writing when the
     // server answers, and within the 8 MiB the server reads on after a 413.
