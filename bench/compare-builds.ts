@@ -11,7 +11,8 @@ import type { Workload } from './scenarios.ts';
 /**
  * `node bench/compare-builds.ts --workload=chat --concurrency=50 <entry.js> <entry.js> …`: several
  * builds of the gateway (a bundle made with other options, a tsc build, another commit's dist/),
- * each started as `npm start` starts it (an entry may add variables: `dist/main.js?LOG_LEVEL=warn`), against one mock upstream, measured in interleaved
+ * each started as `npm start` starts it (an entry may add variables and node flags:
+ * `dist/main.js?LOG_LEVEL=warn#--import=./bench/preload-no-ledger.ts`), against one mock upstream, measured in interleaved
  * rounds so that what the machine does meanwhile falls on all of them alike. Prints each entry's
  * CPU per request and req/s over the rounds. For a question about how the code is built or
  * started; `npm run bench -- --baseline=<commit>` answers the question about a change of code.
@@ -30,19 +31,24 @@ const tempDir = join(fileURLToPath(ROOT), 'bench', 'results', 'tmp', `compare-bu
 mkdirSync(tempDir, { recursive: true });
 
 async function startEntry(spec: string, mockPort: number, index: number): Promise<Server> {
-  const [entry = spec, query = ''] = spec.split('?');
+  const [path = spec, flags = ''] = spec.split('#');
+  const [entry = path, query = ''] = path.split('?');
   const start = startCommand();
   const port = await freePort();
   const log = openSync(join(tempDir, `compare-builds-${index}.log`), 'a');
-  const child = spawn(process.execPath, [...start.nodeArgs, entry], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...start.env,
-      ...gatewayEnv(port, mockPort, join(tempDir, `compare-builds-${index}`)),
-      ...Object.fromEntries(new URLSearchParams(query)),
+  const child = spawn(
+    process.execPath,
+    [...start.nodeArgs, ...flags.split(' ').filter((flag) => flag !== ''), entry],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...start.env,
+        ...gatewayEnv(port, mockPort, join(tempDir, `compare-builds-${index}`)),
+        ...Object.fromEntries(new URLSearchParams(query)),
+      },
+      stdio: ['ignore', log, log],
     },
-    stdio: ['ignore', log, log],
-  });
+  );
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
