@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gatewayEnv } from './gateway-env.ts';
 import { measureCase } from './measure.ts';
+import { memory } from './proc-stats.ts';
 import { freePort, ROOT, type Server, startCommand, startHelper } from './processes.ts';
 import type { Workload } from './scenarios.ts';
 
@@ -14,7 +15,7 @@ import type { Workload } from './scenarios.ts';
  * each started as `npm start` starts it (an entry may add variables and node flags:
  * `dist/main.js?LOG_LEVEL=warn#--import=./bench/preload-no-ledger.ts`), against one mock upstream, measured in interleaved
  * rounds so that what the machine does meanwhile falls on all of them alike. Prints each entry's
- * CPU per request and req/s over the rounds. For a question about how the code is built or
+ * CPU per request and req/s over the rounds, and its peak RSS (VmHWM) after them. For a question about how the code is built or
  * started; `npm run bench -- --baseline=<commit>` answers the question about a change of code.
  */
 const { values, positionals } = parseArgs({
@@ -98,7 +99,7 @@ try {
     const middle = Math.floor(rows.length / 2);
     process.stdout.write(
       `${positionals[index]}: CPU µs/req median ${cpu[middle]?.toFixed(0)} (rounds ${cpu.map((c) => c.toFixed(0)).join(' ')}), ` +
-        `req/s median ${rps[middle]?.toFixed(0)}\n`,
+        `req/s median ${rps[middle]?.toFixed(0)}, peak RSS ${memory(servers[index]?.pid as number).peakRssMb.toFixed(0)} MiB\n`,
     );
   }
 } finally {

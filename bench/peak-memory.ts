@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
   },
 });
 const tempDir = join(fileURLToPath(ROOT), 'bench', 'results', 'tmp', `peak-memory-${process.pid}`);
+mkdirSync(tempDir, { recursive: true });
 const extraArgs = values['node-args'] === '' ? [] : values['node-args'].split(' ');
 const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
 const start = startCommand();
