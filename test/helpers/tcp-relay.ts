@@ -15,6 +15,8 @@ export interface TcpRelay {
   port: number;
   cut(mode: RelayCut): Promise<void>;
   restore(): Promise<void>;
+  /** Resolves when a client sends these bytes (a statement's text, say): a cut can then land inside it. */
+  clientSends(text: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,14 @@ interface Pair {
 export async function startTcpRelay(target: { host: string; port: number }): Promise<TcpRelay> {
   const pairs = new Set<Pair>();
   let mode: RelayCut | undefined;
+  const watchers = new Set<{ text: string; resolve: () => void }>();
+  const watch = (chunk: Buffer) => {
+    for (const watcher of watchers) {
+      if (!chunk.includes(watcher.text)) continue;
+      watchers.delete(watcher);
+      watcher.resolve();
+    }
+  };
 
   const drop = (pair: Pair) => {
     pair.client.destroy();
@@ -41,6 +51,7 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     const upstream = openSocket(target);
     pair.upstream = upstream;
     pair.client.pipe(upstream).pipe(pair.client);
+    pair.client.on('data', watch);
     upstream.on('error', () => drop(pair)).on('close', () => drop(pair));
   };
 
@@ -78,6 +89,7 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
         pair.upstream?.pause();
       }
     },
+    clientSends: (text) => new Promise((resolve) => watchers.add({ text, resolve })),
     async restore() {
       const was = mode;
       mode = undefined;

@@ -14,6 +14,7 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
+import { checkOut } from './pg-check-out.ts';
 
 const DAY_EXPRESSION = "to_char(to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
@@ -34,7 +35,7 @@ export class PgUsageLedger implements UsageLedger {
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const client = await this.#pool.connect();
+    const client = await checkOut(this.#pool);
     try {
       await client.query('BEGIN');
       // One multi-row statement per table: a batch costs two round trips, whatever its size.
@@ -106,7 +107,7 @@ export class PgUsageLedger implements UsageLedger {
   }
 
   async deleteBefore(cutoff: number): Promise<number> {
-    const client = await this.#pool.connect();
+    const client = await checkOut(this.#pool);
     try {
       await client.query('BEGIN');
       await client.query(
