@@ -20,6 +20,8 @@ const ADMIN_TOKEN = 'admin-token-for-the-outage-tests';
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
 /** An app whose credentials no request checks before the database is gone. */
 const LATE = { name: 'late-app', secret: 'late-secret-0123456789' };
+/** Another, kept for the partition (a check of LATE before it would still be cached). */
+const UNSEEN = { name: 'unseen-app', secret: 'unseen-secret-0123456789' };
 const ADMIN_REPORTS = ['usage', 'latency', 'refusals', 'failures', 'apps'];
 const messages = [{ role: 'user', content: 'record me' }];
 
@@ -31,6 +33,8 @@ interface Outage {
   /** What must appear in no answer and no log line (the password, the connection string). */
   secrets: string[];
   cut(): Promise<void>;
+  /** A network partition: connections stay open and nothing answers (PostgreSQL only). */
+  partition?(): Promise<void>;
   restore(): Promise<void>;
   /** Ledger rows, and distinct ids among them, read beside the gateway. */
   countRows(): Promise<{ rows: number; ids: number }>;
@@ -56,6 +60,7 @@ async function postgresOutage(): Promise<Outage> {
     env: { DATABASE_URL: url.toString(), DATA_DIR: ':memory:' },
     secrets: [password, url.toString()],
     cut: () => relay.cut('refused'),
+    partition: () => relay.cut('blackhole'),
     restore: () => relay.restore(),
     async countRows() {
       const { rows } = await direct.query<{ rows: string; ids: string }>(
@@ -145,7 +150,7 @@ for (const [engine, open] of [
     const usage = () => gateway().get('/v1/usage', { headers: AUTH });
 
     /** 503 `service_unavailable` in the envelope, Retry-After, one error line with the cause, no secret anywhere. */
-    function assertUnavailable(reply: Reply, what: string, body = reply.body?.error) {
+    function assertUnavailable(reply: Reply, what: string, body = reply.body?.error, cause = outage.cause) {
       assert.equal(reply.status, 503, `${what}: ${reply.text}`);
       assert.equal(reply.headers['retry-after'], '5', what);
       assert.equal(body?.message, 'the database is unavailable; try again in a few seconds', what);
@@ -153,7 +158,7 @@ for (const [engine, open] of [
       const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
       assert.equal(errors.length, 1, `${what}: one error line for the request`);
       assert.equal(errors[0]?.msg, 'request failed', what);
-      assert.match(String(errors[0]?.err?.message), outage.cause, `${what}: the log line says why`);
+      assert.match(String(errors[0]?.err?.message), cause, `${what}: the log line says why`);
       const seen = [reply.text, JSON.stringify(reply.headers), JSON.stringify(logs)].join('\n');
       for (const secret of outage.secrets) assert.ok(!seen.includes(secret), `${what}: a secret was shown`);
     }
@@ -166,7 +171,7 @@ for (const [engine, open] of [
           LOG_LEVEL: 'info',
           SURFACES: 'gateway',
           ADMIN_TOKEN,
-          GATEWAY_APPS: `${APP}:${AUTH['x-gateway-secret']},${LATE.name}:${LATE.secret}`,
+          GATEWAY_APPS: `${APP}:${AUTH['x-gateway-secret']},${LATE.name}:${LATE.secret},${UNSEEN.name}:${UNSEEN.secret}`,
         },
         [],
       );
@@ -280,6 +285,43 @@ for (const [engine, open] of [
       }
       assert.equal((await gateway().get('/admin/api/latency', { headers: ADMIN })).status, 200);
     });
+
+    if (engine.startsWith('PostgreSQL'))
+      it('a network partition (connections open, nothing answers): 503 within the read bound, not a hang', async () => {
+        assert.equal((await gateway().post('/v1/chat', { messages }, { headers: AUTH })).status, 200);
+        await outage.partition?.();
+        cut = true;
+        assert.equal((await gateway().post('/v1/chat', { messages }, { headers: AUTH })).status, 200);
+        const started = performance.now();
+        const timed = async (work: Promise<Reply>) => {
+          const reply = await work;
+          return { reply, ms: Math.round(performance.now() - started) };
+        };
+        // At once: each waits for its own bound (the flush first, then a read), not for the others.
+        const answers = await Promise.all([
+          timed(usage()),
+          timed(gateway().get('/admin/api/apps', { headers: ADMIN })),
+          timed(
+            gateway().get('/v1/models', {
+              headers: { authorization: `Bearer ${UNSEEN.name}:${UNSEEN.secret}` },
+            }),
+          ),
+        ]);
+        const figures = answers.map(({ reply, ms }) => `${reply.status} after ${ms} ms`).join(', ');
+        console.log(`partition: /v1/usage, /admin/api/apps, /v1/models (unchecked credentials): ${figures}`);
+        const timeouts =
+          /Query read timeout|Connection terminated due to connection timeout|timeout exceeded/;
+        for (const [i, what] of ['GET /v1/usage', '/admin/api/apps', 'GET /v1/models'].entries()) {
+          const answer = answers[i];
+          assert.ok(answer !== undefined);
+          assertUnavailable(answer.reply, what, answer.reply.body?.error, timeouts);
+          // The flush waits 5 s at most, a read 10 s: 15 s, and some slack for a loaded machine.
+          assert.ok(answer.ms < 20_000, figures);
+        }
+        await giveBack();
+        const back = await usage();
+        assert.equal(back.status, 200, back.text);
+      });
 
     it('the process serves on: liveness answers throughout', async () => {
       await takeAway();

@@ -4,6 +4,7 @@ import { reportUnavailable } from '../report-unavailable.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
 import { migratePostgres } from './pg-migrate.ts';
+import { boundedRead } from './pg-read-timeout.ts';
 import { PgSubscriberStore } from './pg-subscriber-store.ts';
 import { PgUsageLedger } from './pg-usage-ledger.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
@@ -28,8 +29,10 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     {
       apps: new PgAppStore(pool),
       usage: new PgUsageLedger(pool),
+      // The rollups are read by the admin API, on its requests' path (their one write, the
+      // refusal counts, is a single upsert).
       insights: new SqlLedgerInsights(
-        async (sql, params) => (await pool.query(numberPlaceholders(sql), [...params])).rows,
+        async (sql, params) => (await pool.query(boundedRead(numberPlaceholders(sql), [...params]))).rows,
       ),
       subscribers: new PgSubscriberStore(pool),
       ping: async () => {
