@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApplication } from './app.ts';
 import { ConfigError } from './config/config-error.ts';
 import { loadConfig } from './config/load-config.ts';
+import { messageWithCauses } from './platform/error-chain.ts';
 import { exitWith } from './platform/exit-process.ts';
 import { createLogger } from './platform/logger.ts';
 import { reclaimStartUpMemory } from './platform/reclaim-start-up-memory.ts';
@@ -78,6 +79,6 @@ main().catch((error: unknown) => {
     exitWith(2);
     return;
   }
-  console.error('start-up failed:', error instanceof Error ? error.message : error);
+  console.error('start-up failed:', messageWithCauses(error));
   exitWith(1);
 });

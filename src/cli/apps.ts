@@ -1,6 +1,7 @@
 import { loadConfigWithoutArguments } from '../config/load-config.ts';
 import { AppAdmin, AppAdminError } from '../gateway/auth/app-admin.ts';
 import { systemClock } from '../platform/clock.ts';
+import { messageWithCauses } from '../platform/error-chain.ts';
 import { exitWith } from '../platform/exit-process.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import { AppExistsError } from '../storage/ports.ts';
@@ -72,7 +73,7 @@ async function run(args: string[]): Promise<number> {
 run(process.argv.slice(2)).then(
   (code) => exitWith(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    console.error(messageWithCauses(error));
     exitWith(1);
   },
 );

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfigWithoutArguments } from '../config/load-config.ts';
+import { messageWithCauses } from '../platform/error-chain.ts';
 import { exitWith } from '../platform/exit-process.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import type { UsageRecord } from '../storage/ports.ts';
@@ -103,7 +104,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => exitWith(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
+    console.error(messageWithCauses(error));
     exitWith(1);
   },
 );

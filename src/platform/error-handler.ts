@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DependencyUnavailableError } from './dependency-unavailable.ts';
 import { ApiError, type ErrorCode, errorStatus, toEnvelope } from './errors.ts';
 import { toFieldIssues } from './validation-issues.ts';
 
@@ -21,6 +22,12 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
 /** Converts any thrown error into the envelope; 5xx answers never carry internal text. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof DependencyUnavailableError) {
+    return new ApiError('service_unavailable', error.message, {
+      headers: { 'retry-after': String(error.retryAfterSeconds) },
+      cause: error,
+    });
+  }
   const fastifyError = error as Partial<FastifyError> & { validation?: unknown };
   if (Array.isArray(fastifyError.validation)) {
     const details = toFieldIssues(fastifyError.validation);

@@ -71,7 +71,7 @@ export class AdminReports {
       ...optional('operation', parseFilter(query.operation, 'operation')),
       ...optional('frontDoor', parseFilter(query.frontDoor, 'frontDoor')),
     };
-    await this.#deps.recorder.flush();
+    await this.#deps.recorder.flushBeforeRead();
     const [rows, totals] = await Promise.all([
       this.#deps.storage.insights.totals({ ...range, groupBy, filters }),
       this.#deps.storage.insights.totals({ ...range, groupBy: [], filters }),
@@ -94,7 +94,7 @@ export class AdminReports {
       ...optional('model', parseFilter(query.model, 'model')),
     };
     if (query.app !== undefined) throw invalid('/app', 'latency is kept per provider and model, not per app');
-    await this.#deps.recorder.flush();
+    await this.#deps.recorder.flushBeforeRead();
     const [overall, perBucket] = await Promise.all([
       this.#deps.storage.insights.latency({ ...range, bucket: undefined, filters }),
       bucket === undefined
@@ -149,7 +149,7 @@ export class AdminReports {
     const limit = query.limit === undefined ? 50 : Number(query.limit);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FAILURES)
       throw invalid('/limit', `must be an integer from 1 to ${MAX_FAILURES}`);
-    await this.#deps.recorder.flush();
+    await this.#deps.recorder.flushBeforeRead();
     const rows = await this.#deps.storage.insights.failures({ ...range, limit, ...optional('app', app) });
     return {
       ...rangeOut(range),
@@ -165,7 +165,7 @@ export class AdminReports {
     const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
     const month = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
     const end = Math.ceil((now + 1) / 3_600_000) * 3_600_000;
-    await this.#deps.recorder.flush();
+    await this.#deps.recorder.flushBeforeRead();
     const [records, today, thisMonth] = await Promise.all([
       this.#deps.storage.apps.listApps(),
       this.#deps.storage.insights.totals({ from: day, to: end, groupBy: ['app'], filters: {} }),

@@ -24,7 +24,8 @@ export interface UsageReport {
 /**
  * GET /v1/usage: an app's own totals over whole UTC days (`from` and `to` inclusive; default the
  * current month to date), grouped as asked. Records still waiting in this instance's recorder
- * are written first, so an app reads its own latest requests.
+ * are written first (for up to a few seconds: see flushBeforeRead), so an app reads its own
+ * latest requests.
  */
 export async function readUsage(
   storage: Storage,
@@ -42,7 +43,7 @@ export async function readUsage(
   if (toMs - fromMs > MAX_DAYS * 86_400_000)
     throw invalid('/to', `the period may span at most ${MAX_DAYS} days`);
   const groupBy = parseGroups(input.groupBy ?? 'day');
-  await recorder.flush();
+  await recorder.flushBeforeRead();
   const [rows, totals] = await Promise.all([
     storage.usage.totals({ app, from: fromMs, to: toMs, groupBy }),
     storage.usage.totals({ app, from: fromMs, to: toMs, groupBy: [] }),

@@ -104,4 +104,29 @@ describe('UsageRecorder', () => {
       ['s1', 's2'],
     );
   });
+
+  it('a read waits for the flush at most 5 s when the ledger does not answer (a network partition)', async (t) => {
+    let answer: (() => void) | undefined;
+    const hanging: UsageLedger = {
+      appendBatch: () => new Promise<void>((resolve) => (answer = resolve)),
+      readRecords: async () => [],
+      totals: async () => [],
+      deleteBefore: async () => 0,
+    };
+    const recorder = new UsageRecorder(hanging, silent, { flushIntervalMs: 60_000 });
+    recorder.record(sampleRecord('held'));
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let waited = false;
+    const read = recorder.flushBeforeRead().then(() => (waited = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(4_999);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(waited, false, 'still waiting for the write');
+    t.mock.timers.tick(1);
+    await read;
+    assert.equal(recorder.pending, 1, 'the record stays queued');
+    answer?.();
+    await recorder.flush();
+    assert.equal(recorder.pending, 0);
+  });
 });

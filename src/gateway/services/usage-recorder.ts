@@ -20,6 +20,12 @@ export interface UsageRecorderOptions {
 const FINAL_ATTEMPTS = 3;
 /** Longest pause between retries while the ledger fails. */
 const MAX_BACKOFF_MS = 5_000;
+/**
+ * Longest a read of the ledger waits for this instance's records to be written first. A write to
+ * a database cut off by a network partition gets no answer until its connection times out
+ * (minutes); the read then goes on, and meets the database's state itself.
+ */
+const READ_FLUSH_WAIT_MS = 5_000;
 
 /**
  * Takes usage records off the hot path: the request only pushes to an array; batches are written
@@ -121,6 +127,23 @@ export class UsageRecorder {
     const flushed = new Promise<void>((resolve) => this.#flushes.push({ upTo, resolve }));
     this.#startDrain();
     return flushed;
+  }
+
+  /**
+   * `flush()` for a read that should see this instance's latest records: waited for at most
+   * READ_FLUSH_WAIT_MS, after which the read answers with what the database holds (the records
+   * stay queued, as after a failed write).
+   */
+  async flushBeforeRead(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, READ_FLUSH_WAIT_MS);
+    });
+    try {
+      await Promise.race([this.flush(), waited]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   readonly #onTimer = (): void => {

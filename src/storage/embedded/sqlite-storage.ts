@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import type { Storage } from '../ports.ts';
+import { reportUnavailable } from '../report-unavailable.ts';
 import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
+import { isSqliteUnavailable } from './sqlite-unavailable.ts';
 import { ATTEMPT_INSERT, REQUEST_INSERT, SqliteUsageLedger } from './sqlite-usage-ledger.ts';
 
 /**
@@ -23,17 +25,20 @@ export function openSqliteStorage(dataDir: string): Storage {
           requestInsert: REQUEST_INSERT,
           attemptInsert: ATTEMPT_INSERT,
         });
-  return {
-    apps: new SqliteAppStore(db),
-    usage: new SqliteUsageLedger(db, writer),
-    insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
-    subscribers: new SqliteSubscriberStore(db),
-    ping: async () => {
-      ping.get();
+  return reportUnavailable(
+    {
+      apps: new SqliteAppStore(db),
+      usage: new SqliteUsageLedger(db, writer),
+      insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
+      subscribers: new SqliteSubscriberStore(db),
+      ping: async () => {
+        ping.get();
+      },
+      close: async () => {
+        await writer?.close();
+        if (db.isOpen) db.close();
+      },
     },
-    close: async () => {
-      await writer?.close();
-      if (db.isOpen) db.close();
-    },
-  };
+    isSqliteUnavailable,
+  );
 }

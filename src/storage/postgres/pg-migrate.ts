@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { MIGRATIONS_TABLE_SQL, readMigrations } from '../migrations.ts';
+import { checkOut } from './pg-check-out.ts';
 
 // Any constant works; it only has to be the same for every instance of this service.
 const MIGRATION_LOCK_KEY = 7_262_911;
@@ -9,7 +10,7 @@ const MIGRATION_LOCK_KEY = 7_262_911;
  * instances that start together take turns, so each migration runs exactly once.
  */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
+  const client = await checkOut(pool);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(MIGRATIONS_TABLE_SQL);

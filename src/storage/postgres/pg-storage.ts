@@ -1,10 +1,13 @@
 import pg from 'pg';
 import type { Storage } from '../ports.ts';
+import { reportUnavailable } from '../report-unavailable.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
 import { migratePostgres } from './pg-migrate.ts';
+import { boundedRead } from './pg-read-timeout.ts';
 import { PgSubscriberStore } from './pg-subscriber-store.ts';
 import { PgUsageLedger } from './pg-usage-ledger.ts';
+import { isPostgresUnavailable } from './postgres-unavailable.ts';
 
 /** PostgreSQL storage (DATABASE_URL), shared by every gateway instance; migrations apply at start-up. */
 export async function openPostgresStorage(url: string): Promise<Storage> {
@@ -22,16 +25,21 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     await pool.end();
     throw error;
   }
-  return {
-    apps: new PgAppStore(pool),
-    usage: new PgUsageLedger(pool),
-    insights: new SqlLedgerInsights(
-      async (sql, params) => (await pool.query(numberPlaceholders(sql), [...params])).rows,
-    ),
-    subscribers: new PgSubscriberStore(pool),
-    ping: async () => {
-      await pool.query('SELECT 1');
+  return reportUnavailable(
+    {
+      apps: new PgAppStore(pool),
+      usage: new PgUsageLedger(pool),
+      // The rollups are read by the admin API, on its requests' path (their one write, the
+      // refusal counts, is a single upsert).
+      insights: new SqlLedgerInsights(
+        async (sql, params) => (await pool.query(boundedRead(numberPlaceholders(sql), [...params]))).rows,
+      ),
+      subscribers: new PgSubscriberStore(pool),
+      ping: async () => {
+        await pool.query('SELECT 1');
+      },
+      close: () => pool.end(),
     },
-    close: () => pool.end(),
-  };
+    isPostgresUnavailable,
+  );
 }

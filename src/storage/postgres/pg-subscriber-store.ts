@@ -31,6 +31,7 @@ import {
   type SignupTransition,
   type Transition,
 } from '../subscriber-transitions.ts';
+import { checkOut } from './pg-check-out.ts';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -250,7 +251,7 @@ export class PgSubscriberStore implements SubscriberStore {
   }
 
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await checkOut(this.#pool);
     // A client whose ROLLBACK failed is in an unknown state: it goes back to the pool destroyed.
     let broken: Error | undefined;
     try {

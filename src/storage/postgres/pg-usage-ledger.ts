@@ -14,6 +14,8 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
+import { checkOut } from './pg-check-out.ts';
+import { boundedRead } from './pg-read-timeout.ts';
 
 const DAY_EXPRESSION = "to_char(to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
@@ -34,7 +36,7 @@ export class PgUsageLedger implements UsageLedger {
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const client = await this.#pool.connect();
+    const client = await checkOut(this.#pool);
     try {
       await client.query('BEGIN');
       // One multi-row statement per table: a batch costs two round trips, whatever its size.
@@ -79,13 +81,16 @@ export class PgUsageLedger implements UsageLedger {
     }
     params.push(query.limit);
     const { rows } = await this.#pool.query<RequestRow>(
-      `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${params.length}`,
-      params,
+      boundedRead(
+        `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${params.length}`,
+        params,
+      ),
     );
     if (rows.length === 0) return [];
     const attempts = await this.#pool.query<AttemptRow>(
-      'SELECT * FROM usage_attempts WHERE usage_id = ANY($1) ORDER BY usage_id, attempt',
-      [rows.map((r) => r.id)],
+      boundedRead('SELECT * FROM usage_attempts WHERE usage_id = ANY($1) ORDER BY usage_id, attempt', [
+        rows.map((r) => r.id),
+      ]),
     );
     const byRecord = new Map<string, AttemptRow[]>();
     for (const attempt of attempts.rows) {
@@ -99,14 +104,16 @@ export class PgUsageLedger implements UsageLedger {
   async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
     const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
     const { rows } = await this.#pool.query<TotalsRowRaw>(
-      `SELECT ${select} FROM usage_requests WHERE app = $1 AND created_at >= $2 AND created_at < $3 ${group}`,
-      [query.app, query.from, query.to],
+      boundedRead(
+        `SELECT ${select} FROM usage_requests WHERE app = $1 AND created_at >= $2 AND created_at < $3 ${group}`,
+        [query.app, query.from, query.to],
+      ),
     );
     return rows.map((row) => toTotalsRow(row, query.groupBy));
   }
 
   async deleteBefore(cutoff: number): Promise<number> {
-    const client = await this.#pool.connect();
+    const client = await checkOut(this.#pool);
     try {
       await client.query('BEGIN');
       await client.query(

@@ -1,0 +1,337 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { Writable } from 'node:stream';
+import { after, afterEach, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { type Application, buildApplication } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/load-config.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { DATABASE_FILE } from '../../src/storage/embedded/open-sqlite.ts';
+import { APP, AUTH } from '../helpers/gateway-harness.ts';
+import { bindRequests, type Reply } from '../helpers/inject-reply.ts';
+import { createTestSchema, POSTGRES_URL } from '../helpers/postgres.ts';
+import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
+
+const ADMIN_TOKEN = 'admin-token-for-the-outage-tests';
+const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
+/** An app whose credentials no request checks before the database is gone. */
+const LATE = { name: 'late-app', secret: 'late-secret-0123456789' };
+/** Another, kept for the partition (a check of LATE before it would still be cached). */
+const UNSEEN = { name: 'unseen-app', secret: 'unseen-secret-0123456789' };
+const ADMIN_REPORTS = ['usage', 'latency', 'refusals', 'failures', 'apps'];
+const messages = [{ role: 'user', content: 'record me' }];
+
+type LogLine = { level: number; msg: string; reqId?: string; err?: { message: string } };
+
+/** One engine, and how a test takes its database away and gives it back. */
+interface Outage {
+  env: Record<string, string>;
+  /** What must appear in no answer and no log line (the password, the connection string). */
+  secrets: string[];
+  cut(): Promise<void>;
+  /** A network partition: connections stay open and nothing answers (PostgreSQL only). */
+  partition?(): Promise<void>;
+  restore(): Promise<void>;
+  /** Ledger rows, and distinct ids among them, read beside the gateway. */
+  countRows(): Promise<{ rows: number; ids: number }>;
+  /** Runs statements beside the gateway, on its database. */
+  run(sql: string): Promise<void>;
+  /** The driver's words for the failure, which the log line must carry. */
+  cause: RegExp;
+  close(): Promise<void>;
+}
+
+async function postgresOutage(): Promise<Outage> {
+  const schema = await createTestSchema();
+  const server = new URL(POSTGRES_URL);
+  const relay: TcpRelay = await startTcpRelay({ host: server.hostname, port: Number(server.port || 5432) });
+  // Trust auth ignores the password: it is there to be looked for where it must not be.
+  const password = 'db-password-never-shown-7f3a';
+  const url = new URL(schema.url);
+  url.host = `${relay.host}:${relay.port}`;
+  url.password = password;
+  const direct = new pg.Client({ connectionString: schema.url });
+  await direct.connect();
+  return {
+    env: { DATABASE_URL: url.toString(), DATA_DIR: ':memory:' },
+    secrets: [password, url.toString()],
+    cut: () => relay.cut('refused'),
+    partition: () => relay.cut('blackhole'),
+    restore: () => relay.restore(),
+    async countRows() {
+      const { rows } = await direct.query<{ rows: string; ids: string }>(
+        'SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM usage_requests',
+      );
+      return { rows: Number(rows[0]?.rows), ids: Number(rows[0]?.ids) };
+    },
+    run: async (sql) => {
+      await direct.query(sql);
+    },
+    cause: /ECONNREFUSED|ECONNRESET|Connection terminated/,
+    async close() {
+      await direct.end();
+      await relay.close();
+      await schema.drop();
+    },
+  };
+}
+
+/**
+ * The embedded file made unreadable under the running gateway: its pages moved from the WAL into
+ * the file (a checkpoint), then the file's header overwritten by another process, as a failing
+ * disk or a bad copy would leave it. SQLite then answers "file is not a database" to every
+ * connection. Restoring puts the header back, and one write through another connection tells the
+ * gateway's connections that the file changed (SQLite keeps trusting its cache until the WAL does).
+ */
+async function sqliteOutage(): Promise<Outage> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'database-outage-'));
+  const file = join(dataDir, DATABASE_FILE);
+  const saved = `${file}.header`;
+  const onTheSide = (work: (db: DatabaseSync) => void) => {
+    const db = new DatabaseSync(file);
+    try {
+      work(db);
+    } finally {
+      db.close();
+    }
+  };
+  // Another process writes the bytes: closing a descriptor of the file in this one would drop
+  // the POSIX locks SQLite holds on it here.
+  const copyHeader = (from: string, to: string) =>
+    execFileSync('dd', [`if=${from}`, `of=${to}`, 'bs=100', 'count=1', 'conv=notrunc'], { stdio: 'ignore' });
+  return {
+    env: { DATA_DIR: dataDir },
+    secrets: [dataDir],
+    async cut() {
+      onTheSide((db) => {
+        const result = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
+        assert.equal(result.busy, 0, 'checkpoint complete');
+      });
+      copyHeader(file, saved);
+      copyHeader('/dev/zero', file);
+    },
+    async restore() {
+      copyHeader(saved, file);
+      onTheSide((db) => db.exec('PRAGMA user_version = 1'));
+    },
+    async countRows() {
+      let counts = { rows: 0, ids: 0 };
+      onTheSide((db) => {
+        const row = db
+          .prepare('SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM usage_requests')
+          .get();
+        counts = { rows: Number(row?.rows), ids: Number(row?.ids) };
+      });
+      return counts;
+    },
+    run: async (sql) => onTheSide((db) => db.exec(sql)),
+    cause: /file is not a database/,
+    close: async () => {},
+  };
+}
+
+for (const [engine, open] of [
+  ['PostgreSQL (a relay in front of the server, cut)', postgresOutage],
+  ['embedded SQLite (the file made unreadable)', sqliteOutage],
+] as const) {
+  describe(`database lost while running: ${engine}`, () => {
+    const logs: LogLine[] = [];
+    let outage: Outage;
+    let app: Application;
+    let cut = false;
+    const gateway = () => {
+      if (app.gateway === undefined) throw new Error('no gateway');
+      return bindRequests(app.gateway);
+    };
+    const usage = () => gateway().get('/v1/usage', { headers: AUTH });
+
+    /** 503 `service_unavailable` in the envelope, Retry-After, one error line with the cause, no secret anywhere. */
+    function assertUnavailable(reply: Reply, what: string, body = reply.body?.error, cause = outage.cause) {
+      assert.equal(reply.status, 503, `${what}: ${reply.text}`);
+      assert.equal(reply.headers['retry-after'], '5', what);
+      assert.equal(body?.message, 'the database is unavailable; try again in a few seconds', what);
+      const requestId = String(reply.headers['x-request-id']);
+      const errors = logs.filter((line) => line.level === 50 && line.reqId === requestId);
+      assert.equal(errors.length, 1, `${what}: one error line for the request`);
+      assert.equal(errors[0]?.msg, 'request failed', what);
+      assert.match(String(errors[0]?.err?.message), cause, `${what}: the log line says why`);
+      const seen = [reply.text, JSON.stringify(reply.headers), JSON.stringify(logs)].join('\n');
+      for (const secret of outage.secrets) assert.ok(!seen.includes(secret), `${what}: a secret was shown`);
+    }
+
+    before(async () => {
+      outage = await open();
+      const config = loadConfig(
+        {
+          ...outage.env,
+          LOG_LEVEL: 'info',
+          SURFACES: 'gateway',
+          ADMIN_TOKEN,
+          GATEWAY_APPS: `${APP}:${AUTH['x-gateway-secret']},${LATE.name}:${LATE.secret},${UNSEEN.name}:${UNSEEN.secret}`,
+        },
+        [],
+      );
+      const destination = new Writable({
+        write(chunk, _encoding, done) {
+          for (const line of String(chunk).split('\n')) if (line !== '') logs.push(JSON.parse(line));
+          done();
+        },
+      });
+      app = await buildApplication(config, createLogger({ level: 'info', destination }));
+      await app.gateway?.ready();
+    });
+
+    // A failed test must not leave the next one without its database.
+    afterEach(async () => {
+      if (cut) await outage.restore();
+      cut = false;
+    });
+
+    after(async () => {
+      await app.close();
+      await outage.close();
+    });
+
+    const takeAway = async () => {
+      await outage.cut();
+      cut = true;
+    };
+    const giveBack = async () => {
+      await outage.restore();
+      cut = false;
+    };
+
+    it('GET /v1/usage answers 503; the records it could not write are kept, then written once each', async () => {
+      assert.equal((await gateway().post('/v1/chat', { messages }, { headers: AUTH })).status, 200);
+      assert.equal((await usage()).body.totals.requests, 1);
+
+      await takeAway();
+      // The app's credentials were checked a moment ago (cached for 5 s): these are served.
+      for (let i = 0; i < 3; i++)
+        assert.equal((await gateway().post('/v1/chat', { messages }, { headers: AUTH })).status, 200);
+      assertUnavailable(await usage(), 'GET /v1/usage');
+      assert.equal(app.recorder.pending, 3, 'the records stay queued');
+
+      await giveBack();
+      const back = await usage();
+      assert.equal(back.status, 200, back.text);
+      assert.equal(back.body.totals.requests, 4);
+      assert.deepEqual(await outage.countRows(), { rows: 4, ids: 4 });
+    });
+
+    it('every admin report answers 503, not kept by a cache', async () => {
+      await takeAway();
+      const figures: string[] = [];
+      for (const report of ADMIN_REPORTS) {
+        const started = performance.now();
+        const reply = await gateway().get(`/admin/api/${report}`, { headers: ADMIN });
+        figures.push(`${report} ${(performance.now() - started).toFixed(1)} ms`);
+        assertUnavailable(reply, `/admin/api/${report}`);
+        assert.equal(reply.headers['cache-control'], 'no-store');
+      }
+      console.log(`${engine}: 503 from /admin/api/ ${figures.join(', ')}`);
+      await giveBack();
+      for (const report of ADMIN_REPORTS) {
+        const reply = await gateway().get(`/admin/api/${report}`, { headers: ADMIN });
+        assert.equal(reply.status, 200, `/admin/api/${report} after: ${reply.text}`);
+      }
+    });
+
+    it('credentials that must be read from the database: 503 on every door, in its own shape', async () => {
+      await takeAway();
+      const key = `${LATE.name}:${LATE.secret}`;
+      const native = await gateway().post(
+        '/v1/chat',
+        { messages },
+        { headers: { 'x-gateway-app': LATE.name, 'x-gateway-secret': LATE.secret } },
+      );
+      assertUnavailable(native, 'native POST /v1/chat');
+      assert.equal(native.body.error.code, 'service_unavailable');
+
+      const models = await gateway().get('/v1/models', { headers: { authorization: `Bearer ${key}` } });
+      assertUnavailable(models, 'OpenAI GET /v1/models');
+      assert.equal(models.body.error.type, 'server_error');
+      assert.equal(models.body.error.code, 'service_unavailable');
+
+      const tokens = await gateway().post(
+        '/v1/messages/count_tokens',
+        { model: 'simulated-chat', messages },
+        { headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01' } },
+      );
+      assertUnavailable(tokens, 'Anthropic POST /v1/messages/count_tokens');
+      assert.equal(tokens.body.type, 'error');
+      assert.equal(tokens.body.error.type, 'overloaded_error');
+
+      await giveBack();
+      const served = await gateway().get('/v1/models', { headers: { authorization: `Bearer ${key}` } });
+      assert.equal(served.status, 200, served.text);
+    });
+
+    it('a query the database refuses is a 500 as before: only an outage is a 503', async () => {
+      const rename = (from: string, to: string) =>
+        outage.run(
+          ['hourly', 'daily']
+            .map((grain) => `ALTER TABLE ${from}_${grain} RENAME TO ${to}_${grain}`)
+            .join('; '),
+        );
+      await rename('usage_latency', 'renamed_latency');
+      try {
+        const reply = await gateway().get('/admin/api/latency', { headers: ADMIN });
+        assert.equal(reply.status, 500, reply.text);
+        assert.deepEqual(reply.body, { error: { code: 'internal_error', message: 'internal error' } });
+        assert.equal(reply.headers['retry-after'], undefined);
+      } finally {
+        await rename('renamed_latency', 'usage_latency');
+      }
+      assert.equal((await gateway().get('/admin/api/latency', { headers: ADMIN })).status, 200);
+    });
+
+    if (engine.startsWith('PostgreSQL'))
+      it('a network partition (connections open, nothing answers): 503 within the read bound, not a hang', async () => {
+        assert.equal((await gateway().post('/v1/chat', { messages }, { headers: AUTH })).status, 200);
+        await outage.partition?.();
+        cut = true;
+        assert.equal((await gateway().post('/v1/chat', { messages }, { headers: AUTH })).status, 200);
+        const started = performance.now();
+        const timed = async (work: Promise<Reply>) => {
+          const reply = await work;
+          return { reply, ms: Math.round(performance.now() - started) };
+        };
+        // At once: each waits for its own bound (the flush first, then a read), not for the others.
+        const answers = await Promise.all([
+          timed(usage()),
+          timed(gateway().get('/admin/api/apps', { headers: ADMIN })),
+          timed(
+            gateway().get('/v1/models', {
+              headers: { authorization: `Bearer ${UNSEEN.name}:${UNSEEN.secret}` },
+            }),
+          ),
+        ]);
+        const figures = answers.map(({ reply, ms }) => `${reply.status} after ${ms} ms`).join(', ');
+        console.log(`partition: /v1/usage, /admin/api/apps, /v1/models (unchecked credentials): ${figures}`);
+        const timeouts =
+          /Query read timeout|Connection terminated due to connection timeout|timeout exceeded/;
+        for (const [i, what] of ['GET /v1/usage', '/admin/api/apps', 'GET /v1/models'].entries()) {
+          const answer = answers[i];
+          assert.ok(answer !== undefined);
+          assertUnavailable(answer.reply, what, answer.reply.body?.error, timeouts);
+          // The flush waits 5 s at most, a read 10 s: 15 s, and some slack for a loaded machine.
+          assert.ok(answer.ms < 20_000, figures);
+        }
+        await giveBack();
+        const back = await usage();
+        assert.equal(back.status, 200, back.text);
+      });
+
+    it('the process serves on: liveness answers throughout', async () => {
+      await takeAway();
+      assert.equal((await gateway().get('/health')).status, 200);
+      assertUnavailable(await usage(), 'GET /v1/usage');
+      assert.equal((await gateway().get('/health')).status, 200);
+    });
+  });
+}

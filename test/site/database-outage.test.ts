@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { openPostgresStorage } from '../../src/storage/postgres/pg-storage.ts';
+import { createTestSchema, POSTGRES_URL } from '../helpers/postgres.ts';
+import { createSite, type SiteHarness } from '../helpers/site-harness.ts';
+import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
+
+// Trust auth ignores it: it is there to be looked for where it must not be.
+const PASSWORD = 'db-password-never-shown-5c1e';
+const A_TOKEN = 'A'.repeat(43);
+
+/**
+ * Surface B when PostgreSQL is lost: the health report says so (503), and the newsletter keeps the
+ * contract's answer for a failing subscriber store, 500 `upstream_failure` (SEED-interface: "500
+ * for upstream failures"), without a word of the driver's error.
+ */
+describe('site with PostgreSQL lost while running', () => {
+  let relay: TcpRelay;
+  let drop: () => Promise<void>;
+  let url: string;
+  let h: SiteHarness;
+
+  before(async () => {
+    const schema = await createTestSchema();
+    drop = schema.drop;
+    const server = new URL(POSTGRES_URL);
+    relay = await startTcpRelay({ host: server.hostname, port: Number(server.port || 5432) });
+    const through = new URL(schema.url);
+    through.host = `${relay.host}:${relay.port}`;
+    through.password = PASSWORD;
+    url = through.toString();
+    h = await createSite({ storage: await openPostgresStorage(url) });
+  });
+  afterEach(() => relay.restore());
+  after(async () => {
+    await h.close();
+    await relay.close();
+    await drop();
+  });
+
+  const signup = (email: string) => h.post('/api/newsletter', { email });
+  /** Answers name nothing of the connection; the log names the cause, never the password. */
+  const assertNothingShown = (
+    text: string,
+    secrets = [PASSWORD, url, String(relay.port), 'ECONNREFUSED'],
+  ) => {
+    for (const secret of secrets) assert.ok(!text.includes(secret), `${secret} shown in ${text}`);
+  };
+
+  it('health fails with 503; signups and links answer 500 upstream_failure; both recover', async () => {
+    assert.equal((await signup('before@example.com')).status, 200);
+    await relay.cut('refused');
+
+    const health = await h.get('/api/health');
+    assert.equal(health.status, 503);
+    assert.equal(health.body.status, 'fail');
+    assert.equal(health.body.checks['storage:responseTime'][0].output, 'unavailable');
+
+    for (const reply of [
+      await signup('during@example.com'),
+      await h.get(`/api/newsletter/confirm?token=${A_TOKEN}`),
+      await h.get(`/api/newsletter/unsubscribe?token=${A_TOKEN}`),
+    ]) {
+      assert.equal(reply.status, 500, reply.text);
+      assert.equal(reply.body.error.code, 'upstream_failure');
+      assertNothingShown(reply.text);
+    }
+    const logs = JSON.stringify(h.logs);
+    assertNothingShown(logs, [PASSWORD, url]);
+    assert.match(logs, /ECONNREFUSED/);
+
+    await relay.restore();
+    assert.equal((await h.get('/api/health')).status, 200);
+    assert.equal((await signup('during@example.com')).status, 200);
+  });
+});
