@@ -51,15 +51,9 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
   const buildValidator: Factory<ValidateFunction> = (externalSchemas, options) => {
     const compile = validators(externalSchemas, options);
     return (route) => {
-      let compiled: ValidateFunction | undefined;
-      const compileNow = () => {
-        pending.delete(compileNow);
-        compiled ??= compile(route);
-        return compiled;
-      };
-      pending.add(compileNow);
+      const compiled = onFirstUse(pending, () => compile(route));
       const validate: ValidateFunction = (data, context) => {
-        const fn = compiled ?? compileNow();
+        const fn = compiled();
         const verdict = fn(data, context);
         validate.errors = fn.errors;
         return verdict;
@@ -75,14 +69,8 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
   const buildSerializer: Factory<Serializer> = (externalSchemas, options) => {
     const compile = serializers(externalSchemas, options);
     return (route) => {
-      let compiled: Serializer | undefined;
-      const compileNow = () => {
-        pending.delete(compileNow);
-        compiled ??= compile(route);
-        return compiled;
-      };
-      pending.add(compileNow);
-      return (data) => (compiled ?? compileNow())(data);
+      const compiled = onFirstUse(pending, () => compile(route));
+      return (data) => compiled()(data);
     };
   };
 
@@ -97,4 +85,16 @@ export function lazySchemaCompilers(): LazySchemaCompilers {
       return now.length;
     },
   };
+}
+
+/** `compile`'s result, made on the first call and kept; listed in `pending` until then. */
+function onFirstUse<T>(pending: Set<() => unknown>, compile: () => T): () => T {
+  let compiled: T | undefined;
+  const compileNow = () => {
+    pending.delete(compileNow);
+    compiled ??= compile();
+    return compiled;
+  };
+  pending.add(compileNow);
+  return () => compiled ?? compileNow();
 }
