@@ -270,7 +270,7 @@ export function machineLines(machine: Machine, meta: RunMeta): string {
     `- machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGb} GiB RAM, Linux ${machine.kernel}`,
     `- box speed: ${meta.boxSpeed.startNs.toFixed(2)} ns per step of \`bench/box-speed.ts\`'s integer loop before the first case, ${meta.boxSpeed.endNs.toFixed(2)} ns after the last (lower is faster; compare reports only where these are near)`,
     `- node ${machine.node}; commit ${machine.commit}${machine.dirty ? ' plus uncommitted changes' : ''}`,
-    `- each case: ${meta.rounds} rounds, the servers interleaved, the median round (by req/s) shown; each round ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
+    `- each case: ${meta.rounds} rounds, each round every workload and server in turn, the median round (by req/s) shown; each round ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
     `- mock upstream: streams of ${meta.mock.streamChunks} content chunks (plus role, finish, usage and [DONE] events) ${meta.mock.chunkDelayMs} ms apart (\`spaced\`), or all in one write (\`burst\`); embeddings of ${meta.mock.embedDims} dimensions (base64 upstream, number arrays from the gateway)`,
     '- the load generator (autocannon; a small node:http client for streams), the mock upstream and the server under test share the same cores: req/s is what this box does with all three on it; CPU µs per request is counted for the server process alone (/proc/<pid>/stat)',
   ].join('\n');

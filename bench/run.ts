@@ -171,28 +171,35 @@ async function main(): Promise<void> {
     for (const target of TARGETS) await measure(target, servers[target], workload, 10, 1, 0);
 
   // One run on this shared 2-core VM varies by 10-20% from the next: every case runs `rounds`
-  // times, the three targets interleaved so that they share the same minutes, and the median
-  // run (by req/s) of each is kept.
-  const rows: CaseResult[] = [];
-  for (const workload of workloads) {
-    for (const concurrency of concurrencies) {
-      const runs = new Map<Target, CaseResult[]>();
-      for (let round = 0; round < rounds; round++) {
+  // times, and each round takes every workload and every target in turn, so that what is compared
+  // (a target with another, and a workload with another: the OpenAI door with the native route)
+  // shares the same minutes; the median run (by req/s) of each case is kept.
+  const runs = new Map<string, CaseResult[]>();
+  const caseKey = (workload: Workload, concurrency: number, target: Target) =>
+    `${workload} ${concurrency} ${target}`;
+  for (const concurrency of concurrencies) {
+    for (let round = 0; round < rounds; round++) {
+      for (const workload of workloads) {
         for (const target of TARGETS) {
           const row = await measure(target, servers[target], workload, concurrency, seconds, warmupSeconds);
           // A server that answered nothing would turn every ratio against it into nonsense.
           if (row.requests === 0)
             throw new Error(`${target} answered no request (${workload}, c=${concurrency}); nothing written`);
-          runs.set(target, [...(runs.get(target) ?? []), row]);
+          const key = caseKey(workload, concurrency, target);
+          runs.set(key, [...(runs.get(key) ?? []), row]);
           log(
             `${workload} c=${concurrency} ${target}: ${row.rps.toFixed(0)} req/s, p50 ${row.latency.p50.toFixed(3)} ms, ` +
               `p99 ${row.latency.p99.toFixed(3)} ms, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req, ${row.failures} errors`,
           );
         }
       }
-      for (const target of TARGETS) rows.push(medianRound(runs.get(target) ?? []));
     }
   }
+  const rows: CaseResult[] = [];
+  for (const workload of workloads)
+    for (const concurrency of concurrencies)
+      for (const target of TARGETS)
+        rows.push(medianRound(runs.get(caseKey(workload, concurrency, target)) ?? []));
   const gatewayPeakRssMb = memory(main.pid).peakRssMb;
   await main.stop();
   const forwarderPeakRssMb = memory(forwarder.pid).peakRssMb;
