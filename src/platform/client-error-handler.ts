@@ -62,7 +62,10 @@ export function createClientErrorHandler(log: FastifyBaseLogger): (error: Error,
       // the socket now, with the client's input unread, would make the kernel reset the
       // connection and the client lose the answer it was sent.
       log.debug({ err: error }, 'client error after the answer began; closing once it is sent');
+      let closing = false;
       const close = () => {
+        if (closing) return;
+        closing = true;
         socket.end();
         lingerThenDestroy(socket);
       };
