@@ -1,5 +1,5 @@
 import { cpSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 
@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  *
  * One bundle rather than tsc's file per module: Node keeps a module record, its source text and
  * its compiled functions for each of the ~1,100 files an idle gateway loads (373 of them TypeBox's
- * alone), about 13 MiB of the idle RSS (docs/performance.md, decision 0011). Whitespace and syntax
+ * alone), about 12 MiB of the idle RSS (docs/performance.md, decision 0011). Whitespace and syntax
  * are minified, identifiers are not, so that stack traces and logs name what the source names
  * (but for a top-level name two modules share, which esbuild suffixes); a linked source map lets
  * `node --enable-source-maps` show TypeScript positions. Not `keepNames`: it redefines `name` on
@@ -20,22 +20,25 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  * chat request in the bench (117-122 against 98-102 µs).
  *
  * Everything in the bundle finds its files the same way from src/ and from dist/: the migrations
- * and the worker beside the code (`new URL('./…', import.meta.url)`, both copied here), the rest
- * from the package root (src/platform/package-root.ts).
+ * and the worker beside the code (`new URL('./…', import.meta.url)`: the worker is an entry point
+ * of its own, the migrations are copied), the rest from the package root
+ * (src/platform/package-root.ts).
+ *
+ * What a former build left and this one did not write (chunks of other contents, named by their
+ * hash; tsc's per-module tree) is removed after the build, not before: a server still running from
+ * this folder (`npm start` again from the same checkout) loads its late chunks on first use, and
+ * the same code gives the same chunk names, so they are never missing.
  */
 export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile> {
   mkdirSync(outDir, { recursive: true });
-  // A former build's chunks (named by their hash) and tsc's per-module tree go; the dashboard's
-  // bundle, built separately, stays.
-  for (const entry of readdirSync(outDir)) {
-    if (entry !== 'dashboard') rmSync(join(outDir, entry), { recursive: true, force: true });
-  }
   const result = await build({
     entryPoints: {
       main: join(root, 'src/main.ts'),
       'ledger-writer-worker': join(root, 'src/storage/embedded/ledger-writer-worker.js'),
     },
     outdir: outDir,
+    // The metafile's paths are relative to this, whatever folder the build is started from.
+    absWorkingDir: root,
     // Every chunk beside main.js, so that `import.meta.url` names the same folder in all of them.
     chunkNames: '[name]-[hash]',
     bundle: true,
@@ -67,6 +70,14 @@ export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile
     },
   });
   cpSync(join(root, 'src/storage/migrations'), join(outDir, 'migrations'), { recursive: true });
+  const written = new Set(
+    Object.keys(result.metafile.outputs).map((output) => relative(outDir, join(root, output))),
+  );
+  for (const entry of readdirSync(outDir)) {
+    // The dashboard's bundle is built separately (build-dashboard.ts).
+    if (entry === 'dashboard' || entry === 'migrations' || written.has(entry)) continue;
+    rmSync(join(outDir, entry), { recursive: true, force: true });
+  }
   return result.metafile;
 }
 

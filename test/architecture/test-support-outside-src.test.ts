@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -49,16 +57,29 @@ describe('test support lives outside src/', () => {
     assert.deepEqual(testOnly, [], 'move these to test/helpers/');
   });
 
-  it('the build bundles no test code and nothing from test/', async () => {
+  it('the build bundles no test code and nothing from test/, and leaves no former build behind', async () => {
     mkdirSync(join(ROOT, 'bench', 'results', 'tmp'), { recursive: true });
     const outDir = mkdtempSync(join(ROOT, 'bench', 'results', 'tmp', 'bundle-'));
     try {
+      // What an earlier build left: a chunk of other contents, tsc's per-module tree; and the
+      // dashboard's bundle, which another script builds.
+      mkdirSync(join(outDir, 'gateway'));
+      mkdirSync(join(outDir, 'dashboard'));
+      writeFileSync(join(outDir, 'chunk-FORMER.js'), '');
+      writeFileSync(join(outDir, 'gateway', 'chat-route.js'), '');
+      writeFileSync(join(outDir, 'dashboard', 'dashboard.js'), '');
       const inputs = Object.keys((await buildServer(outDir)).inputs);
       assert.ok(inputs.includes('src/main.ts'), inputs.slice(0, 5).join(', '));
       const testCode = inputs.filter(
         (input) => !input.startsWith('node_modules/') && isTestCode(join(ROOT, input)),
       );
       assert.deepEqual(testCode, []);
+      const left = readdirSync(outDir);
+      assert.ok(
+        left.includes('main.js') && left.includes('ledger-writer-worker.js') && left.includes('migrations'),
+      );
+      assert.ok(!left.includes('chunk-FORMER.js') && !left.includes('gateway'), left.join(', '));
+      assert.ok(existsSync(join(outDir, 'dashboard', 'dashboard.js')), 'the dashboard stays');
     } finally {
       rmSync(outDir, { recursive: true, force: true });
     }
