@@ -73,4 +73,21 @@ describe('site with PostgreSQL lost while running', () => {
     assert.equal((await h.get('/api/health')).status, 200);
     assert.equal((await signup('during@example.com')).status, 200);
   });
+
+  it('a network partition: a signup answers 500 upstream_failure within the statement bound, not minutes later', async () => {
+    // Connections in the pool, so that the signup's transaction goes over one the partition holds.
+    assert.equal((await signup('partition-before@example.com')).status, 200);
+    await relay.cut('blackhole');
+    const started = performance.now();
+    const reply = await signup('partition@example.com');
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(reply.status, 500, reply.text);
+    assert.equal(reply.body.error.code, 'upstream_failure');
+    assertNothingShown(reply.text);
+    // One statement's bound, 10 s (READ_TIMEOUT_MS), and no ROLLBACK waiting behind it; the kernel
+    // would have waited about 15 minutes.
+    assert.ok(seconds < 15, `answered after ${seconds.toFixed(1)} s`);
+    await relay.restore();
+    assert.equal((await signup('partition@example.com')).status, 200);
+  });
 });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { AppExistsError, type AppRecord, type AppStore } from '../ports.ts';
-import { boundedRead } from './pg-read-timeout.ts';
+import { boundedQuery } from './pg-read-timeout.ts';
 
 interface AppRow {
   name: string;
@@ -31,13 +31,13 @@ export class PgAppStore implements AppStore {
 
   async findApp(name: string): Promise<AppRecord | undefined> {
     const { rows } = await this.#pool.query<AppRow>(
-      boundedRead('SELECT * FROM apps WHERE name = $1', [name], 'app-find'),
+      boundedQuery('SELECT * FROM apps WHERE name = $1', [name], 'app-find'),
     );
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
   async listApps(): Promise<AppRecord[]> {
-    const { rows } = await this.#pool.query<AppRow>(boundedRead('SELECT * FROM apps ORDER BY name'));
+    const { rows } = await this.#pool.query<AppRow>(boundedQuery('SELECT * FROM apps ORDER BY name'));
     return rows.map(toRecord);
   }
 

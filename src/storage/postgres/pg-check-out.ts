@@ -20,3 +20,24 @@ export async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
   }
   return client;
 }
+
+/**
+ * After a statement of a transaction failed: ROLLBACK, and what to hand `client.release` (an
+ * error destroys the connection instead of pooling it again). A statement that timed out
+ * (pg-read-timeout.ts) leaves its connection waiting on an answer that may never come: a ROLLBACK
+ * would wait behind it for the whole bound again, and the connection is not fit for reuse, so it
+ * is destroyed at once (the server rolls back a transaction whose connection is gone). A ROLLBACK
+ * that fails likewise leaves the connection in an unknown state.
+ */
+export async function rollBackOrDiscard(client: pg.PoolClient, failure: unknown): Promise<Error | undefined> {
+  if (failure instanceof Error && failure.message === QUERY_TIMED_OUT) return failure;
+  try {
+    await client.query('ROLLBACK');
+    return undefined;
+  } catch (rollbackError) {
+    return rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+  }
+}
+
+/** pg's error for a statement past its `query_timeout`. */
+const QUERY_TIMED_OUT = 'Query read timeout';

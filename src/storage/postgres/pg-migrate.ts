@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { MIGRATIONS_TABLE_SQL, readMigrations } from '../migrations.ts';
 import { checkOut } from './pg-check-out.ts';
+import { longRunning } from './pg-read-timeout.ts';
 
 // Any constant works; it only has to be the same for every instance of this service.
 const MIGRATION_LOCK_KEY = 7_262_911;
@@ -11,32 +12,33 @@ const MIGRATION_LOCK_KEY = 7_262_911;
  */
 export async function migratePostgres(pool: pg.Pool): Promise<void> {
   const client = await checkOut(pool);
+  const query = longRunning(client);
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    await client.query(MIGRATIONS_TABLE_SQL);
+    await query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await query(MIGRATIONS_TABLE_SQL);
     const applied = new Set(
-      (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) =>
+      (await query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) =>
         Number(r.version),
       ),
     );
     for (const migration of readMigrations('postgres')) {
       if (applied.has(migration.version)) continue;
-      await client.query('BEGIN');
+      await query('BEGIN');
       try {
-        await client.query(migration.sql);
-        await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
+        await query(migration.sql);
+        await query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [
           migration.version,
           migration.name,
           Date.now(),
         ]);
-        await client.query('COMMIT');
+        await query('COMMIT');
       } catch (error) {
-        await client.query('ROLLBACK');
+        await query('ROLLBACK');
         throw error;
       }
     }
   } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    await query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
     client.release();
   }
 }

@@ -31,7 +31,7 @@ import {
   type SignupTransition,
   type Transition,
 } from '../subscriber-transitions.ts';
-import { checkOut } from './pg-check-out.ts';
+import { checkOut, rollBackOrDiscard } from './pg-check-out.ts';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -252,7 +252,7 @@ export class PgSubscriberStore implements SubscriberStore {
 
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await checkOut(this.#pool);
-    // A client whose ROLLBACK failed is in an unknown state: it goes back to the pool destroyed.
+    // A client whose statement timed out or whose ROLLBACK failed goes back to the pool destroyed.
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -260,9 +260,7 @@ export class PgSubscriberStore implements SubscriberStore {
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-      });
+      broken = await rollBackOrDiscard(client, error);
       throw error;
     } finally {
       client.release(broken);

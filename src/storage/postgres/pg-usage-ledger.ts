@@ -14,8 +14,8 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
-import { checkOut } from './pg-check-out.ts';
-import { boundedRead } from './pg-read-timeout.ts';
+import { checkOut, rollBackOrDiscard } from './pg-check-out.ts';
+import { boundedQuery, longRunning } from './pg-read-timeout.ts';
 
 const DAY_EXPRESSION = "to_char(to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
@@ -37,6 +37,7 @@ export class PgUsageLedger implements UsageLedger {
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
     const client = await checkOut(this.#pool);
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       // One multi-row statement per table: a batch costs two round trips, whatever its size.
@@ -58,10 +59,11 @@ export class PgUsageLedger implements UsageLedger {
       }
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      // The batch stays queued and is written again; a record id already stored is skipped.
+      broken = await rollBackOrDiscard(client, error);
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
@@ -81,14 +83,14 @@ export class PgUsageLedger implements UsageLedger {
     }
     params.push(query.limit);
     const { rows } = await this.#pool.query<RequestRow>(
-      boundedRead(
+      boundedQuery(
         `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${params.length}`,
         params,
       ),
     );
     if (rows.length === 0) return [];
     const attempts = await this.#pool.query<AttemptRow>(
-      boundedRead('SELECT * FROM usage_attempts WHERE usage_id = ANY($1) ORDER BY usage_id, attempt', [
+      boundedQuery('SELECT * FROM usage_attempts WHERE usage_id = ANY($1) ORDER BY usage_id, attempt', [
         rows.map((r) => r.id),
       ]),
     );
@@ -104,7 +106,7 @@ export class PgUsageLedger implements UsageLedger {
   async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
     const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
     const { rows } = await this.#pool.query<TotalsRowRaw>(
-      boundedRead(
+      boundedQuery(
         `SELECT ${select} FROM usage_requests WHERE app = $1 AND created_at >= $2 AND created_at < $3 ${group}`,
         [query.app, query.from, query.to],
       ),
@@ -114,19 +116,20 @@ export class PgUsageLedger implements UsageLedger {
 
   async deleteBefore(cutoff: number): Promise<number> {
     const client = await checkOut(this.#pool);
+    const query = longRunning(client);
     try {
-      await client.query('BEGIN');
-      await client.query(
+      await query('BEGIN');
+      await query(
         'DELETE FROM usage_attempts WHERE usage_id IN (SELECT id FROM usage_requests WHERE created_at < $1)',
         [cutoff],
       );
-      const result = await client.query('DELETE FROM usage_requests WHERE created_at < $1', [cutoff]);
+      const result = await query('DELETE FROM usage_requests WHERE created_at < $1', [cutoff]);
       for (const { sql, grainMs } of ROLLUP_DELETES)
-        await client.query(numberPlaceholders(sql), [wholeBucketsBefore(cutoff, grainMs)]);
-      await client.query('COMMIT');
+        await query(numberPlaceholders(sql), [wholeBucketsBefore(cutoff, grainMs)]);
+      await query('COMMIT');
       return result.rowCount ?? 0;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      await query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
       client.release();
