@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { Writable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -14,6 +12,7 @@ import { DATABASE_FILE } from '../../src/storage/embedded/open-sqlite.ts';
 import { APP, AUTH } from '../helpers/gateway-harness.ts';
 import { bindRequests, type Reply } from '../helpers/inject-reply.ts';
 import { createTestSchema, POSTGRES_URL } from '../helpers/postgres.ts';
+import { breakSqliteHeader, onTheSide } from '../helpers/sqlite-header.ts';
 import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-the-outage-tests';
@@ -80,47 +79,23 @@ async function postgresOutage(): Promise<Outage> {
   };
 }
 
-/**
- * The embedded file made unreadable under the running gateway: its pages moved from the WAL into
- * the file (a checkpoint), then the file's header overwritten by another process, as a failing
- * disk or a bad copy would leave it. SQLite then answers "file is not a database" to every
- * connection. Restoring puts the header back, and one write through another connection tells the
- * gateway's connections that the file changed (SQLite keeps trusting its cache until the WAL does).
- */
+/** The embedded file made unreadable under the running gateway (see breakSqliteHeader). */
 async function sqliteOutage(): Promise<Outage> {
   const dataDir = mkdtempSync(join(tmpdir(), 'database-outage-'));
   const file = join(dataDir, DATABASE_FILE);
-  const saved = `${file}.header`;
-  const onTheSide = (work: (db: DatabaseSync) => void) => {
-    const db = new DatabaseSync(file);
-    try {
-      work(db);
-    } finally {
-      db.close();
-    }
-  };
-  // Another process writes the bytes: closing a descriptor of the file in this one would drop
-  // the POSIX locks SQLite holds on it here.
-  const copyHeader = (from: string, to: string) =>
-    execFileSync('dd', [`if=${from}`, `of=${to}`, 'bs=100', 'count=1', 'conv=notrunc'], { stdio: 'ignore' });
+  let restoreHeader = () => {};
   return {
     env: { DATA_DIR: dataDir },
     secrets: [dataDir],
     async cut() {
-      onTheSide((db) => {
-        const result = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)').get() as { busy: number };
-        assert.equal(result.busy, 0, 'checkpoint complete');
-      });
-      copyHeader(file, saved);
-      copyHeader('/dev/zero', file);
+      restoreHeader = breakSqliteHeader(file);
     },
     async restore() {
-      copyHeader(saved, file);
-      onTheSide((db) => db.exec('PRAGMA user_version = 1'));
+      restoreHeader();
     },
     async countRows() {
       let counts = { rows: 0, ids: 0 };
-      onTheSide((db) => {
+      onTheSide(file, (db) => {
         const row = db
           .prepare('SELECT count(*) AS rows, count(DISTINCT id) AS ids FROM usage_requests')
           .get();
@@ -128,7 +103,7 @@ async function sqliteOutage(): Promise<Outage> {
       });
       return counts;
     },
-    run: async (sql) => onTheSide((db) => db.exec(sql)),
+    run: async (sql) => onTheSide(file, (db) => db.exec(sql)),
     cause: /file is not a database/,
     close: async () => {},
   };

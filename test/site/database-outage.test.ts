@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { DATABASE_FILE } from '../../src/storage/embedded/open-sqlite.ts';
+import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
 import { openPostgresStorage } from '../../src/storage/postgres/pg-storage.ts';
 import { createTestSchema, POSTGRES_URL } from '../helpers/postgres.ts';
 import { createSite, type SiteHarness } from '../helpers/site-harness.ts';
+import { breakSqliteHeader } from '../helpers/sqlite-header.ts';
 import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
 
 // Trust auth ignores it: it is there to be looked for where it must not be.
@@ -89,5 +95,31 @@ describe('site with PostgreSQL lost while running', () => {
     assert.ok(seconds < 15, `answered after ${seconds.toFixed(1)} s`);
     await relay.restore();
     assert.equal((await signup('partition@example.com')).status, 200);
+  });
+});
+
+/**
+ * Surface B when the embedded file becomes unreadable: the health report must say so. Its
+ * storage check asked SQLite `SELECT 1`, which reads no page of the file, and so passed on a file
+ * every other statement refused as "not a database".
+ */
+describe('site with its embedded file made unreadable while running', () => {
+  it('health fails with 503 while the file cannot be read, and passes again once it can', async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'site-sqlite-outage-'));
+    const h = await createSite({ storage: openSqliteStorage(dataDir) });
+    t.after(async () => {
+      await h.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    assert.equal((await h.post('/api/newsletter', { email: 'before@example.com' })).status, 200);
+    assert.equal((await h.get('/api/health')).status, 200);
+
+    const restore = breakSqliteHeader(join(dataDir, DATABASE_FILE));
+    const health = await h.get('/api/health');
+    assert.equal(health.status, 503, health.text);
+    assert.equal(health.body.checks['storage:responseTime'][0].output, 'unavailable');
+
+    restore();
+    assert.equal((await h.get('/api/health')).status, 200);
   });
 });

@@ -16,7 +16,9 @@ import { ATTEMPT_INSERT, REQUEST_INSERT, SqliteUsageLedger } from './sqlite-usag
  */
 export function openSqliteStorage(dataDir: string): Storage {
   const db = openSqlite(dataDir);
-  const ping = db.prepare('SELECT 1');
+  // A read of a table, not `SELECT 1`: that one reads no page of the file, and so passed on a file
+  // whose every other statement was refused ("file is not a database").
+  const ping = db.prepare('SELECT max(version) FROM schema_migrations');
   const writer =
     dataDir === ':memory:'
       ? undefined
