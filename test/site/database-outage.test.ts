@@ -90,7 +90,7 @@ describe('site with PostgreSQL lost while running', () => {
     assert.equal(reply.status, 500, reply.text);
     assert.equal(reply.body.error.code, 'upstream_failure');
     assertNothingShown(reply.text);
-    // One statement's bound, 10 s (READ_TIMEOUT_MS), and no ROLLBACK waiting behind it; the kernel
+    // One statement's bound, 10 s (STATEMENT_TIMEOUT_MS), and no ROLLBACK waiting behind it; the kernel
     // would have waited about 15 minutes.
     assert.ok(seconds < 15, `answered after ${seconds.toFixed(1)} s`);
     await relay.restore();

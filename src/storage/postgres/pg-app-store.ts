@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { AppExistsError, type AppRecord, type AppStore } from '../ports.ts';
-import { boundedQuery } from './pg-read-timeout.ts';
 
 interface AppRow {
   name: string;
@@ -30,14 +29,16 @@ export class PgAppStore implements AppStore {
   }
 
   async findApp(name: string): Promise<AppRecord | undefined> {
-    const { rows } = await this.#pool.query<AppRow>(
-      boundedQuery('SELECT * FROM apps WHERE name = $1', [name], 'app-find'),
-    );
+    const { rows } = await this.#pool.query<AppRow>({
+      name: 'app-find',
+      text: 'SELECT * FROM apps WHERE name = $1',
+      values: [name],
+    });
     return rows[0] === undefined ? undefined : toRecord(rows[0]);
   }
 
   async listApps(): Promise<AppRecord[]> {
-    const { rows } = await this.#pool.query<AppRow>(boundedQuery('SELECT * FROM apps ORDER BY name'));
+    const { rows } = await this.#pool.query<AppRow>('SELECT * FROM apps ORDER BY name');
     return rows.map(toRecord);
   }
 

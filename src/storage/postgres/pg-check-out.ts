@@ -22,14 +22,38 @@ export async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
 }
 
 /**
+ * Runs `work` in a transaction on a connection of its own: COMMIT when it succeeds; when it fails,
+ * ROLLBACK, or the connection destroyed rather than pooled again (rollBackOrDiscard), and the
+ * failure rethrown.
+ */
+export async function inTransaction<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await checkOut(pool);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    broken = await rollBackOrDiscard(client, error);
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/**
  * After a statement of a transaction failed: ROLLBACK, and what to hand `client.release` (an
  * error destroys the connection instead of pooling it again). A statement that timed out
- * (pg-read-timeout.ts) leaves its connection waiting on an answer that may never come: a ROLLBACK
+ * (pg-statement-timeout.ts) leaves its connection waiting on an answer that may never come: a ROLLBACK
  * would wait behind it for the whole bound again, and the connection is not fit for reuse, so it
  * is destroyed at once (the server rolls back a transaction whose connection is gone). A ROLLBACK
  * that fails likewise leaves the connection in an unknown state.
  */
-export async function rollBackOrDiscard(client: pg.PoolClient, failure: unknown): Promise<Error | undefined> {
+async function rollBackOrDiscard(client: pg.PoolClient, failure: unknown): Promise<Error | undefined> {
   if (failure instanceof Error && failure.message === QUERY_TIMED_OUT) return failure;
   try {
     await client.query('ROLLBACK');

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { MIGRATIONS_TABLE_SQL, readMigrations } from '../migrations.ts';
 import { checkOut } from './pg-check-out.ts';
-import { longRunning } from './pg-read-timeout.ts';
+import { longRunning } from './pg-statement-timeout.ts';
 
 // Any constant works; it only has to be the same for every instance of this service.
 const MIGRATION_LOCK_KEY = 7_262_911;

@@ -4,7 +4,7 @@ import { reportUnavailable } from '../report-unavailable.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
 import { migratePostgres } from './pg-migrate.ts';
-import { boundedQuery, READ_TIMEOUT_MS } from './pg-read-timeout.ts';
+import { STATEMENT_TIMEOUT_MS } from './pg-statement-timeout.ts';
 import { PgSubscriberStore } from './pg-subscriber-store.ts';
 import { PgUsageLedger } from './pg-usage-ledger.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
@@ -16,8 +16,8 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
-    // Every statement bounded (pg-read-timeout.ts); migrations and the retention sweep set a longer one.
-    query_timeout: READ_TIMEOUT_MS,
+    // Every statement bounded (pg-statement-timeout.ts); migrations and the retention sweep set a longer one.
+    query_timeout: STATEMENT_TIMEOUT_MS,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
@@ -31,10 +31,8 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     {
       apps: new PgAppStore(pool),
       usage: new PgUsageLedger(pool),
-      // The rollups are read by the admin API, on its requests' path (their one write, the
-      // refusal counts, is a single upsert).
       insights: new SqlLedgerInsights(
-        async (sql, params) => (await pool.query(boundedQuery(numberPlaceholders(sql), [...params]))).rows,
+        async (sql, params) => (await pool.query(numberPlaceholders(sql), [...params])).rows,
       ),
       subscribers: new PgSubscriberStore(pool),
       ping: async () => {

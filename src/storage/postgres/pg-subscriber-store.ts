@@ -31,7 +31,7 @@ import {
   type SignupTransition,
   type Transition,
 } from '../subscriber-transitions.ts';
-import { checkOut, rollBackOrDiscard } from './pg-check-out.ts';
+import { inTransaction } from './pg-check-out.ts';
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -69,7 +69,7 @@ export class PgSubscriberStore implements SubscriberStore {
   }
 
   async signUp(request: SignupRequest): Promise<SignupResult> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const plan = await this.#planAndWriteSignup(client, request);
       const enqueued = await this.#enqueue(client, plan, request.enqueue, request.consent.at);
       if (plan.confirmationDue) {
@@ -88,7 +88,7 @@ export class PgSubscriberStore implements SubscriberStore {
   }
 
   async confirm(tokenHash: string, at: number, enqueue: boolean): Promise<TokenResult<ConfirmOutcome>> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const plan = planConfirm(await this.#find(client, BY_CONFIRM_TOKEN + LOCK, tokenHash), at);
       await this.#write(client, plan);
       const enqueued = await this.#enqueue(client, plan, enqueue, at);
@@ -101,7 +101,7 @@ export class PgSubscriberStore implements SubscriberStore {
     at: number,
     enqueue: boolean,
   ): Promise<TokenResult<UnsubscribeOutcome>> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const plan = planUnsubscribe(await this.#find(client, BY_UNSUBSCRIBE_TOKEN + LOCK, tokenHash), at);
       await this.#write(client, plan);
       const enqueued = await this.#enqueue(client, plan, enqueue, at);
@@ -118,7 +118,7 @@ export class PgSubscriberStore implements SubscriberStore {
   }
 
   async claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]> {
-    return this.#transaction(async (client) => {
+    return inTransaction(this.#pool, async (client) => {
       const { rows } = await client.query<OutboxRow>(CLAIM_OUTBOX, [now, limit]);
       if (rows.length === 0) return [];
       const leasedUntil = now + leaseMs;
@@ -248,22 +248,5 @@ export class PgSubscriberStore implements SubscriberStore {
       }),
     );
     return true;
-  }
-
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await checkOut(this.#pool);
-    // A client whose statement timed out or whose ROLLBACK failed goes back to the pool destroyed.
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = await rollBackOrDiscard(client, error);
-      throw error;
-    } finally {
-      client.release(broken);
-    }
   }
 }

@@ -14,8 +14,8 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
-import { checkOut, rollBackOrDiscard } from './pg-check-out.ts';
-import { boundedQuery, longRunning } from './pg-read-timeout.ts';
+import { inTransaction } from './pg-check-out.ts';
+import { longRunning } from './pg-statement-timeout.ts';
 
 const DAY_EXPRESSION = "to_char(to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
@@ -36,10 +36,8 @@ export class PgUsageLedger implements UsageLedger {
 
   async appendBatch(records: readonly UsageRecord[]): Promise<void> {
     if (records.length === 0) return;
-    const client = await checkOut(this.#pool);
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    // A failed batch stays queued and is written again; a record id already stored is skipped.
+    await inTransaction(this.#pool, async (client) => {
       // One multi-row statement per table: a batch costs two round trips, whatever its size.
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO usage_requests (${REQUEST_COLUMNS.join(', ')}) VALUES ${valuesList(records.length, REQUEST_COLUMNS.length)}
@@ -57,14 +55,7 @@ export class PgUsageLedger implements UsageLedger {
           attempts.flat(),
         );
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      // The batch stays queued and is written again; a record id already stored is skipped.
-      broken = await rollBackOrDiscard(client, error);
-      throw error;
-    } finally {
-      client.release(broken);
-    }
+    });
   }
 
   async readRecords(query: UsageQuery): Promise<UsageRecord[]> {
@@ -83,16 +74,13 @@ export class PgUsageLedger implements UsageLedger {
     }
     params.push(query.limit);
     const { rows } = await this.#pool.query<RequestRow>(
-      boundedQuery(
-        `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${params.length}`,
-        params,
-      ),
+      `SELECT * FROM usage_requests ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id LIMIT $${params.length}`,
+      params,
     );
     if (rows.length === 0) return [];
     const attempts = await this.#pool.query<AttemptRow>(
-      boundedQuery('SELECT * FROM usage_attempts WHERE usage_id = ANY($1) ORDER BY usage_id, attempt', [
-        rows.map((r) => r.id),
-      ]),
+      'SELECT * FROM usage_attempts WHERE usage_id = ANY($1) ORDER BY usage_id, attempt',
+      [rows.map((r) => r.id)],
     );
     const byRecord = new Map<string, AttemptRow[]>();
     for (const attempt of attempts.rows) {
@@ -106,19 +94,15 @@ export class PgUsageLedger implements UsageLedger {
   async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
     const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
     const { rows } = await this.#pool.query<TotalsRowRaw>(
-      boundedQuery(
-        `SELECT ${select} FROM usage_requests WHERE app = $1 AND created_at >= $2 AND created_at < $3 ${group}`,
-        [query.app, query.from, query.to],
-      ),
+      `SELECT ${select} FROM usage_requests WHERE app = $1 AND created_at >= $2 AND created_at < $3 ${group}`,
+      [query.app, query.from, query.to],
     );
     return rows.map((row) => toTotalsRow(row, query.groupBy));
   }
 
-  async deleteBefore(cutoff: number): Promise<number> {
-    const client = await checkOut(this.#pool);
-    const query = longRunning(client);
-    try {
-      await query('BEGIN');
+  deleteBefore(cutoff: number): Promise<number> {
+    return inTransaction(this.#pool, async (client) => {
+      const query = longRunning(client);
       await query(
         'DELETE FROM usage_attempts WHERE usage_id IN (SELECT id FROM usage_requests WHERE created_at < $1)',
         [cutoff],
@@ -126,13 +110,7 @@ export class PgUsageLedger implements UsageLedger {
       const result = await query('DELETE FROM usage_requests WHERE created_at < $1', [cutoff]);
       for (const { sql, grainMs } of ROLLUP_DELETES)
         await query(numberPlaceholders(sql), [wholeBucketsBefore(cutoff, grainMs)]);
-      await query('COMMIT');
       return result.rowCount ?? 0;
-    } catch (error) {
-      await query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }
