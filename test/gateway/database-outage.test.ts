@@ -11,9 +11,9 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { DATABASE_FILE } from '../../src/storage/embedded/open-sqlite.ts';
 import { APP, AUTH } from '../helpers/gateway-harness.ts';
 import { bindRequests, type Reply } from '../helpers/inject-reply.ts';
-import { createTestSchema, POSTGRES_URL } from '../helpers/postgres.ts';
+import { createTestSchema, startPostgresRelay, throughRelay } from '../helpers/postgres.ts';
 import { breakSqliteHeader, onTheSide } from '../helpers/sqlite-header.ts';
-import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
+import type { TcpRelay } from '../helpers/tcp-relay.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-the-outage-tests';
 const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -46,12 +46,10 @@ interface Outage {
 
 async function postgresOutage(): Promise<Outage> {
   const schema = await createTestSchema();
-  const server = new URL(POSTGRES_URL);
-  const relay: TcpRelay = await startTcpRelay({ host: server.hostname, port: Number(server.port || 5432) });
+  const relay: TcpRelay = await startPostgresRelay();
   // Trust auth ignores the password: it is there to be looked for where it must not be.
   const password = 'db-password-never-shown-7f3a';
-  const url = new URL(schema.url);
-  url.host = `${relay.host}:${relay.port}`;
+  const url = throughRelay(schema.url, relay);
   url.password = password;
   const direct = new pg.Client({ connectionString: schema.url });
   await direct.connect();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { startTcpRelay, type TcpRelay } from './tcp-relay.ts';
 
 /** The PostgreSQL server of this machine and CI (trust auth, database `test`). */
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
@@ -24,4 +25,17 @@ export async function createTestSchema(): Promise<{ url: string; drop: () => Pro
       await client.end();
     },
   };
+}
+
+/** A relay in front of this machine's PostgreSQL (tcp-relay.ts), which a test cuts and restores. */
+export function startPostgresRelay(): Promise<TcpRelay> {
+  const server = new URL(POSTGRES_URL);
+  return startTcpRelay({ host: server.hostname, port: Number(server.port || 5432) });
+}
+
+/** `url` (POSTGRES_URL or a test schema's) going through `relay` instead of straight to the server. */
+export function throughRelay(url: string, relay: TcpRelay): URL {
+  const through = new URL(url);
+  through.host = `${relay.host}:${relay.port}`;
+  return through;
 }

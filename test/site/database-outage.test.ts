@@ -6,10 +6,10 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { DATABASE_FILE } from '../../src/storage/embedded/open-sqlite.ts';
 import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
 import { openPostgresStorage } from '../../src/storage/postgres/pg-storage.ts';
-import { createTestSchema, POSTGRES_URL } from '../helpers/postgres.ts';
+import { createTestSchema, startPostgresRelay, throughRelay } from '../helpers/postgres.ts';
 import { createSite, type SiteHarness } from '../helpers/site-harness.ts';
 import { breakSqliteHeader } from '../helpers/sqlite-header.ts';
-import { startTcpRelay, type TcpRelay } from '../helpers/tcp-relay.ts';
+import type { TcpRelay } from '../helpers/tcp-relay.ts';
 
 // Trust auth ignores it: it is there to be looked for where it must not be.
 const PASSWORD = 'db-password-never-shown-5c1e';
@@ -29,10 +29,8 @@ describe('site with PostgreSQL lost while running', () => {
   before(async () => {
     const schema = await createTestSchema();
     drop = schema.drop;
-    const server = new URL(POSTGRES_URL);
-    relay = await startTcpRelay({ host: server.hostname, port: Number(server.port || 5432) });
-    const through = new URL(schema.url);
-    through.host = `${relay.host}:${relay.port}`;
+    relay = await startPostgresRelay();
+    const through = throughRelay(schema.url, relay);
     through.password = PASSWORD;
     url = through.toString();
     h = await createSite({ storage: await openPostgresStorage(url) });

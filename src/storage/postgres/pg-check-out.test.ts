@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { sampleRecord } from '../../../test/contracts/storage-contract.ts';
-import { createTestSchema, POSTGRES_URL } from '../../../test/helpers/postgres.ts';
-import { startTcpRelay, type TcpRelay } from '../../../test/helpers/tcp-relay.ts';
+import { createTestSchema, startPostgresRelay, throughRelay } from '../../../test/helpers/postgres.ts';
+import type { TcpRelay } from '../../../test/helpers/tcp-relay.ts';
 import { DependencyUnavailableError } from '../../platform/dependency-unavailable.ts';
 import type { Storage } from '../ports.ts';
 import { openPostgresStorage } from './pg-storage.ts';
@@ -23,11 +23,8 @@ describe('a PostgreSQL connection reset inside a transaction', () => {
   before(async () => {
     const schema = await createTestSchema();
     drop = schema.drop;
-    const server = new URL(POSTGRES_URL);
-    relay = await startTcpRelay({ host: server.hostname, port: Number(server.port || 5432) });
-    const url = new URL(schema.url);
-    url.host = `${relay.host}:${relay.port}`;
-    storage = await openPostgresStorage(url.toString());
+    relay = await startPostgresRelay();
+    storage = await openPostgresStorage(throughRelay(schema.url, relay).toString());
   });
   beforeEach(() => {
     uncaught.length = 0;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { POSTGRES_URL } from '../../../test/helpers/postgres.ts';
-import { startTcpRelay, type TcpRelay } from '../../../test/helpers/tcp-relay.ts';
+import { POSTGRES_URL, startPostgresRelay, throughRelay } from '../../../test/helpers/postgres.ts';
+import type { TcpRelay } from '../../../test/helpers/tcp-relay.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
 
 /** The error a query rejects with, from the real server (or the real driver failing to reach it). */
@@ -20,16 +20,13 @@ async function errorOf(url: string, sql: string, options: pg.PoolConfig = {}): P
 }
 
 function through(relay: TcpRelay): string {
-  const url = new URL(POSTGRES_URL);
-  url.host = `${relay.host}:${relay.port}`;
-  return url.toString();
+  return throughRelay(POSTGRES_URL, relay).toString();
 }
 
 describe('isPostgresUnavailable, on errors pg really raises', () => {
   let relay: TcpRelay;
   before(async () => {
-    const url = new URL(POSTGRES_URL);
-    relay = await startTcpRelay({ host: url.hostname, port: Number(url.port || 5432) });
+    relay = await startPostgresRelay();
   });
   after(() => relay.close());
 
