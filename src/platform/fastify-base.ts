@@ -94,8 +94,8 @@ const schemaCompilers = new WeakMap<FastifyInstance, LazySchemaCompilers>();
 
 /**
  * Compiles every route schema of `app` (and its plugins) that no request has needed yet and says
- * how many; throws as the first failing compile does. For tests: a schema that does not compile fails there, not
- * on a caller's first request.
+ * how many; throws as the first failing compile does. For tests: a schema that does not compile
+ * fails there, not on a caller's first request.
  */
 export function compileEveryRouteSchema(app: FastifyInstance): number {
   const compilers = schemaCompilers.get(app);
