@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { buildServer } from '../../scripts/build-server.ts';
+import { type FakeSmtp, startFakeSmtp } from '../helpers/fake-smtp.ts';
 import { writeConfigFile } from '../helpers/gateway-harness.ts';
 import { MCP_HEADERS } from '../helpers/mcp-http.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.ts';
@@ -33,38 +32,6 @@ const KEY = `${APP}:${SECRET}`;
 const ADMIN_TOKEN = 'admin-token-0123456789abcdef';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 
-/** Enough of SMTP for nodemailer to hand over one message: every command gets its expected reply. */
-async function startSmtpSink(): Promise<{ port: number; messages: string[]; server: Server }> {
-  const messages: string[] = [];
-  const server = createServer((socket) => {
-    let data: string | undefined;
-    let buffered = '';
-    socket.write('220 sink ESMTP\r\n');
-    socket.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      for (let end = buffered.indexOf('\r\n'); end >= 0; end = buffered.indexOf('\r\n')) {
-        const line = buffered.slice(0, end);
-        buffered = buffered.slice(end + 2);
-        if (data !== undefined) {
-          if (line === '.') {
-            messages.push(data);
-            data = undefined;
-            socket.write('250 queued\r\n');
-          } else data += `${line}\n`;
-        } else if (/^EHLO/i.test(line)) socket.write('250-sink\r\n250 8BITMIME\r\n');
-        else if (/^DATA/i.test(line)) {
-          data = '';
-          socket.write('354 go on\r\n');
-        } else if (/^QUIT/i.test(line)) socket.end('221 bye\r\n');
-        else socket.write('250 ok\r\n');
-      }
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { port: (server.address() as { port: number }).port, messages, server };
-}
-
 async function call(
   port: number | undefined,
   path: string,
@@ -89,11 +56,11 @@ describe('the bundled server', { timeout: 180_000 }, () => {
     let server: RunningServer;
     let otlp: OtlpReceiver;
     let webhook: WebhookServer;
-    let smtp: Awaited<ReturnType<typeof startSmtpSink>>;
+    let smtp: FakeSmtp;
     const dataDir = mkdtempSync(join(tmpdir(), 'bundled-server-'));
 
     before(async () => {
-      [otlp, webhook, smtp] = await Promise.all([startOtlpReceiver(), startWebhookServer(), startSmtpSink()]);
+      [otlp, webhook, smtp] = await Promise.all([startOtlpReceiver(), startWebhookServer(), startFakeSmtp()]);
       server = await spawnServer(
         {
           SURFACES: 'gateway,site',
@@ -241,7 +208,7 @@ describe('the bundled server', { timeout: 180_000 }, () => {
       });
       assert.ok(signup.status === 200 || signup.status === 202, signup.text);
       await waitFor(() => (smtp.messages.length > 0 ? true : undefined), 'a mail at the SMTP sink', 15_000);
-      assert.match(smtp.messages[0] ?? '', /reader@example\.test/);
+      assert.match(smtp.messages[0]?.to.join(' ') ?? '', /reader@example\.test/);
       await waitFor(() => (webhook.received.length > 0 ? true : undefined), 'a webhook', 15_000);
     });
   });
