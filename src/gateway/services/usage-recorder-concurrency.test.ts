@@ -85,6 +85,35 @@ describe('UsageRecorder under concurrency (writes settled by hand)', () => {
     assert.deepEqual(ledger.committed, ids('s', 0, 255));
   });
 
+  it('records that came during a write wait for a full batch or their timer, not a batch of their own', async () => {
+    const timersBefore = pendingTimers();
+    const { ledger, recorder, record } = setUp({ batchSize: 10, flushIntervalMs: 60 });
+    record(ids('t', 0, 10));
+    await settle();
+    assert.deepEqual(ledger.front, ids('t', 0, 10), 'a full batch is written at once');
+    record(ids('t', 10, 13));
+    ledger.succeed();
+    await settle();
+    assert.equal(ledger.writes.length, 0, 'three records do not make a write of their own');
+    record(ids('t', 13, 20));
+    await settle();
+    assert.deepEqual(ledger.front, ids('t', 10, 20), 'they go with the batch they filled');
+    ledger.succeed();
+    record(ids('t', 20, 23));
+    await settle();
+    assert.equal(ledger.writes.length, 0);
+    // Left alone, they are written when the timer of the first of them fires.
+    const waitedFrom = Date.now();
+    while (ledger.writes.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.ok(Date.now() - waitedFrom >= 40, 'written by the timer, not at once');
+    assert.deepEqual(ledger.front, ids('t', 20, 23));
+    ledger.succeed();
+    await settle();
+    assert.deepEqual(ledger.committed, ids('t', 0, 23));
+    assert.equal(recorder.pending, 0);
+    assert.equal(pendingTimers(), timersBefore, 'no flush timer outlives the work');
+  });
+
   it('a failed batch stays the front: retried before newer records, each written once', async () => {
     const { ledger, recorder, record } = setUp();
     record(ids('f', 0, 3));
