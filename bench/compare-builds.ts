@@ -78,7 +78,7 @@ const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
 const servers: Server[] = [];
 try {
   for (const [index, entry] of positionals.entries()) servers.push(await startEntry(entry, mock.port, index));
-  const rounds: { rps: number; cpu: number }[][] = positionals.map(() => []);
+  const rounds: { rps: number; cpu: number; p50: number; p99: number }[][] = positionals.map(() => []);
   for (let round = 0; round < Number(values.rounds); round++) {
     for (const [index, server] of servers.entries()) {
       const row = await measureCase({
@@ -90,16 +90,24 @@ try {
         seconds: Number(values.seconds),
         warmupSeconds: 0.5,
       });
-      rounds[index]?.push({ rps: row.rps, cpu: row.cpuUsPerRequest });
+      rounds[index]?.push({
+        rps: row.rps,
+        cpu: row.cpuUsPerRequest,
+        p50: row.latency.p50,
+        p99: row.latency.p99,
+      });
     }
   }
   for (const [index, rows] of rounds.entries()) {
     const cpu = rows.map((row) => row.cpu).sort((a, b) => a - b);
     const rps = rows.map((row) => row.rps).sort((a, b) => a - b);
+    const p50 = rows.map((row) => row.p50).sort((a, b) => a - b);
+    const p99 = rows.map((row) => row.p99).sort((a, b) => a - b);
     const middle = Math.floor(rows.length / 2);
     process.stdout.write(
       `${positionals[index]}: CPU µs/req median ${cpu[middle]?.toFixed(0)} (rounds ${cpu.map((c) => c.toFixed(0)).join(' ')}), ` +
-        `req/s median ${rps[middle]?.toFixed(0)}, peak RSS ${memory(servers[index]?.pid as number).peakRssMb.toFixed(0)} MiB\n`,
+        `req/s median ${rps[middle]?.toFixed(0)}, latency p50 ${p50[middle]?.toFixed(3)} ms, ` +
+        `p99 median ${p99[middle]?.toFixed(3)} ms (rounds ${p99.map((p) => p.toFixed(2)).join(' ')}), peak RSS ${memory(servers[index]?.pid as number).peakRssMb.toFixed(0)} MiB\n`,
     );
   }
 } finally {
