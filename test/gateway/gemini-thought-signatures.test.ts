@@ -221,4 +221,39 @@ describe('Gemini 3 thought signatures through the front doors (strict mock)', ()
     assert.equal(native.status, 200, native.text);
     assert.equal(native.body.message.content, 'Fine.');
   });
+
+  it('an id past the 96 KiB bound is a 400 naming it in each door, not a 500', async () => {
+    const long = 'x'.repeat(96 * 1024 + 1);
+    const native = await gw.chat({
+      model: MODEL,
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: '', toolCalls: [{ id: long, name: 'get_weather', arguments: '{}' }] },
+      ],
+    });
+    assert.equal(native.status, 400, native.text);
+    await assert.rejects(
+      openai.chat.completions.create({
+        model: MODEL,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'tool', tool_call_id: long, content: '18' },
+        ],
+      }),
+      (e: unknown) => e instanceof OpenAI.BadRequestError,
+    );
+    await assert.rejects(
+      anthropic.messages.create({
+        model: MODEL,
+        max_tokens: 16,
+        messages: [
+          { role: 'user', content: 'Weather?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: long, name: 'get_weather', input: {} }] },
+        ],
+      }),
+      (e: unknown) =>
+        e instanceof Error && 'status' in e && e.status === 400 && /tool_use|id/.test(e.message),
+    );
+    assert.equal(mock.requests.length, 0);
+  });
 });
