@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   checkGeminiToolFields,
+  mockThoughtSignature,
   scriptedGenerateContent,
   scriptedGenerateContentEvents,
 } from './mock-gemini-tools.ts';
@@ -83,7 +84,9 @@ const BATCH_LIMIT = 100;
  * Strict about function calling, as the real API is (mock-gemini-tools.ts): malformed declarations,
  * a functionCallingConfig naming undeclared functions, a functionResponse turn that does not answer
  * the functionCall turn just before it (count, names, ids), and on gemini-3 models current-turn calls
- * without a thoughtSignature get Google's 400 INVALID_ARGUMENT.
+ * without a thoughtSignature get Google's 400 INVALID_ARGUMENT. On gemini-3 models a scripted answer
+ * with calls signs its first call (a fresh signature each time, listed in `issuedSignatures`), and
+ * a signature sent back must be one issued here or one of Google's documented stand-ins.
  *
  * Scripting, for tool loops:
  *
@@ -96,6 +99,8 @@ const BATCH_LIMIT = 100;
  */
 export class MockGeminiServer {
   readonly requests: RecordedGeminiRequest[] = [];
+  /** The thought signatures put on scripted gemini-3 calls, in order. */
+  readonly issuedSignatures: string[] = [];
   origin = '';
   streamEventDelayMs: number;
   readonly #server: Server;
@@ -134,6 +139,7 @@ export class MockGeminiServer {
 
   reset(): void {
     this.requests.length = 0;
+    this.issuedSignatures.length = 0;
     this.#script.length = 0;
     this.#replies.length = 0;
   }
@@ -176,16 +182,23 @@ export class MockGeminiServer {
     let reply: ScriptedReply | undefined;
     if (match[2] !== 'batchEmbedContents') {
       try {
-        checkGeminiToolFields(body as Record<string, unknown>, model);
+        checkGeminiToolFields(body as Record<string, unknown>, model, new Set(this.issuedSignatures));
       } catch (error) {
         if (!(error instanceof MockRejection)) throw error;
         return send(res, googleError(400, 'INVALID_ARGUMENT', error.message));
       }
       reply = this.#replies.shift();
     }
+    let signature: string | undefined;
+    if (reply?.toolCalls !== undefined && reply.toolCalls.length > 0 && model.startsWith('gemini-3')) {
+      signature = mockThoughtSignature(`${model}#${this.issuedSignatures.length}`);
+      this.issuedSignatures.push(signature);
+    }
     switch (match[2]) {
       case 'generateContent':
-        if (reply !== undefined) return send(res, { status: 200, body: scriptedGenerateContent(reply) });
+        if (reply !== undefined) {
+          return send(res, { status: 200, body: scriptedGenerateContent(reply, signature) });
+        }
         return send(res, { status: 200, body: geminiFixture('generate-content.json') });
       case 'streamGenerateContent':
         if (url.searchParams.get('alt') !== 'sse') {
@@ -193,7 +206,7 @@ export class MockGeminiServer {
         }
         return this.#stream(
           res,
-          reply === undefined ? geminiStreamEvents() : scriptedGenerateContentEvents(reply),
+          reply === undefined ? geminiStreamEvents() : scriptedGenerateContentEvents(reply, signature),
         );
       default:
         return send(res, embedAnswer(model, body as { requests?: unknown }));

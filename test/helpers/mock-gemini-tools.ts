@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   argumentsText,
   fragmentsOf,
@@ -10,6 +11,9 @@ import {
 // The tool-calling half of the Gemini mock: what generateContent refuses about function calling,
 // and scripted answers with functionCall parts, whole or streamed (see mock-gemini-server.ts).
 
+/** The values Google documents for function calls it did not produce (history from another model). */
+const STAND_INS = new Set(['skip_thought_signature_validator', 'context_engineering_is_the_way_to_go']);
+
 const FUNCTION_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$/;
 const MODES = new Set(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']);
 
@@ -20,8 +24,14 @@ const MODES = new Set(['MODE_UNSPECIFIED', 'AUTO', 'ANY', 'NONE', 'VALIDATED']);
  * or a functionResponse outside a user turn, and a function response turn that does not answer the
  * function call turn just before it (as many responses as calls, same names, same ids when given).
  * On gemini-3 models the current turn's calls must carry a thoughtSignature on their first part.
+ * A signature must be one the mock issued (Gemini decrypts and checks its own) or one of the two
+ * values Google documents for calls it did not produce; anything else is refused as corrupted.
  */
-export function checkGeminiToolFields(body: Record<string, unknown>, model: string): void {
+export function checkGeminiToolFields(
+  body: Record<string, unknown>,
+  model: string,
+  issued: ReadonlySet<string> = new Set(),
+): void {
   const declared = checkTools(body['tools']);
   checkToolConfig(body['toolConfig'], declared);
   const config = body['generationConfig'];
@@ -64,6 +74,18 @@ export function checkGeminiToolFields(body: Record<string, unknown>, model: stri
     for (const call of calls) {
       if (typeof call['name'] !== 'string' || (call['args'] !== undefined && !isObject(call['args']))) {
         throw new MockRejection(`* GenerateContentRequest.contents[${index}].parts.function_call: invalid\n`);
+      }
+    }
+    for (const part of parts) {
+      const signature = part['thoughtSignature'];
+      if (
+        signature !== undefined &&
+        !issued.has(signature as string) &&
+        !STAND_INS.has(signature as string)
+      ) {
+        throw new MockRejection(
+          `Corrupted thought signature in GenerateContentRequest.contents[${index}].parts.thought_signature.`,
+        );
       }
     }
     if (responses.length > 0) checkResponses(responses, lastCalls, index);
@@ -171,14 +193,35 @@ function checkResponses(
 
 const MODEL_VERSION = 'gemini-2.5-flash';
 
-function callParts(reply: ScriptedReply): Record<string, unknown>[] {
-  return (reply.toolCalls ?? []).map((call) => {
+/**
+ * A stand-in for the encrypted signature Gemini 3 puts on the first call of an answer: the protobuf
+ * framing real ones start with, then `size` pseudo-random bytes from `seed`, as base64 (about the
+ * size of a real one after some 200 thought tokens by default).
+ */
+export function mockThoughtSignature(seed: string, size = 730): string {
+  const bytes = Buffer.alloc(size + 3);
+  let block = createHash('sha256').update(seed).digest();
+  for (let at = 3; at < bytes.length; at += block.length) {
+    block.copy(bytes, at);
+    block = createHash('sha256').update(block).digest();
+  }
+  bytes[0] = 0x12;
+  bytes[1] = (size & 0x7f) | 0x80;
+  bytes[2] = size >> 7;
+  return bytes.toString('base64');
+}
+
+/** The answer's functionCall parts; `signature`, when given, goes on the first, as Gemini 3 does. */
+function callParts(reply: ScriptedReply, signature?: string): Record<string, unknown>[] {
+  return (reply.toolCalls ?? []).map((call, index) => {
     const functionCall: Record<string, unknown> = {
       name: call.name,
       args: JSON.parse(argumentsText(call) || '{}'),
     };
     if (call.id !== undefined) functionCall['id'] = call.id;
-    return { functionCall };
+    return index === 0 && signature !== undefined
+      ? { functionCall, thoughtSignature: signature }
+      : { functionCall };
   });
 }
 
@@ -187,10 +230,13 @@ function usageOf(reply: ScriptedReply): Record<string, number> {
   return { promptTokenCount: 20, candidatesTokenCount: out, totalTokenCount: 20 + out };
 }
 
-/** A GenerateContentResponse answering with the script: text, then a functionCall part per call. */
-export function scriptedGenerateContent(reply: ScriptedReply): Record<string, unknown> {
+/**
+ * A GenerateContentResponse answering with the script: text, then a functionCall part per call, the
+ * first signed when `signature` is given.
+ */
+export function scriptedGenerateContent(reply: ScriptedReply, signature?: string): Record<string, unknown> {
   const parts: unknown[] = reply.text !== undefined && reply.text !== '' ? [{ text: reply.text }] : [];
-  parts.push(...callParts(reply));
+  parts.push(...callParts(reply, signature));
   return {
     candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
     usageMetadata: usageOf(reply),
@@ -200,7 +246,7 @@ export function scriptedGenerateContent(reply: ScriptedReply): Record<string, un
 }
 
 /** The same answer as alt=sse events: text in pieces, each call whole in its own chunk, then the finish. */
-export function scriptedGenerateContentEvents(reply: ScriptedReply): string[] {
+export function scriptedGenerateContentEvents(reply: ScriptedReply, signature?: string): string[] {
   const chunk = (parts: unknown[], last: boolean) => {
     const candidate: Record<string, unknown> = { content: { parts, role: 'model' }, index: 0 };
     if (last) candidate['finishReason'] = 'STOP';
@@ -216,7 +262,7 @@ export function scriptedGenerateContentEvents(reply: ScriptedReply): string[] {
   if (reply.text !== undefined && reply.text !== '') {
     for (const text of fragmentsOf(reply.text, reply.fragmentSize)) pieces.push([{ text }]);
   }
-  for (const part of callParts(reply)) pieces.push([part]);
+  for (const part of callParts(reply, signature)) pieces.push([part]);
   if (pieces.length === 0) pieces.push([{ text: '' }]);
   return pieces.map((parts, index) => chunk(parts, index === pieces.length - 1));
 }

@@ -16,3 +16,11 @@ export const TOOL_NAME_PATTERN = '^[a-zA-Z0-9_-]{1,64}$';
 
 /** All tool definitions of a request together, as JSON text. */
 export const MAX_TOOLS_BYTES = 512 * 1024;
+
+/**
+ * The longest tool call id a request may carry, in every door. Ids the gateway hands out for a
+ * Gemini call carry the call's thought signature (providers/gemini/signed-call-id.ts), up to 64 KiB
+ * of it, which makes ids of up to about 87,400 characters; this leaves room above that and still
+ * bounds what a client can put in an id.
+ */
+export const MAX_TOOL_CALL_ID_LENGTH = 96 * 1024;

@@ -2,7 +2,12 @@ import { type Static, Type } from 'typebox';
 import { PROVIDER_SLOTS } from '../../config/config-types.ts';
 import { AnyJson, StringEnum } from '../../platform/schema-helpers.ts';
 import type { FinishReason as FinishReasonValue } from '../domain/messages.ts';
-import { MAX_TOOL_CALLS_PER_MESSAGE, MAX_TOOLS, TOOL_NAME_PATTERN } from '../domain/tool-limits.ts';
+import {
+  MAX_TOOL_CALL_ID_LENGTH,
+  MAX_TOOL_CALLS_PER_MESSAGE,
+  MAX_TOOLS,
+  TOOL_NAME_PATTERN,
+} from '../domain/tool-limits.ts';
 
 /**
  * The one source of surface A's shapes: Fastify validates requests and serialises responses with
@@ -17,7 +22,9 @@ export const ToolCall = Type.Object(
   {
     id: Type.String({
       minLength: 1,
-      description: 'Unique within the conversation; a tool message answers it',
+      maxLength: MAX_TOOL_CALL_ID_LENGTH,
+      description:
+        "Unique within the conversation; a tool message answers it. Opaque: send it back exactly as received (an id the gateway gives a Gemini call carries that call's thought signature, and may be long)",
     }),
     name: Type.String({ description: 'The tool called' }),
     arguments: Type.String({
@@ -42,6 +49,7 @@ export const Message = Type.Object(
     toolCallId: Type.Optional(
       Type.String({
         minLength: 1,
+        maxLength: MAX_TOOL_CALL_ID_LENGTH,
         description:
           'Tool messages only: the id of the call (of an earlier assistant message) whose result this is',
       }),

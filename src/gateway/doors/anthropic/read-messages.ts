@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolCall } from '../../domain/messages.ts';
+import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
 import {
   type FieldPath,
   invalidField,
@@ -104,7 +105,7 @@ function readUserContent(
 }
 
 function readToolResult(block: Block, path: FieldPath, callIds: ReadonlySet<string>): ChatMessage {
-  const id = readNonEmptyString(block.tool_use_id, [...path, 'tool_use_id']);
+  const id = readCallId(block.tool_use_id, [...path, 'tool_use_id']);
   if (!callIds.has(id)) {
     throw invalidField(
       [...path, 'tool_use_id'],
@@ -130,7 +131,7 @@ function readAssistantContent(value: unknown, path: FieldPath, callIds: Set<stri
     const block = readBlock(item, blockPath);
     if (block.type === 'text') texts.push(readString(block.text, [...blockPath, 'text']));
     else if (block.type === 'tool_use') {
-      const id = readNonEmptyString(block.id, [...blockPath, 'id']);
+      const id = readCallId(block.id, [...blockPath, 'id']);
       if (callIds.has(id))
         throw invalidField([...blockPath, 'id'], `repeats the id of an earlier tool_use (${id})`);
       callIds.add(id);
@@ -142,6 +143,15 @@ function readAssistantContent(value: unknown, path: FieldPath, callIds: Set<stri
   const message: ChatMessage = { role: 'assistant', content: texts.join(BLOCK_SEPARATOR) };
   if (calls.length > 0) message.toolCalls = calls;
   return message;
+}
+
+/** A tool_use id, opaque (the gateway's ids for Gemini calls carry a thought signature) and bounded. */
+function readCallId(value: unknown, path: FieldPath): string {
+  const id = readNonEmptyString(value, path);
+  if (id.length > MAX_TOOL_CALL_ID_LENGTH) {
+    throw invalidField(path, `must be at most ${MAX_TOOL_CALL_ID_LENGTH} characters`);
+  }
+  return id;
 }
 
 function unsupportedBlock(type: string, path: FieldPath, why?: string): ReturnType<typeof invalidField> {

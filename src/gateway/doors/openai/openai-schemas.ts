@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
 
 /**
  * The request bodies of the OpenAI-compatible door, as OpenAI's API reference and the `openai`
@@ -18,8 +19,11 @@ const ContentPart = Type.Object({
 
 const Content = Type.Union([Type.String(), Type.Array(ContentPart), Type.Null()]);
 
+/** Call ids are the gateway's (a Gemini call's carries its thought signature) or the client's: bounded, opaque. */
+const CallId = Type.String({ minLength: 1, maxLength: MAX_TOOL_CALL_ID_LENGTH });
+
 const ToolCallParam = Type.Object({
-  id: Type.String({ minLength: 1 }),
+  id: CallId,
   type: Type.String(),
   function: Type.Optional(Type.Object({ name: Type.String({ minLength: 1 }), arguments: Type.String() })),
 });
@@ -32,7 +36,7 @@ const MessageParam = Type.Object({
   content: Type.Optional(Content),
   name: Type.Optional(Type.String()),
   tool_calls: Type.Optional(Type.Union([Type.Array(ToolCallParam), Type.Null()])),
-  tool_call_id: Type.Optional(Type.String({ minLength: 1 })),
+  tool_call_id: Type.Optional(CallId),
 });
 
 const FunctionTool = Type.Object({

@@ -1,3 +1,4 @@
+import { boundedCallId } from '../bounded-call-id.ts';
 import type { ChatMessage } from '../provider.ts';
 import { argumentsObject } from '../tool-arguments.ts';
 
@@ -71,7 +72,10 @@ export function toAnthropicTurns(messages: readonly ChatMessage[]): AnthropicMes
     if (message.role === 'system') continue;
     const calls = message.role === 'assistant' ? (message.toolCalls ?? []) : [];
     if (message.role === 'tool' && message.toolCallId !== undefined) {
-      const result: AnthropicToolResultBlock = { type: 'tool_result', tool_use_id: message.toolCallId };
+      const result: AnthropicToolResultBlock = {
+        type: 'tool_result',
+        tool_use_id: boundedCallId(message.toolCallId, 'anthropic'),
+      };
       // An empty result is sent without content: Anthropic refuses empty text.
       if (message.content !== '') result.content = message.content;
       turnFor('user').tools.push(result);
@@ -85,7 +89,7 @@ export function toAnthropicTurns(messages: readonly ChatMessage[]): AnthropicMes
     for (const call of calls) {
       turn.tools.push({
         type: 'tool_use',
-        id: call.id,
+        id: boundedCallId(call.id, 'anthropic'),
         name: call.name,
         input: argumentsObject(call.arguments),
       });

@@ -6,6 +6,7 @@ import { ProviderError } from '../provider-error.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';
 import { fromGeminiStream } from './from-gemini-stream.ts';
 import { REPLAYED_THOUGHT_SIGNATURE } from './gemini-tools.ts';
+import { decodeSignedCallId } from './signed-call-id.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
 
 const weather = {
@@ -142,7 +143,7 @@ const answer = (parts: unknown[], extra: object = {}) => ({
 });
 
 describe('fromGeminiResponse with function calls', () => {
-  it('reads parallel calls in order, Gemini ids kept, and STOP with calls as tool_calls', () => {
+  it('reads parallel calls in order, Gemini ids kept (the signed one inside its id), and STOP with calls as tool_calls', () => {
     const result = fromGeminiResponse(
       answer([
         { text: 'Checking.' },
@@ -154,8 +155,10 @@ describe('fromGeminiResponse with function calls', () => {
     );
     assert.equal(result.content, 'Checking.');
     assert.equal(result.finishReason, 'tool_calls');
+    const [signed] = result.toolCalls ?? [];
+    assert.deepEqual(decodeSignedCallId(signed?.id ?? ''), { id: 'g1', thoughtSignature: 'sig' });
     assert.deepEqual(result.toolCalls, [
-      { id: 'g1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { id: signed?.id, name: 'get_weather', arguments: '{"city":"Paris"}' },
       { id: 'g2', name: 'get_weather', arguments: '{"city":"Rome"}' },
     ]);
   });

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolChoice, ToolDefinition } from '../provider.ts';
+import { decodeSignedCallId } from './signed-call-id.ts';
 
 export interface GeminiFunctionDeclaration {
   name: string;
@@ -42,17 +43,35 @@ export function toGeminiToolConfig(choice: ToolChoice): GeminiToolConfig {
   return { functionCallingConfig: { mode } };
 }
 
+/** What the request translation needs of a call the conversation made. */
+export interface ReplayedCall {
+  name: string;
+  /** The id to give Gemini: the one Gemini issued (taken out of a signed id), or the client's. */
+  geminiId: string;
+  thoughtSignature: string | undefined;
+}
+
 /**
- * A `functionResponse` must name the function it answers, and the gateway's tool message carries
- * only the call's id: the name is that of the call with this id in an earlier assistant message.
+ * The calls of the conversation's assistant messages by the id the client knows them by. A
+ * `functionResponse` must name the function it answers, and the gateway's tool message carries only
+ * the call's id; an id the gateway handed out for a signed Gemini call also carries Gemini's own id
+ * and the call's thought signature (signed-call-id.ts). Any other id (another vendor's, an older
+ * one, one a client made up that merely looks signed) is used as it is, without a signature.
  */
-export function callNamesById(messages: readonly ChatMessage[]): Map<string, string> {
-  const names = new Map<string, string>();
+export function replayedCallsById(messages: readonly ChatMessage[]): Map<string, ReplayedCall> {
+  const calls = new Map<string, ReplayedCall>();
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
-    for (const call of message.toolCalls ?? []) names.set(call.id, call.name);
+    for (const call of message.toolCalls ?? []) {
+      const signed = decodeSignedCallId(call.id);
+      calls.set(call.id, {
+        name: call.name,
+        geminiId: signed?.id ?? call.id,
+        thoughtSignature: signed?.thoughtSignature,
+      });
+    }
   }
-  return names;
+  return calls;
 }
 
 /**
@@ -73,11 +92,12 @@ export function functionResponseBody(content: string): Record<string, unknown> {
 }
 
 /**
- * Gemini 3 models refuse a conversation whose function calls of the current turn lack the
- * `thoughtSignature` they were returned with. The gateway's tool calls do not carry signatures (they
- * may come from another vendor or a client that never saw one), so every replayed model turn with
- * calls carries the value Google documents for history it did not produce, which skips that check;
- * earlier Gemini models ignore it. It goes on the first functionCall part of the turn, where Gemini
- * itself puts the signature of a set of parallel calls.
+ * Gemini 3 models refuse a conversation whose current turn has a step (a model turn with calls)
+ * whose first functionCall part lacks a `thoughtSignature`. The calls Gemini signed get their own
+ * signature back (carried in the call's id, see signed-call-id.ts); a step whose first call has none
+ * (it came from another vendor after a fallback, from a client, or from an id that could not carry
+ * it) gets this value, which Google documents for function calls it did not produce and which skips
+ * that check; earlier Gemini models ignore it. It goes on the first functionCall part of the step,
+ * where Gemini itself puts the signature of a set of parallel calls.
  */
 export const REPLAYED_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';

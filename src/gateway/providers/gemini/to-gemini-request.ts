@@ -1,11 +1,12 @@
 import type { ChatCall, ChatMessage } from '../provider.ts';
 import { argumentsObject } from '../tool-arguments.ts';
 import {
-  callNamesById,
   functionResponseBody,
   type GeminiTool,
   type GeminiToolConfig,
   REPLAYED_THOUGHT_SIGNATURE,
+  type ReplayedCall,
+  replayedCallsById,
   toGeminiToolConfig,
   toGeminiTools,
 } from './gemini-tools.ts';
@@ -47,11 +48,13 @@ export interface GeminiGenerateContentRequest {
  *   system role inside `contents`.
  * - `assistant` is Gemini's `model` role; `user` stays `user`.
  * - An assistant message's `toolCalls` become `functionCall` parts after its text (`args` the parsed
- *   arguments), the first one carrying REPLAYED_THOUGHT_SIGNATURE.
+ *   arguments). A call whose id the gateway issued for a signed Gemini call gets Gemini's id and its
+ *   `thoughtSignature` back on its part (signed-call-id.ts); the first call part of a model turn
+ *   that still has no signature gets REPLAYED_THOUGHT_SIGNATURE.
  * - A `tool` message with a `toolCallId` becomes a `functionResponse` part in a `user` turn, named
  *   after the call it answers (looked up in the earlier assistant messages), its `response` the
- *   content as a JSON object (see functionResponseBody). Both parts carry the call's id, so Gemini
- *   can pair them even when several calls share a name.
+ *   content as a JSON object (see functionResponseBody). Both parts carry the same id (Gemini's, for
+ *   a signed id), so Gemini can pair them even when several calls share a name.
  * - A `tool` message without a `toolCallId` (older clients), or answering a call no earlier message
  *   made, goes back as `user` text ("Tool result: …"), as there is nothing to pair it with.
  * - `tools` are `functionDeclarations`, `toolChoice` is `toolConfig.functionCallingConfig`, `stop`
@@ -65,13 +68,13 @@ export interface GeminiGenerateContentRequest {
 export function toGeminiRequest(call: ChatCall): GeminiGenerateContentRequest {
   const systemTexts: string[] = [];
   const contents: GeminiContent[] = [];
-  const callNames = callNamesById(call.messages);
+  const calls = replayedCallsById(call.messages);
   for (const message of call.messages) {
     if (message.role === 'system') {
       if (message.content !== '') systemTexts.push(message.content);
       continue;
     }
-    const parts = messageParts(message, callNames);
+    const parts = messageParts(message, calls);
     if (parts.length === 0) continue;
     const role = message.role === 'assistant' ? 'model' : 'user';
     const previous = contents.at(-1);
@@ -79,6 +82,7 @@ export function toGeminiRequest(call: ChatCall): GeminiGenerateContentRequest {
     else contents.push({ role, parts });
   }
 
+  for (const content of contents) if (content.role === 'model') signFirstCall(content.parts);
   const request: GeminiGenerateContentRequest = { contents };
   const systemText = systemTexts.join('\n\n');
   if (contents.length === 0) {
@@ -96,24 +100,36 @@ export function toGeminiRequest(call: ChatCall): GeminiGenerateContentRequest {
   return request;
 }
 
-function messageParts(message: ChatMessage, callNames: ReadonlyMap<string, string>): GeminiPart[] {
+function messageParts(message: ChatMessage, calls: ReadonlyMap<string, ReplayedCall>): GeminiPart[] {
   if (message.role === 'tool' && message.toolCallId !== undefined) {
-    const name = callNames.get(message.toolCallId);
-    if (name !== undefined) {
+    const answered = calls.get(message.toolCallId);
+    if (answered !== undefined) {
       const response = functionResponseBody(message.content);
-      return [{ functionResponse: { id: message.toolCallId, name, response } }];
+      return [{ functionResponse: { id: answered.geminiId, name: answered.name, response } }];
     }
   }
   const text = turnText(message);
   const parts: GeminiPart[] = text === '' ? [] : [{ text }];
   if (message.role !== 'assistant') return parts;
-  for (const [index, toolCall] of (message.toolCalls ?? []).entries()) {
-    const functionCall = { id: toolCall.id, name: toolCall.name, args: argumentsObject(toolCall.arguments) };
-    parts.push(
-      index === 0 ? { functionCall, thoughtSignature: REPLAYED_THOUGHT_SIGNATURE } : { functionCall },
-    );
+  for (const toolCall of message.toolCalls ?? []) {
+    const replayed = calls.get(toolCall.id);
+    const functionCall = {
+      id: replayed?.geminiId ?? toolCall.id,
+      name: toolCall.name,
+      args: argumentsObject(toolCall.arguments),
+    };
+    const thoughtSignature = replayed?.thoughtSignature;
+    parts.push(thoughtSignature === undefined ? { functionCall } : { functionCall, thoughtSignature });
   }
   return parts;
+}
+
+/** The first functionCall part of a model turn must carry a signature on Gemini 3: its own, or the stand-in. */
+function signFirstCall(parts: GeminiPart[]): void {
+  const first = parts.find((part) => 'functionCall' in part);
+  if (first !== undefined && 'functionCall' in first && first.thoughtSignature === undefined) {
+    first.thoughtSignature = REPLAYED_THOUGHT_SIGNATURE;
+  }
 }
 
 function turnText(message: ChatMessage): string {

@@ -1,3 +1,4 @@
+import { boundedCallId } from '../bounded-call-id.ts';
 import type { ChatCall, ChatMessage } from '../provider.ts';
 import {
   type OpenAITool,
@@ -104,7 +105,11 @@ export function toOpenAIChatRequest(call: ChatCall, options: ChatRequestOptions)
 function toOpenAIMessage(message: ChatMessage): OpenAIChatMessage {
   if (message.role === 'tool') {
     if (message.toolCallId !== undefined) {
-      return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+      return {
+        role: 'tool',
+        tool_call_id: boundedCallId(message.toolCallId, 'openai'),
+        content: message.content,
+      };
     }
     const label = message.name === undefined ? 'Tool result' : `Tool result (${message.name})`;
     return { role: 'user', content: `${label}: ${message.content}` };
@@ -116,7 +121,7 @@ function toOpenAIMessage(message: ChatMessage): OpenAIChatMessage {
     if (calls.length > 0) {
       if (message.content === '') out.content = null;
       out.tool_calls = calls.map((call) => ({
-        id: call.id,
+        id: boundedCallId(call.id, 'openai'),
         type: 'function',
         function: { name: call.name, arguments: call.arguments },
       }));
