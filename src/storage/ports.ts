@@ -122,12 +122,26 @@ export interface UsageLedger {
   deleteBefore(cutoff: number): Promise<number>;
 }
 
+/**
+ * Dashboard sessions that were signed out before they expired, shared by every instance on the
+ * database. A session is named by its nonce; its expiry bounds how long the row is needed.
+ */
+export interface SessionRevocations {
+  /**
+   * Records the sign-out; revoking a nonce already revoked is no error (two instances may sign the
+   * same session out at once). Deletes, in passing, the revocations of sessions expired by `now`.
+   */
+  revoke(nonce: string, expiresAt: number, now: number): Promise<void>;
+  isRevoked(nonce: string): Promise<boolean>;
+}
+
 export interface Storage {
   apps: AppStore;
   usage: UsageLedger;
   /** The ledger's rollups, for every app at once (admin API and dashboard). */
   insights: LedgerInsights;
   subscribers: SubscriberStore;
+  sessionRevocations: SessionRevocations;
   /** Cheap liveness check for health reports. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -19,6 +19,7 @@ export function reportUnavailable(storage: Storage, isUnavailable: IsUnavailable
     usage: guard(storage.usage),
     insights: guard(storage.insights),
     subscribers: guard(storage.subscribers),
+    sessionRevocations: guard(storage.sessionRevocations),
     ping: guard({ ping: storage.ping }).ping,
     close: storage.close,
   };

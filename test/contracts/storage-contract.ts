@@ -162,6 +162,30 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
     it('answers ping', async () => {
       await storage.ping();
     });
+
+    it('remembers a revoked session; revoking it again, or at once twice, is no error', async () => {
+      const sessions = storage.sessionRevocations;
+      assert.equal(await sessions.isRevoked('nonce-a'), false);
+      await sessions.revoke('nonce-a', 5_000, 1_000);
+      assert.equal(await sessions.isRevoked('nonce-a'), true);
+      assert.equal(await sessions.isRevoked('nonce-b'), false);
+      await Promise.all([sessions.revoke('nonce-a', 5_000, 1_000), sessions.revoke('nonce-a', 5_000, 1_001)]);
+      assert.equal(await sessions.isRevoked('nonce-a'), true);
+    });
+
+    it('deletes revocations of expired sessions when another is written, a bounded number at a time', async () => {
+      const sessions = storage.sessionRevocations;
+      for (let i = 0; i < 150; i++) await sessions.revoke(`old-${i}`, 10_000 + i, 9_000);
+      await sessions.revoke('recent', 90_000, 20_000);
+      await sessions.revoke('recent-too', 90_000, 20_000);
+      // Two writes after every old session expired: 100 deleted by each, until none is left.
+      for (let i = 0; i < 150; i++) assert.equal(await sessions.isRevoked(`old-${i}`), false, `old-${i}`);
+      assert.equal(await sessions.isRevoked('recent'), true);
+      await sessions.revoke('later', 200_000, 90_000);
+      assert.equal(await sessions.isRevoked('recent'), false, 'expired at 90 000');
+      assert.equal(await sessions.isRevoked('recent-too'), false);
+      assert.equal(await sessions.isRevoked('later'), true);
+    });
   });
 }
 

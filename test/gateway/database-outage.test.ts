@@ -214,6 +214,46 @@ for (const [engine, open] of [
       }
     });
 
+    it('a dashboard session cannot be checked or signed out: 503, never taken on faith', async () => {
+      const origin = 'http://localhost:8787';
+      const signIn = await gateway().request({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+        payload: `token=${ADMIN_TOKEN}`,
+      });
+      assert.equal(signIn.status, 303);
+      const cookie = String(signIn.headers['set-cookie']).split(';')[0] as string;
+      const page = () => gateway().get('/dashboard', { headers: { cookie } });
+      const signOut = () =>
+        gateway().request({ method: 'POST', url: '/dashboard/sign-out', headers: { origin, cookie } });
+      const shell = /dashboard\/assets\/dashboard\.js/;
+      assert.match((await page()).text, shell);
+
+      await takeAway();
+      assertUnavailable(await page(), 'GET /dashboard with a session');
+      const out = await signOut();
+      assertUnavailable(out, 'POST /dashboard/sign-out');
+      assert.equal(out.headers['set-cookie'], undefined, 'the browser keeps the session to sign out again');
+      // What needs no database is answered as before: the sign-in form, and a forged cookie
+      // (refused by its signature before any read).
+      const [expires, nonce] = cookie.split('=')[1]?.split('.') ?? [];
+      for (const headers of [{}, { cookie: `gateway_admin=${expires}.${nonce}.forged` }]) {
+        const form = await gateway().get('/dashboard', { headers });
+        assert.equal(form.status, 200, form.text);
+        assert.match(form.text, /action="\/dashboard\/sign-in"/);
+      }
+
+      await giveBack();
+      // Each connection the pool kept through the cut fails one statement after it (pg learns of the
+      // reset only when it writes): a 503 each, until they are gone.
+      let back = await page();
+      for (let i = 0; i < 10 && back.status === 503; i++) back = await page();
+      assert.match(back.text, shell, 'the failed sign-out ended nothing');
+      assert.equal((await signOut()).status, 303);
+      assert.match((await page()).text, /action="\/dashboard\/sign-in"/);
+    });
+
     it('credentials that must be read from the database: 503 on every door, in its own shape', async () => {
       await takeAway();
       const key = `${LATE.name}:${LATE.secret}`;

@@ -2,24 +2,31 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import type { AdminCredentials } from './admin-credentials.ts';
 import type { AdminReports } from './admin-reports.ts';
+import type { AdminSessions } from './admin-sessions.ts';
 import type { SessionCookie } from './session-cookie.ts';
 
 const MAX_AUTHORIZATION = 1024;
 
-/** Who may read the admin API: the admin token as a Bearer credential, or a dashboard session. */
-export function isAdmin(
-  request: FastifyRequest,
-  credentials: AdminCredentials,
-  cookie: SessionCookie,
-  now: number,
-): boolean {
+/** What the admin routes check a caller with: the token, the dashboard's sessions and their cookie. */
+export interface AdminAccess {
+  credentials: AdminCredentials;
+  sessions: AdminSessions;
+  cookie: SessionCookie;
+}
+
+/**
+ * Who may read the admin API: the admin token as a Bearer credential, or a dashboard session not
+ * signed out. Checking a session reads the database; when it cannot answer, this rejects with its
+ * DependencyUnavailableError (a 503).
+ */
+export async function isAdmin(request: FastifyRequest, access: AdminAccess, now: number): Promise<boolean> {
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string' && authorization.length <= MAX_AUTHORIZATION) {
     const match = /^Bearer +(\S+) *$/i.exec(authorization);
-    if (match !== null) return credentials.matchesToken(match[1] as string);
+    if (match !== null) return access.credentials.matchesToken(match[1] as string);
   }
-  const session = cookie.read(request.headers.cookie);
-  return session !== undefined && credentials.isValidSession(session, now);
+  const session = access.cookie.read(request.headers.cookie);
+  return session !== undefined && (await access.sessions.isSignedIn(session, now));
 }
 
 type QueryOf = { Querystring: Record<string, string | undefined> };
@@ -31,26 +38,20 @@ type QueryOf = { Querystring: Record<string, string | undefined> };
  */
 export function registerAdminApi(
   app: FastifyInstance,
-  options: { credentials: AdminCredentials; cookie: SessionCookie; reports: AdminReports; now: () => number },
+  options: { access: AdminAccess; reports: AdminReports; now: () => number },
 ): void {
-  const { credentials, cookie, reports, now } = options;
+  const { access, reports, now } = options;
   void app.register(
     async (api) => {
-      api.addHook(
-        'onRequest',
-        (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => {
-          // Answers about every app: never kept by a shared cache.
-          reply.header('cache-control', 'no-store');
-          if (isAdmin(request, credentials, cookie, now())) done();
-          else
-            done(
-              new ApiError(
-                'unauthorized',
-                'the admin token (Authorization: Bearer) or a dashboard session is required',
-              ),
-            );
-        },
-      );
+      api.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+        // Answers about every app: never kept by a shared cache.
+        reply.header('cache-control', 'no-store');
+        if (!(await isAdmin(request, access, now())))
+          throw new ApiError(
+            'unauthorized',
+            'the admin token (Authorization: Bearer) or a dashboard session is required',
+          );
+      });
       const querystring = { type: 'object', additionalProperties: { type: 'string', maxLength: 200 } };
       const route = (
         path: string,

@@ -2,8 +2,6 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { constantTimeEqual } from '../../platform/constant-time.ts';
 
 const SESSION_MS = 8 * 3_600_000;
-/** Signed-out sessions remembered until they would have expired anyway; bounded. */
-const MAX_REVOKED = 10_000;
 
 function digest(value: string): string {
   return createHash('sha256').update(value).digest('base64url');
@@ -14,12 +12,12 @@ function digest(value: string): string {
  * constant time, so neither its content nor its length leaks through timing. A session is a
  * signed value, `expiresAt.nonce.signature`, keyed by the token: any instance with the same
  * ADMIN_TOKEN accepts it, changing the token ends every session, and nothing is stored per
- * session. Signing out forgets the cookie in the browser and revokes the nonce in this process.
+ * session until it is signed out (AdminSessions, which records the nonce where every instance
+ * reads it).
  */
 export class AdminCredentials {
   readonly #tokenDigest: string;
   readonly #key: Buffer;
-  readonly #revoked = new Map<string, number>();
 
   constructor(token: string) {
     this.#tokenDigest = digest(token);
@@ -36,24 +34,18 @@ export class AdminCredentials {
     return { value: `${body}.${this.#sign(body)}`, maxAgeSeconds: SESSION_MS / 1000 };
   }
 
-  isValidSession(value: string, now: number): boolean {
+  /**
+   * The session a cookie value names, when it is signed with this token's key and not expired;
+   * undefined otherwise. The signature is checked first, in constant time, so nothing else is
+   * learned about a forged value, and nothing past this point ever sees one.
+   */
+  readSession(value: string, now: number): { nonce: string; expiresAt: number } | undefined {
     const parts = value.split('.');
-    if (parts.length !== 3) return false;
+    if (parts.length !== 3) return undefined;
     const [expires, nonce, signature] = parts as [string, string, string];
-    if (!constantTimeEqual(this.#sign(`${expires}.${nonce}`), signature)) return false;
+    if (!constantTimeEqual(this.#sign(`${expires}.${nonce}`), signature)) return undefined;
     const expiresAt = Number(expires);
-    return Number.isSafeInteger(expiresAt) && expiresAt > now && !this.#revoked.has(nonce);
-  }
-
-  closeSession(value: string, now: number): void {
-    if (!this.isValidSession(value, now)) return;
-    const [expires, nonce] = value.split('.') as [string, string];
-    for (const [old, until] of this.#revoked) if (until <= now) this.#revoked.delete(old);
-    if (this.#revoked.size >= MAX_REVOKED) {
-      const oldest = this.#revoked.keys().next().value;
-      if (oldest !== undefined) this.#revoked.delete(oldest);
-    }
-    this.#revoked.set(nonce, Number(expires));
+    return Number.isSafeInteger(expiresAt) && expiresAt > now ? { nonce, expiresAt } : undefined;
   }
 
   #sign(body: string): string {

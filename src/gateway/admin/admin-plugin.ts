@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerAdminApi } from './admin-api-routes.ts';
 import { AdminCredentials } from './admin-credentials.ts';
 import { type AdminReportDeps, AdminReports } from './admin-reports.ts';
+import { AdminSessions } from './admin-sessions.ts';
 import { registerDashboard } from './dashboard-routes.ts';
 import { sessionCookie } from './session-cookie.ts';
 
@@ -15,7 +16,11 @@ export function registerAdmin(
 ): void {
   if (options.adminToken === undefined) return;
   const credentials = new AdminCredentials(options.adminToken);
-  const cookie = sessionCookie(options.publicUrl);
-  registerAdminApi(app, { credentials, cookie, reports: new AdminReports(options), now: options.now });
-  registerDashboard(app, { credentials, cookie, publicUrl: options.publicUrl, now: options.now });
+  const access = {
+    credentials,
+    sessions: new AdminSessions(credentials, options.storage.sessionRevocations),
+    cookie: sessionCookie(options.publicUrl),
+  };
+  registerAdminApi(app, { access, reports: new AdminReports(options), now: options.now });
+  registerDashboard(app, { access, publicUrl: options.publicUrl, now: options.now });
 }

@@ -2,10 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import { fromPackageRoot } from '../../platform/package-root.ts';
-import { isAdmin } from './admin-api-routes.ts';
-import type { AdminCredentials } from './admin-credentials.ts';
+import { type AdminAccess, isAdmin } from './admin-api-routes.ts';
 import { DASHBOARD_CSP, dashboardPage, signInPage } from './dashboard-pages.ts';
-import type { SessionCookie } from './session-cookie.ts';
 
 const ASSETS: Record<string, string> = {
   'dashboard.js': 'text/javascript; charset=utf-8',
@@ -43,9 +41,10 @@ function checkOrigin(request: FastifyRequest, publicUrl: string): void {
 /** GET /dashboard (the page, or the sign-in form), its sign-in and sign-out, and its bundled assets. */
 export function registerDashboard(
   app: FastifyInstance,
-  options: { credentials: AdminCredentials; cookie: SessionCookie; publicUrl: string; now: () => number },
+  options: { access: AdminAccess; publicUrl: string; now: () => number },
 ): void {
-  const { credentials, cookie, publicUrl, now } = options;
+  const { access, publicUrl, now } = options;
+  const { credentials, sessions, cookie } = access;
   const assets = new Map<string, Buffer>();
   const assetDirectory = findAssetDirectory();
   if (assetDirectory !== undefined)
@@ -58,10 +57,10 @@ export function registerDashboard(
       (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
     );
 
-    dashboard.get('/dashboard', { schema: { hide: true } }, (request, reply) => {
+    dashboard.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       if (assets.size === 0)
         throw new ApiError('service_unavailable', 'the dashboard is not built: run npm run build');
-      const signedIn = isAdmin(request, credentials, cookie, now());
+      const signedIn = await isAdmin(request, access, now());
       return pageHeaders(reply).send(signedIn ? dashboardPage() : signInPage(false));
     });
 
@@ -81,10 +80,12 @@ export function registerDashboard(
       },
     );
 
-    dashboard.post('/dashboard/sign-out', { schema: { hide: true } }, (request, reply) => {
+    // The sign-out is recorded before the cookie is cleared: when the database cannot take it, the
+    // answer is a 503 and the browser keeps its session, so that signing out again can end it.
+    dashboard.post('/dashboard/sign-out', { schema: { hide: true } }, async (request, reply) => {
       checkOrigin(request, publicUrl);
       const session = cookie.read(request.headers.cookie);
-      if (session !== undefined) credentials.closeSession(session, now());
+      if (session !== undefined) await sessions.signOut(session, now());
       return reply.header('set-cookie', cookie.clear()).redirect('/dashboard', 303);
     });
 

@@ -5,6 +5,7 @@ import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
+import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
 import { isSqliteUnavailable } from './sqlite-unavailable.ts';
 import { ATTEMPT_INSERT, REQUEST_INSERT, SqliteUsageLedger } from './sqlite-usage-ledger.ts';
@@ -33,6 +34,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       usage: new SqliteUsageLedger(db, writer),
       insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
       subscribers: new SqliteSubscriberStore(db),
+      sessionRevocations: new SqliteSessionRevocations(db),
       ping: async () => {
         ping.get();
       },

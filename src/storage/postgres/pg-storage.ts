@@ -4,6 +4,7 @@ import { reportUnavailable } from '../report-unavailable.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
 import { migratePostgres } from './pg-migrate.ts';
+import { PgSessionRevocations } from './pg-session-revocations.ts';
 import { STATEMENT_TIMEOUT_MS } from './pg-statement-timeout.ts';
 import { PgSubscriberStore } from './pg-subscriber-store.ts';
 import { PgUsageLedger } from './pg-usage-ledger.ts';
@@ -35,6 +36,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
         async (sql, params) => (await pool.query(numberPlaceholders(sql), [...params])).rows,
       ),
       subscribers: new PgSubscriberStore(pool),
+      sessionRevocations: new PgSessionRevocations(pool),
       ping: async () => {
         await pool.query('SELECT 1');
       },
