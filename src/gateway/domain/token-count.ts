@@ -15,6 +15,10 @@ export interface Tokenizer {
   count(texts: string | readonly string[]): Promise<number>;
   /** Exact tokens of one text (simulated answers only; they stream and truncate by token). */
   encode(text: string): Promise<number[]>;
+  /**
+   * Text of whole tokens, as a one-shot decoder gives it: the first bytes of a character the
+   * tokens end inside decode as U+FFFD, and nothing is carried over to the next call.
+   */
   decode(tokens: readonly number[]): string;
 }
 
@@ -69,8 +73,27 @@ function buildTokenizer(encoding: Encoding): Tokenizer {
       }
       return tokens;
     },
-    decode: (tokens) => encoding.decode(tokens as number[]),
+    decode: (tokens) => decodeWhole(encoding, tokens as number[]),
   };
+}
+
+/**
+ * o200k_base's token for the single byte 0xFF, which begins no UTF-8 character (the byte-level
+ * BPE has a token for each of the 256 bytes; o200k orders them as GPT-2 does).
+ */
+const LONE_FF_TOKEN = 187;
+
+/**
+ * The library decodes through one TextDecoder shared by every call, in streaming mode: the bytes
+ * of a character that one call's tokens end inside are held back, and come out at the start of
+ * the next call, whoever makes it (another answer then began with U+FFFD). Decoding the lone
+ * byte 0xFF after each call flushes them: held bytes come out as one U+FFFD before the byte's
+ * own. The call's text then ends as a one-shot decoder's would, and the next call starts clean.
+ */
+function decodeWhole(encoding: Encoding, tokens: number[]): string {
+  const text = encoding.decode(tokens);
+  const flushed = encoding.decode([LONE_FF_TOKEN]);
+  return flushed.length > 1 ? `${text}\uFFFD` : text;
 }
 
 async function countSampled(encoding: Encoding, texts: readonly string[]): Promise<number> {

@@ -71,9 +71,11 @@ export class SimulatedProvider implements ProviderAdapter {
       pending.push(tokens[i] as number);
       const last = i === tokens.length - 1;
       if (pending.length < this.#settings.chunkTokens && !last) continue;
-      const text = tokenizer.decode(pending);
+      let text = tokenizer.decode(pending);
       // A chunk ending inside a multi-byte character waits for the next token.
       if (text.endsWith('\uFFFD') && !last) continue;
+      // The end of an answer cut inside a character: dropped, as the answer's text drops it.
+      if (last && answer.finishReason === 'length') text = text.replace(/\uFFFD+$/, '');
       pending = [];
       if (sentChunks > 0) await this.#delay(chunkDelay, context.signal);
       yield { type: 'delta', content: text };
