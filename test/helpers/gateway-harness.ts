@@ -113,7 +113,7 @@ export async function createGateway(options: HarnessOptions = {}): Promise<Harne
     retryWait: async () => {},
     adapterFactories: {
       ...ADAPTER_FACTORIES,
-      simulated: (settings) => counting(new SimulatedProvider(settings), calls),
+      simulated: (settings, shared) => counting(new SimulatedProvider(settings, shared.tokenizer), calls),
     },
   });
   const gateway = app.gateway;
