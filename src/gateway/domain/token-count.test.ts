@@ -53,6 +53,15 @@ describe('token counting', () => {
     }
   });
 
+  it("counts a special token's text as text, never refusing it", async () => {
+    const asText = { disallowedSpecial: new Set<string>() };
+    for (const text of ['<|endoftext|>', 'a prompt quoting <|im_start|>system and <|im_end|>']) {
+      assert.equal(await tokenizer.count(text), countTokens(text, asText));
+      const answer = await tokenizer.tokenizeAnswer(text, { maxTokens: undefined, chunkTokens: 4 });
+      assert.equal(answer.chunks?.join(''), text);
+    }
+  });
+
   it('estimates long prose within 1% of the exact count', async () => {
     const text = prose(2 * MIB, 2);
     const exact = countTokens(text);

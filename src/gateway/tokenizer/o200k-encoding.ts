@@ -8,6 +8,13 @@ import type { Encoding } from '../domain/encoding-tokenizer.ts';
 const LONE_FF_TOKEN = 187;
 
 /**
+ * Text is text: "<|endoftext|>" in a prompt is counted as the characters it is, as a vendor's API
+ * counts what a client sends. The library's default refuses it (it throws), which made a chat
+ * that quoted one answer 500.
+ */
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
  * gpt-tokenizer's o200k_base (the GPT-4o family) as the counting algorithm needs it. Importing
  * this module builds the library's tables, about 110 ms of CPU and 40 MB of heap: the gateway
  * imports it on the tokenizer's thread only.
@@ -19,8 +26,8 @@ export function o200kEncoding(): Encoding {
   // short, so merging afresh costs less than that cache.
   o200k.setMergeCacheSize(0);
   return {
-    encode: (text) => o200k.encode(text),
-    countTokens: (text) => o200k.countTokens(text),
+    encode: (text) => o200k.encode(text, AS_TEXT),
+    countTokens: (text) => o200k.countTokens(text, AS_TEXT),
     decode: decodeWhole,
   };
 }
