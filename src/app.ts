@@ -57,6 +57,8 @@ export interface BuildOptions {
   retryWait?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Adapter factories per provider kind (tests wrap them to count upstream calls). */
   adapterFactories?: typeof ADAPTER_FACTORIES;
+  /** The tokenizer's thread, with its options (tests give one whose worker they can kill). */
+  tokenizer?: TokenizerThread;
 }
 
 export const DEMO_APP = 'demo';
@@ -105,7 +107,8 @@ async function buildOpening(
   await priceBook.load();
   // The tokenizer's thread (about 85 MiB with o200k's tables) starts on the first call that needs
   // it, not here: a gateway whose upstreams report usage never pays it (docs/performance.md).
-  const tokenizer = new TokenizerThread({ logger: logger.child({ component: 'tokenizer' }) });
+  const tokenizer =
+    options.tokenizer ?? new TokenizerThread({ logger: logger.child({ component: 'tokenizer' }) });
   opened.push(() => tokenizer.close());
   const registry = buildRegistry(config, { tokenizer }, options.adapterFactories);
   opened.push(() => registry.close());

@@ -1,11 +1,13 @@
 // The tokenizer's worker (src/gateway/tokenizer/tokenizer-worker.ts) for tests, with a side
 // channel: it announces each request it receives, dies on 'die' (as a crash or running out of
-// memory would end it), and on 'report' tells the most text it held at once. Imported on the
-// main thread, it gives the test's end of that channel (`controlKillableWorkers`).
+// memory would end it), and on 'report' tells the most text it held at once. Imported on the main
+// thread, it gives the test's end of that channel (`controlKillableWorkers`).
 import { BroadcastChannel, parentPort } from 'node:worker_threads';
 import type { TokenizerReply, TokenizerRequest } from '../../src/gateway/tokenizer/tokenizer-protocol.ts';
 
 export const KILLABLE_WORKER_URL = new URL(import.meta.url);
+/** A tokenizer worker that dies as soon as it receives a request. */
+export const DYING_WORKER_URL = new URL('./dying-tokenizer-worker.ts', import.meta.url);
 const CHANNEL = 'killable-tokenizer-worker';
 
 type Signal = { received: number } | { maxHeldChars: number };
@@ -51,12 +53,10 @@ export function controlKillableWorkers() {
   const channel = new BroadcastChannel(CHANNEL);
   const received: number[] = [];
   const waiting = new Set<(signal: Signal) => void>();
-  let killOnReceipt = false;
   channel.onmessage = (event) => {
     const signal = (event as MessageEvent).data as Signal;
     if ('received' in signal) {
       received.push(signal.received);
-      if (killOnReceipt) channel.postMessage('die');
     }
     for (const listener of waiting) listener(signal);
   };
@@ -75,10 +75,6 @@ export function controlKillableWorkers() {
     /** Resolves when a worker receives a request. */
     nextReceipt: () => next((signal) => 'received' in signal),
     kill: () => channel.postMessage('die'),
-    /** Kill each worker as soon as it receives a request. */
-    killOnReceipt(on: boolean) {
-      killOnReceipt = on;
-    },
     /** The most characters the running worker held at once. */
     async maxHeldChars(): Promise<number> {
       const report = next((signal) => 'maxHeldChars' in signal);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
   controlKillableWorkers,
+  DYING_WORKER_URL,
   KILLABLE_WORKER_URL,
 } from '../../../test/helpers/killable-tokenizer-worker.ts';
 import { DependencyUnavailableError } from '../../platform/dependency-unavailable.ts';
@@ -100,22 +101,30 @@ describe('the tokenizer thread dying', () => {
   });
 
   it('rejects a call whose second thread dies too (503 at the edge); the next call starts a new thread', async (t) => {
+    const dying = new TokenizerThread({ workerUrl: DYING_WORKER_URL });
+    t.after(() => dying.close());
+    const calls = [
+      dying.count(randomText(MIB, 5)),
+      dying.tokenizeAnswer('an answer', { maxTokens: undefined, chunkTokens: 4 }),
+    ];
+    for (const call of calls) await assert.rejects(call, DependencyUnavailableError);
+    assert.equal(dying.pending, 0, 'no call left behind');
+
     const thread = new TokenizerThread({ workerUrl: KILLABLE_WORKER_URL });
     const worker = controlKillableWorkers();
     t.after(() => {
       worker.close();
       return thread.close();
     });
-    worker.killOnReceipt(true);
-    const calls = [
-      thread.count(randomText(MIB, 5)),
-      // Long enough that neither is answered before the thread that holds it is killed.
-      thread.tokenizeAnswer(randomText(MIB / 4, 6), { maxTokens: undefined, chunkTokens: 4 }),
-    ];
-    for (const call of calls) await assert.rejects(call, DependencyUnavailableError);
+    const received = worker.nextReceipt();
+    const counting = thread.count(randomText(MIB, 6));
+    await received;
+    worker.kill();
+    await worker.nextReceipt();
+    worker.kill();
+    await assert.rejects(counting, DependencyUnavailableError);
     assert.equal(thread.pending, 0, 'no call left behind');
-    worker.killOnReceipt(false);
-    assert.equal(await thread.count('Hello, world!'), 4);
+    assert.equal(await thread.count('Hello, world!'), 4, 'a new thread for the next call');
   });
 
   it('rejects the calls of a thread that cannot start: its heap cannot hold the tables', async (t) => {
