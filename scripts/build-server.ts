@@ -7,8 +7,9 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 
 /**
  * Bundles the server (src/main.ts and the packages it imports) into `outDir`: `main.js`, the
- * chunks that what loads on first use (the tokenizer, the MCP SDK, the site, PostgreSQL, Redis,
- * tracing, mail) is split into, the ledger writer's worker, and the SQL migrations beside them.
+ * chunks that what loads on first use (the MCP SDK, the site, PostgreSQL, Redis, tracing, mail) is
+ * split into, the workers of the ledger's writer and of the tokenizer (which alone loads o200k's
+ * tables), and the SQL migrations beside them.
  *
  * One bundle rather than tsc's file per module: Node keeps a module record, its source text and
  * its compiled functions for each of the ~1,100 files an idle gateway loads (373 of them TypeBox's
@@ -20,7 +21,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
  * chat request in the bench (117-122 against 98-102 µs).
  *
  * Everything in the bundle finds its files the same way from src/ and from dist/: the migrations
- * and the worker beside the code (`new URL('./…', import.meta.url)`: the worker is an entry point
+ * and the workers beside the code (`new URL('./…', import.meta.url)`: each worker is an entry point
  * of its own, the migrations are copied), the rest from the package root
  * (src/platform/package-root.ts).
  *
@@ -35,6 +36,7 @@ export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile
     entryPoints: {
       main: join(root, 'src/main.ts'),
       'ledger-writer-worker': join(root, 'src/storage/embedded/ledger-writer-worker.js'),
+      'tokenizer-worker': join(root, 'src/gateway/tokenizer/tokenizer-worker.ts'),
     },
     outdir: outDir,
     // The metafile's paths are relative to this, whatever folder the build is started from.

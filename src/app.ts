@@ -24,6 +24,7 @@ import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { startUsageRetention } from './gateway/services/usage-retention.ts';
 import { openSharedState } from './gateway/shared-state.ts';
+import { TokenizerThread } from './gateway/tokenizer/tokenizer-thread.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
 import { MetricsRegistry } from './platform/metrics/metrics-registry.ts';
@@ -56,6 +57,8 @@ export interface BuildOptions {
   retryWait?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** Adapter factories per provider kind (tests wrap them to count upstream calls). */
   adapterFactories?: typeof ADAPTER_FACTORIES;
+  /** The tokenizer's thread, with its options (tests give one whose worker they can kill). */
+  tokenizer?: TokenizerThread;
 }
 
 export const DEMO_APP = 'demo';
@@ -102,10 +105,13 @@ async function buildOpening(
   opened.push(() => shared.close());
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
-  const registry = buildRegistry(config, options.adapterFactories);
+  // The tokenizer's thread (about 85 MiB with o200k's tables) starts on the first call that needs
+  // it, not here: a gateway whose upstreams report usage never pays it (docs/performance.md).
+  const tokenizer =
+    options.tokenizer ?? new TokenizerThread({ logger: logger.child({ component: 'tokenizer' }) });
+  opened.push(() => tokenizer.close());
+  const registry = buildRegistry(config, { tokenizer }, options.adapterFactories);
   opened.push(() => registry.close());
-  // The tokenizer (about 70 MB) is loaded by the first request that needs it, not here: see
-  // docs/performance.md for what that first request pays.
   if (config.surfaces.gateway) {
     for (const warning of modelAddressingWarnings({ config, registry })) logger.warn(warning);
   }
@@ -147,6 +153,7 @@ async function buildOpening(
   );
   const deps = {
     limiter,
+    tokenizer,
     config,
     registry,
     priceBook,
@@ -203,6 +210,8 @@ async function buildOpening(
       await Promise.all(servers.map((app) => app.close()));
       clearTimeout(grace);
       stopRetention();
+      // No request is left to count for: the servers have closed.
+      await tokenizer.close();
       await recorder.flush({ final: true });
       await refusals
         .close()

@@ -45,6 +45,17 @@ const RULES: readonly Rule[] = [
     why: 'a front door translates a client format to the domain and calls services, as http/ does',
   },
   {
+    from: 'src/gateway/tokenizer/',
+    forbid: [
+      'src/gateway/services/',
+      'src/gateway/http/',
+      'src/gateway/providers/',
+      'src/gateway/doors/',
+      'src/storage/',
+    ],
+    why: "the tokenizer's thread runs the domain's counting for whoever asks, and knows none of them",
+  },
+  {
     from: 'src/storage/',
     forbid: ['src/gateway/', 'src/site/'],
     why: 'storage implements ports; it never imports the surfaces',
@@ -184,6 +195,7 @@ describe('layers (decision 0008)', () => {
       ['src/gateway/domain/pricing.ts', ['src/gateway/providers/provider.ts', 'node:fs']],
       ['src/gateway/services/run-chat.ts', ['src/gateway/http/schemas.ts']],
       ['src/gateway/providers/openai/openai-adapter.ts', ['src/gateway/services/request-run.ts']],
+      ['src/gateway/tokenizer/tokenizer-thread.ts', ['src/gateway/services/request-run.ts']],
       ['src/storage/redis/redis-provider-health.ts', ['src/gateway/health/circuit-breaker.ts']],
       ['src/site/site-app.ts', ['src/gateway/http/gateway-app.ts']],
       ['src/gateway/http/gateway-app.ts', ['src/site/site-app.ts']],
@@ -194,7 +206,7 @@ describe('layers (decision 0008)', () => {
       ],
     ]);
     const found = findViolations(wrong);
-    assert.equal(found.length, 10, found.join('\n'));
+    assert.equal(found.length, 11, found.join('\n'));
     const circle: ImportGraph = new Map([
       ['src/site/mcp/a.ts', ['src/site/openapi/b.ts']],
       ['src/site/openapi/b.ts', ['src/site/well-known/c.ts']],

@@ -47,6 +47,19 @@ describe('POST /v1/chat', () => {
     assert.equal(res.body.usage.tokensOut, 3);
   });
 
+  it('counts the text of a special token (<|endoftext|>) as text, in the prompt and in the answer', async () => {
+    const plain = await gw.chat({ messages: [{ role: 'user', content: 'hi  there' }] });
+    const special = await gw.chat({
+      messages: [{ role: 'user', content: 'hi <|endoftext|> there' }],
+      metadata: { simulated: { reply: 'the end <|im_end|>' } },
+    });
+    assert.equal(special.status, 200, special.text);
+    // The tokens of its text (' <', '|', 'end', 'of', 'text', '|', '>', where 'hi  there' has ' '),
+    // not the one special token it names.
+    assert.equal(special.body.usage.tokensIn, plain.body.usage.tokensIn + 6);
+    assert.equal(special.body.message.content, 'the end <|im_end|>');
+  });
+
   it('honours an explicit provider and model; a simulated model is labelled as such', async () => {
     const { body } = await gw.chat({ messages, provider: 'provider-c', model: 'gpt-4o' });
     assert.equal(body.provider, 'provider-c');

@@ -153,8 +153,8 @@ const cases: HostileCase[] = [
 describe('hostile input never stalls the event loop', () => {
   const h = shareGateway();
   before(async () => {
-    // Settle the heap first: the tokenizer loaded at start-up leaves ~80 MB for the first major
-    // GC, a one-off pause that is no request's doing.
+    // Start the tokenizer's thread first: the first case would otherwise also wait for o200k's
+    // tables to load there (tokenizer-first-use.test.ts checks that wait holds no event loop).
     await h.gateway.inject({
       method: 'POST',
       url: '/v1/chat',

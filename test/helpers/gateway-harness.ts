@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import type { ProviderAdapter } from '../../src/gateway/providers/provider.ts';
 import { ADAPTER_FACTORIES } from '../../src/gateway/providers/registry.ts';
 import { SimulatedProvider } from '../../src/gateway/providers/simulated/simulated-provider.ts';
+import type { TokenizerThread } from '../../src/gateway/tokenizer/tokenizer-thread.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { type CleanupContext, startForSuite, startForTest } from './harness-lifecycle.ts';
 import { bindRequests, type Reply, type RequestOptions, type Requests } from './inject-reply.ts';
@@ -25,6 +26,8 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** Written as the YAML CONFIG_FILE. */
   file?: Record<string, unknown>;
+  /** The tokenizer's thread (by default the application's own). */
+  tokenizer?: TokenizerThread;
 }
 
 export interface GatewayRequestOptions extends RequestOptions {
@@ -111,9 +114,10 @@ export async function createGateway(options: HarnessOptions = {}): Promise<Harne
   const calls: CallLog = [];
   const app = await buildApplication(config, createLogger({ level: config.logLevel }), {
     retryWait: async () => {},
+    ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
     adapterFactories: {
       ...ADAPTER_FACTORIES,
-      simulated: (settings) => counting(new SimulatedProvider(settings), calls),
+      simulated: (settings, shared) => counting(new SimulatedProvider(settings, shared.tokenizer), calls),
     },
   });
   const gateway = app.gateway;

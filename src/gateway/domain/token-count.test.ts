@@ -2,14 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { measureLoopStall } from '../../../test/helpers/event-loop-probe.ts';
+import { o200kEncoding } from '../tokenizer/o200k-encoding.ts';
+import { EXACT_COUNT_CHARS, encodingTokenizer } from './encoding-tokenizer.ts';
 import { seededRandom } from './hash-seed.ts';
-import {
-  chatInputTexts,
-  countChatInputTokens,
-  countChatOutputTokens,
-  EXACT_COUNT_CHARS,
-  loadTokenizer,
-} from './token-count.ts';
+import { chatInputTexts, countChatInputTokens, countChatOutputTokens } from './token-count.ts';
 
 const MIB = 1024 * 1024;
 /** The issue's targets: other requests wait at most 50 ms, a request is answered within 2 s. */
@@ -47,16 +43,26 @@ function prose(length: number, seed: number): string {
   return parts.join(' ').slice(0, length);
 }
 
+/** The algorithm in this process, as the tokenizer's thread runs it. */
+const tokenizer = encodingTokenizer(o200kEncoding());
+
 describe('token counting', () => {
   it('is exact up to EXACT_COUNT_CHARS, equal to the library counting the whole text', async () => {
-    const tokenizer = await loadTokenizer();
     for (const text of [prose(EXACT_COUNT_CHARS - 10, 1), 'Hello, world!', '', '  spaced   out  ']) {
       assert.equal(await tokenizer.count(text), countTokens(text));
     }
   });
 
+  it("counts a special token's text as text, never refusing it", async () => {
+    const asText = { disallowedSpecial: new Set<string>() };
+    for (const text of ['<|endoftext|>', 'a prompt quoting <|im_start|>system and <|im_end|>']) {
+      assert.equal(await tokenizer.count(text), countTokens(text, asText));
+      const answer = await tokenizer.tokenizeAnswer(text, { maxTokens: undefined, chunkTokens: 4 });
+      assert.equal(answer.chunks?.join(''), text);
+    }
+  });
+
   it('estimates long prose within 1% of the exact count', async () => {
-    const tokenizer = await loadTokenizer();
     const text = prose(2 * MIB, 2);
     const exact = countTokens(text);
     const estimate = await tokenizer.count(text);
@@ -71,7 +77,6 @@ describe('token counting', () => {
   ];
   for (const [name, build] of hostile) {
     it(`counts ${name} within ${MAX_ELAPSED_MS} ms without blocking the event loop for ${MAX_STALL_MS} ms`, async () => {
-      const tokenizer = await loadTokenizer();
       await tokenizer.count(randomText(MIB, 5)); // what filled the library's cache before
       const text = build();
       const { value, maxStallMs, maxStallCpuMs, elapsedMs } = await measureLoopStall(() =>
@@ -88,7 +93,6 @@ describe('token counting', () => {
   }
 
   it('adds the chat framing to the counts of every message part', async () => {
-    const tokenizer = await loadTokenizer();
     const messages = [
       { role: 'system' as const, content: 'Be brief.' },
       { role: 'user' as const, content: 'Hello there', name: 'ann' },
@@ -99,7 +103,6 @@ describe('token counting', () => {
   });
 
   it('counts tool definitions, the calls an assistant made, and tool results', async () => {
-    const tokenizer = await loadTokenizer();
     const call = { id: 'call_1', name: 'get_weather', arguments: '{"city":"Lyon","unit":"celsius"}' };
     const tool = {
       name: 'get_weather',

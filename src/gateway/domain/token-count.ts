@@ -1,114 +1,34 @@
 import type { ChatMessage, ToolCall, ToolDefinition } from './messages.ts';
-import { sliceForTokenizer } from './tokenizer-slices.ts';
 
 /**
- * Token counting that answers in bounded time and keeps the event loop free for any input up to
- * MAX_BODY_BYTES:
- * - text is fed to the tokenizer in bounded slices (see tokenizer-slices.ts), so no single
- *   library call is quadratic in the input;
- * - the work yields to other requests every YIELD_EVERY_CHARS characters;
- * - up to EXACT_COUNT_CHARS characters per call are counted exactly; past that, evenly spaced
- *   slices adding up to about EXACT_COUNT_CHARS are counted and the total is scaled from them.
+ * The gateway's tokenizer (o200k_base, the GPT-4o family). Every call is bounded in time whatever
+ * the input (encoding-tokenizer.ts: slices, sampling past EXACT_COUNT_CHARS) and runs off the
+ * event loop, on the tokenizer's own thread (src/gateway/tokenizer/). A call rejects when the
+ * tokenizer cannot serve it (its thread failed twice running): callers decide what that costs.
  */
 export interface Tokenizer {
   /** Tokens of each text counted separately, summed. */
   count(texts: string | readonly string[]): Promise<number>;
-  /** Exact tokens of one text (simulated answers only; they stream and truncate by token). */
-  encode(text: string): Promise<number[]>;
-  decode(tokens: readonly number[]): string;
+  /** A simulated model's answer by token: cut at `maxTokens`, and in chunks for a stream. */
+  tokenizeAnswer(content: string, limits: AnswerLimits): Promise<TokenizedAnswer>;
 }
 
-/**
- * Characters counted exactly in one call. The slowest text for gpt-tokenizer (random CJK, one
- * repeated letter) tokenizes at about 1-2 MB/s on this project's 2-core reference box, so this
- * bounds a count to a few hundred milliseconds; ordinary prose of this size takes ~15 ms.
- */
-export const EXACT_COUNT_CHARS = 256 * 1024;
-
-/** Characters tokenized between two yields: a few milliseconds of work at worst. */
-const YIELD_EVERY_CHARS = 8 * 1024;
-
-/** Slicing a character costs about this many times less than tokenizing it. */
-const SCAN_COST_RATIO = 16;
-
-interface Encoding {
-  encode(text: string): number[];
-  decode(tokens: number[]): string;
-  countTokens(text: string): number;
-  setMergeCacheSize(size: number): void;
+export interface AnswerLimits {
+  /** Tokens the answer is cut after; undefined keeps it whole. */
+  maxTokens: number | undefined;
+  /** Tokens per streamed chunk (at least); undefined asks for no chunks. */
+  chunkTokens: number | undefined;
 }
 
-let loading: Promise<Tokenizer> | undefined;
-
-/**
- * The o200k_base tokenizer (GPT-4o family), loaded on first use: it costs ~70 MB, which a
- * gateway bound only to upstreams that report usage never needs to pay.
- */
-export function loadTokenizer(): Promise<Tokenizer> {
-  loading ??= import('gpt-tokenizer/encoding/o200k_base').then((module) => {
-    const encoding = module as unknown as Encoding;
-    // The library's merge cache (100,000 entries, evicted oldest first from a Map) grows by
-    // hundreds of MB on random text, and once full every insert scans the Map's deleted
-    // entries: after one 1 MB random prompt the next took over 15 s. Slices keep each merge
-    // short, so merging afresh costs less than that cache.
-    encoding.setMergeCacheSize(0);
-    return buildTokenizer(encoding);
-  });
-  return loading;
-}
-
-function buildTokenizer(encoding: Encoding): Tokenizer {
-  return {
-    count: (texts) => countSampled(encoding, typeof texts === 'string' ? [texts] : texts),
-    encode: async (text) => {
-      const tokens: number[] = [];
-      const pacer = new Pacer();
-      for (const slice of sliceForTokenizer(text)) {
-        for (const token of encoding.encode(slice.text)) tokens.push(token);
-        await pacer.after(slice.text.length);
-      }
-      return tokens;
-    },
-    decode: (tokens) => encoding.decode(tokens as number[]),
-  };
-}
-
-async function countSampled(encoding: Encoding, texts: readonly string[]): Promise<number> {
-  const totalChars = texts.reduce((sum, text) => sum + text.length, 0);
-  // Count one slice in `stride`; with stride 1 every slice is counted and the result is exact.
-  const stride = Math.max(1, Math.ceil(totalChars / EXACT_COUNT_CHARS));
-  const pacer = new Pacer();
-  let total = 0;
-  for (const text of texts) {
-    let tokens = 0;
-    let countedChars = 0;
-    let index = 0;
-    for (const slice of sliceForTokenizer(text)) {
-      if (index++ % stride !== 0) {
-        // Skipping still scans the slice for boundaries: cheap per character, not on 4 MiB.
-        await pacer.after(slice.text.length / SCAN_COST_RATIO);
-        continue;
-      }
-      tokens += encoding.countTokens(slice.text);
-      countedChars += slice.text.length;
-      await pacer.after(slice.text.length);
-    }
-    total += stride === 1 || countedChars === 0 ? tokens : Math.round((tokens * text.length) / countedChars);
-  }
-  return total;
-}
-
-/** Yields to the event loop after each YIELD_EVERY_CHARS characters of tokenizing. */
-class Pacer {
-  #sinceYield = 0;
-
-  async after(chars: number): Promise<void> {
-    this.#sinceYield += chars;
-    if (this.#sinceYield < YIELD_EVERY_CHARS) return;
-    this.#sinceYield = 0;
-    // setImmediate, not a microtask: pending I/O (other requests) runs before the next batch.
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+export interface TokenizedAnswer {
+  /** The answer's text, or its first `maxTokens` tokens with a character cut at the end dropped. */
+  content: string;
+  /** Tokens of the answer as given (`maxTokens` at most). */
+  tokens: number;
+  /** Whether `maxTokens` cut it. */
+  truncated: boolean;
+  /** With `chunkTokens`: the text in chunks of whole characters; joined, they are `content`. */
+  chunks?: string[];
 }
 
 // OpenAI's documented accounting for chat input: each message costs 3 tokens of framing,
@@ -174,6 +94,13 @@ export function chatInputTexts(
     if (message.toolCalls !== undefined) pushToolCallTexts(message.toolCalls, texts);
   }
   if (tools !== undefined) for (const tool of tools) texts.push(toolText(tool));
+  return texts;
+}
+
+/** The texts of an answer: its content and the tool calls it made. */
+export function chatOutputTexts(content: string, toolCalls?: readonly ToolCall[]): string[] {
+  const texts = [content];
+  if (toolCalls !== undefined) pushToolCallTexts(toolCalls, texts);
   return texts;
 }
 

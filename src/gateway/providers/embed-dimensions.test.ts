@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Tokenizer } from '../domain/token-count.ts';
 import { toBatchEmbedRequest } from './gemini/gemini-embeddings.ts';
 import { toOpenAIEmbeddingsRequest } from './openai/openai-embeddings.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
+
+/** Vectors are what is under test here, not their token counts. */
+const countingNothing: Tokenizer = {
+  count: async () => 0,
+  tokenizeAnswer: async (content) => ({ content, tokens: 0, truncated: false }),
+};
 
 /** `dimensions` of an embed call, in each upstream's own word for it, and only when asked. */
 describe('embedding dimensions per adapter', () => {
@@ -21,21 +28,24 @@ describe('embedding dimensions per adapter', () => {
   });
 
   it('the simulator shortens its vectors, and never lengthens them', async () => {
-    const provider = new SimulatedProvider({
-      slot: 'provider-a',
-      kind: 'simulated',
-      chatModel: 'chat',
-      embedModel: 'embed',
-      models: [],
-      simulated: {
-        latencyMs: 0,
-        chunkDelayMs: 0,
-        chunkTokens: 4,
-        embedDimensions: 32,
-        failureRate: 0,
-        allowRequestDirectives: false,
-      },
-    } as never);
+    const provider = new SimulatedProvider(
+      {
+        slot: 'provider-a',
+        kind: 'simulated',
+        chatModel: 'chat',
+        embedModel: 'embed',
+        models: [],
+        simulated: {
+          latencyMs: 0,
+          chunkDelayMs: 0,
+          chunkTokens: 4,
+          embedDimensions: 32,
+          failureRate: 0,
+          allowRequestDirectives: false,
+        },
+      } as never,
+      countingNothing,
+    );
     const context = { signal: new AbortController().signal, requestId: 'r', attempt: 0, metadata: undefined };
     const short = await provider.embed({ model: 'embed', inputs: ['a b'], dimensions: 8 }, context);
     assert.equal(short.vectors[0]?.length, 8);

@@ -7,14 +7,22 @@ import {
   type SettingsOfKind,
 } from '../../config/config-types.ts';
 import type { SlotProfile } from '../domain/routing.ts';
+import type { Tokenizer } from '../domain/token-count.ts';
 import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
 import { GeminiProvider } from './gemini/gemini-provider.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
 import type { ProviderAdapter } from './provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
 
+/** What the application shares with the adapters it builds. */
+export interface AdapterShared {
+  /** The simulated provider's token counts. */
+  tokenizer: Tokenizer;
+}
+
 export type AdapterFactory<K extends ProviderKind = ProviderKind> = (
   settings: SettingsOfKind<K>,
+  shared: AdapterShared,
 ) => ProviderAdapter;
 
 /**
@@ -22,7 +30,7 @@ export type AdapterFactory<K extends ProviderKind = ProviderKind> = (
  * config cannot import. Every kind must have one, or this does not compile.
  */
 export const ADAPTER_FACTORIES: { readonly [K in ProviderKind]: AdapterFactory<K> } = {
-  simulated: (settings) => new SimulatedProvider(settings),
+  simulated: (settings, shared) => new SimulatedProvider(settings, shared.tokenizer),
   anthropic: (settings) => new AnthropicProvider(settings),
   gemini: (settings) => new GeminiProvider(settings),
   openai: (settings) => new OpenAIProvider(settings),
@@ -67,18 +75,29 @@ export class ProviderRegistry {
   }
 }
 
-export function buildRegistry(config: Config, factories = ADAPTER_FACTORIES): ProviderRegistry {
+export function buildRegistry(
+  config: Config,
+  shared: AdapterShared,
+  factories = ADAPTER_FACTORIES,
+): ProviderRegistry {
   const adapters = Object.fromEntries(
     PROVIDER_SLOTS.map((slot) => {
       const settings = config.providers[slot];
-      return [slot, buildAdapter(settings, factories)];
+      return [slot, buildAdapter(settings, shared, factories)];
     }),
   ) as Record<ProviderSlot, ProviderAdapter>;
   return new ProviderRegistry(adapters, config.providers);
 }
 
-function buildAdapter(settings: ProviderSettings, factories: typeof ADAPTER_FACTORIES): ProviderAdapter {
+function buildAdapter(
+  settings: ProviderSettings,
+  shared: AdapterShared,
+  factories: typeof ADAPTER_FACTORIES,
+): ProviderAdapter {
   // TypeScript cannot pair a member of the union with the factory of the same kind; `kind` does.
-  const factory = factories[settings.kind] as (settings: ProviderSettings) => ProviderAdapter;
-  return factory(settings);
+  const factory = factories[settings.kind] as (
+    settings: ProviderSettings,
+    shared: AdapterShared,
+  ) => ProviderAdapter;
+  return factory(settings, shared);
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { Tokenizer } from '../domain/token-count.ts';
 import type { SchemaCompiler } from '../json/schema-compiler.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
@@ -17,6 +18,8 @@ export interface GatewayDeps {
   recorder: UsageRecorder;
   schemas: SchemaCompiler;
   limiter: AppLimiter;
+  /** Counts tokens for answers whose upstream reported none (and for the simulated provider). */
+  tokenizer: Tokenizer;
   clock: Clock;
   /** Undefined when metrics are off (METRICS_ENABLED=false). */
   metrics?: RunMetrics | undefined;

@@ -6,6 +6,7 @@ import type { FinishReason, FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
+import type { Tokenizer } from '../domain/token-count.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
 import { countChars, DEFAULT_OUTPUT_RESERVATION, estimateUsage } from '../limits/estimate-usage.ts';
@@ -45,7 +46,7 @@ export interface AnsweredCall {
   model: string;
   /** Undefined when the upstream reported nothing: `estimate` is used and marked as such. */
   reported: ReportedUsage | undefined;
-  estimate: () => Promise<ReportedUsage>;
+  estimate: (tokenizer: Tokenizer) => Promise<ReportedUsage>;
   /** Monotonic ms when the call started. */
   startedAt: number;
   outcome?: string;
@@ -218,7 +219,7 @@ export class RequestRun implements CallScope {
   async account(call: AnsweredCall): Promise<void> {
     const deps = this.#deps;
     const doneAt = deps.clock.monotonic();
-    const usage = call.reported ?? (await call.estimate());
+    const usage = call.reported ?? (await call.estimate(deps.tokenizer));
     const { price, source } = deps.priceBook.resolve(call.adapter.kind, call.model);
     this.#addAttempt(
       call.provider,

@@ -99,7 +99,7 @@ async function* streamEvents(
       model,
       // A stream cut short has no trustworthy usage: estimate what was seen.
       reported: failure === undefined ? usage : undefined,
-      estimate: () => estimateChatUsage(input.messages, content, input.tools, toolCalls),
+      estimate: (tokenizer) => estimateChatUsage(tokenizer, input.messages, content, input.tools, toolCalls),
       startedAt: success.startedAt,
       outcome: failure === undefined ? 'ok' : 'stream_failed',
       finishReason,

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PROVIDER_KIND_ROWS } from '../../config/provider-kinds.ts';
+import { encodingTokenizer } from '../domain/encoding-tokenizer.ts';
 import type { ChatMessage, ToolDefinition } from '../domain/messages.ts';
+import type { Tokenizer } from '../domain/token-count.ts';
+import { o200kEncoding } from '../tokenizer/o200k-encoding.ts';
 import { answerMessage, estimateChatUsage, toChatCall } from './run-chat.ts';
 
 const messages: ChatMessage[] = [{ role: 'user', content: 'Weather in Lyon?' }];
@@ -36,14 +39,31 @@ describe('chat service helpers', () => {
 
   it('estimates usage with the tool definitions in, and the calls made out', async () => {
     const calls = [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Lyon"}' }];
-    const plain = await estimateChatUsage(messages, '');
-    const withTools = await estimateChatUsage(messages, '', tools, calls);
+    const tokenizer = encodingTokenizer(o200kEncoding());
+    const plain = await estimateChatUsage(tokenizer, messages, '');
+    const withTools = await estimateChatUsage(tokenizer, messages, '', tools, calls);
     assert.ok(
       withTools.inputTokens > plain.inputTokens + 10,
       `${withTools.inputTokens} vs ${plain.inputTokens}`,
     );
     assert.equal(plain.outputTokens, 0);
     assert.ok(withTools.outputTokens > 5, `${withTools.outputTokens}`);
+  });
+
+  it('guesses usage from the characters, four to a token, when the tokenizer cannot count', async () => {
+    const failing: Tokenizer = {
+      count: () => Promise.reject(new Error('the tokenizer is unavailable')),
+      tokenizeAnswer: () => Promise.reject(new Error('the tokenizer is unavailable')),
+    };
+    const calls = [{ id: 'c1', name: 'get_weather', arguments: '{"city":"Lyon"}' }];
+    const usage = await estimateChatUsage(failing, messages, 'Sunny, 21 degrees.', tools, calls);
+    const toolChars =
+      tools[0]!.name.length + 2 + tools[0]!.description!.length + JSON.stringify(tools[0]!.parameters).length;
+    assert.equal(usage.inputTokens, Math.ceil(('Weather in Lyon?'.length + toolChars) / 4));
+    assert.equal(
+      usage.outputTokens,
+      Math.ceil(('Sunny, 21 degrees.'.length + 'c1get_weather{"city":"Lyon"}'.length) / 4),
+    );
   });
 
   it('puts toolCalls on the answer only when the model made some', () => {

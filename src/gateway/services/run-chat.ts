@@ -3,13 +3,15 @@ import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
 import {
   chatInputTexts,
+  chatOutputTexts,
   countChatInputTokens,
   countChatOutputTokens,
-  loadTokenizer,
+  type Tokenizer,
 } from '../domain/token-count.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import type { ChatCall, JsonSchemaFormat, ProviderCapabilities } from '../providers/provider.ts';
+import { countOrGuess } from './count-or-guess.ts';
 import type { RequestRun } from './request-run.ts';
 
 /** The assistant's message in an answer: its text, and the tool calls it made (absent when none). */
@@ -65,7 +67,8 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
     adapter: success.adapter,
     model: result.model,
     reported: result.usage,
-    estimate: () => estimateChatUsage(input.messages, result.content, input.tools, result.toolCalls),
+    estimate: (tokenizer) =>
+      estimateChatUsage(tokenizer, input.messages, result.content, input.tools, result.toolCalls),
     startedAt: success.startedAt,
     finishReason: result.finishReason,
   });
@@ -120,16 +123,23 @@ export function toChatCall(
 
 /** Token counts by tokenizer, for answers whose upstream reported none; tools and calls included. */
 export async function estimateChatUsage(
+  tokenizer: Tokenizer,
   messages: readonly ChatMessage[],
   output: string,
   tools?: readonly ToolDefinition[],
   toolCalls?: readonly ToolCall[],
 ): Promise<ReportedUsage> {
-  const tokenizer = await loadTokenizer();
-  return {
-    inputTokens: await countChatInputTokens(tokenizer, messages, tools),
-    outputTokens: await countChatOutputTokens(tokenizer, output, toolCalls),
-  };
+  const [inputTokens, outputTokens] = await Promise.all([
+    countOrGuess(
+      () => countChatInputTokens(tokenizer, messages, tools),
+      () => chatInputTexts(messages, tools),
+    ),
+    countOrGuess(
+      () => countChatOutputTokens(tokenizer, output, toolCalls),
+      () => chatOutputTexts(output, toolCalls),
+    ),
+  ]);
+  return { inputTokens, outputTokens };
 }
 
 /** The texts a chat request's limits are estimated from. */

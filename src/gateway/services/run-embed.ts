@@ -1,8 +1,9 @@
 import { ApiError } from '../../platform/errors.ts';
-import { loadTokenizer } from '../domain/token-count.ts';
+import type { Tokenizer } from '../domain/token-count.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { EmbedInput } from '../domain/use-case-inputs.ts';
 import type { EmbeddingVector } from '../providers/provider.ts';
+import { countOrGuess } from './count-or-guess.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import type { RequestRun } from './request-run.ts';
 
@@ -50,7 +51,7 @@ async function answerEmbed(run: RequestRun, { inputs, dimensions }: EmbedWork): 
     model: result.model,
     reported:
       result.usage === undefined ? undefined : { inputTokens: result.usage.inputTokens, outputTokens: 0 },
-    estimate: () => estimateEmbedUsage(inputs),
+    estimate: (tokenizer) => estimateEmbedUsage(tokenizer, inputs),
     startedAt: success.startedAt,
   });
   if (result.vectors.length !== inputs.length) {
@@ -71,7 +72,10 @@ async function answerEmbed(run: RequestRun, { inputs, dimensions }: EmbedWork): 
 }
 
 /** Token counts by tokenizer, for embeddings whose upstream reported none. */
-async function estimateEmbedUsage(inputs: readonly string[]) {
-  const tokenizer = await loadTokenizer();
-  return { inputTokens: await tokenizer.count(inputs), outputTokens: 0 };
+async function estimateEmbedUsage(tokenizer: Tokenizer, inputs: readonly string[]) {
+  const inputTokens = await countOrGuess(
+    () => tokenizer.count(inputs),
+    () => inputs,
+  );
+  return { inputTokens, outputTokens: 0 };
 }

@@ -70,7 +70,7 @@ async function answerJson(run: RequestRun, { input, schema, maxAttempts }: JsonW
       adapter: success.adapter,
       model: result.model,
       reported: result.usage,
-      estimate: () => estimateChatUsage(sent, result.content),
+      estimate: (tokenizer) => estimateChatUsage(tokenizer, sent, result.content),
       startedAt: success.startedAt,
       finishReason: result.finishReason,
     });

@@ -98,7 +98,7 @@ function registerCountTokens(door: TypedInstance, deps: GatewayDeps): void {
     const parsed = readCountTokensRequest(request.body);
     // A name that addresses nothing is refused here as it would be by /v1/messages.
     resolveModelField(deps, parsed.model);
-    const inputTokens = await countInputTokens(parsed.messages, parsed.tools);
+    const inputTokens = await countInputTokens(deps.tokenizer, parsed.messages, parsed.tools);
     return reply.header('request-id', String(request.id)).send({ input_tokens: inputTokens });
   });
 }

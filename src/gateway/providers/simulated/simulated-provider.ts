@@ -5,7 +5,7 @@ import { fnv1a, seededRandom } from '../../domain/hash-seed.ts';
 import {
   countChatInputTokens,
   countChatOutputTokens,
-  loadTokenizer,
+  type TokenizedAnswer,
   type Tokenizer,
 } from '../../domain/token-count.ts';
 import type {
@@ -38,18 +38,19 @@ export class SimulatedProvider implements ProviderAdapter {
   readonly kind = 'simulated' as const;
   readonly capabilities = PROVIDER_KIND_ROWS.simulated.capabilities;
   readonly #settings: SimulatedSettings;
+  readonly #tokenizer: Tokenizer;
 
-  constructor(settings: SettingsOfKind<'simulated'>) {
+  constructor(settings: SettingsOfKind<'simulated'>, tokenizer: Tokenizer) {
     this.slot = settings.slot;
     this.#settings = settings.simulated;
+    this.#tokenizer = tokenizer;
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
     const directives = this.#directives(context);
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'chat');
-    const tokenizer = await loadTokenizer();
-    const { result } = await this.#answer(call, context, directives, tokenizer);
+    const { result } = await this.#answer(call, context, directives, undefined);
     return result;
   }
 
@@ -57,24 +58,20 @@ export class SimulatedProvider implements ProviderAdapter {
     const directives = this.#directives(context);
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'stream');
-    const tokenizer = await loadTokenizer();
-    const { result: answer, tokens } = await this.#answer(call, context, directives, tokenizer);
+    const { result: answer, chunks } = await this.#answer(
+      call,
+      context,
+      directives,
+      this.#settings.chunkTokens,
+    );
     yield { type: 'model', model: answer.model };
     for (const toolCall of answer.toolCalls ?? []) {
       yield { type: 'tool_call', call: toolCall };
     }
     const chunkDelay = directives.chunkDelayMs ?? this.#settings.chunkDelayMs;
     const cut = this.#faultActive(directives, context) && directives.fault === 'stream_cut';
-    let pending: number[] = [];
     let sentChunks = 0;
-    for (let i = 0; i < tokens.length; i++) {
-      pending.push(tokens[i] as number);
-      const last = i === tokens.length - 1;
-      if (pending.length < this.#settings.chunkTokens && !last) continue;
-      const text = tokenizer.decode(pending);
-      // A chunk ending inside a multi-byte character waits for the next token.
-      if (text.endsWith('\uFFFD') && !last) continue;
-      pending = [];
+    for (const text of chunks) {
       if (sentChunks > 0) await this.#delay(chunkDelay, context.signal);
       yield { type: 'delta', content: text };
       sentChunks++;
@@ -90,36 +87,43 @@ export class SimulatedProvider implements ProviderAdapter {
     const directives = this.#directives(context);
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'embed');
-    const tokenizer = await loadTokenizer();
     // As real models do, `dimensions` shortens the vectors and never lengthens them.
     const dimensions = Math.min(call.dimensions ?? Number.POSITIVE_INFINITY, this.#settings.embedDimensions);
     return {
       model: simulatedModelName(call.model),
       vectors: call.inputs.map((text) => simulateEmbedding(text, dimensions)),
-      usage: { inputTokens: await tokenizer.count(call.inputs) },
+      usage: { inputTokens: await this.#tokens(this.#tokenizer.count(call.inputs)) },
     };
   }
 
-  /** The answer, and its tokens for streaming. */
+  /**
+   * The answer, and with `chunkTokens` its text in chunks for a stream. The input's count and the
+   * answer's tokens are asked of the tokenizer together: one wait for the two.
+   */
   async #answer(
     call: ChatCall,
     context: CallContext,
     directives: SimulatedDirectives,
-    tokenizer: Tokenizer,
-  ): Promise<{ result: ChatResult; tokens: number[] }> {
+    chunkTokens: number | undefined,
+  ): Promise<{ result: ChatResult; chunks: string[] }> {
+    const tokenizer = this.#tokenizer;
     const seed = fnv1a(JSON.stringify(call.messages));
-    const inputTokens = await countChatInputTokens(tokenizer, call.messages, call.tools);
+    const countInput = () => this.#tokens(countChatInputTokens(tokenizer, call.messages, call.tools));
     const toolCalls = call.jsonSchema === undefined ? simulateToolCalls(call, directives, seed) : undefined;
     if (toolCalls !== undefined) {
       // A tool call is the whole answer, never cut by maxTokens (a cut call would not parse).
+      const [inputTokens, outputTokens] = await Promise.all([
+        countInput(),
+        this.#tokens(countChatOutputTokens(tokenizer, '', toolCalls)),
+      ]);
       const result: ChatResult = {
         model: simulatedModelName(call.model),
         content: '',
         toolCalls,
         finishReason: 'tool_calls',
-        usage: { inputTokens, outputTokens: await countChatOutputTokens(tokenizer, '', toolCalls) },
+        usage: { inputTokens, outputTokens },
       };
-      return { result, tokens: [] };
+      return { result, chunks: [] };
     }
     let content: string;
     if (call.jsonSchema !== undefined) {
@@ -129,23 +133,32 @@ export class SimulatedProvider implements ProviderAdapter {
     } else {
       content = directives.reply ?? simulateReply(call.messages, seed);
     }
-    let outputTokens = await tokenizer.encode(content);
-    let finishReason: ChatResult['finishReason'] = 'stop';
-    if (call.maxTokens !== undefined && outputTokens.length > call.maxTokens) {
-      outputTokens = outputTokens.slice(0, call.maxTokens);
-      content = tokenizer.decode(outputTokens).replace(/\uFFFD+$/, '');
-      finishReason = 'length';
-    }
+    const [inputTokens, answer] = await Promise.all([
+      countInput(),
+      this.#tokens(tokenizer.tokenizeAnswer(content, { maxTokens: call.maxTokens, chunkTokens })),
+    ]);
     const result: ChatResult = {
       model: simulatedModelName(call.model),
-      content,
-      finishReason,
-      usage: {
-        inputTokens,
-        outputTokens: outputTokens.length,
-      },
+      content: answer.content,
+      finishReason: answer.truncated ? 'length' : 'stop',
+      usage: { inputTokens, outputTokens: answer.tokens },
     };
-    return { result, tokens: outputTokens };
+    return { result, chunks: answer.chunks ?? [] };
+  }
+
+  /** A tokenizer's answer, or the failure an upstream's would be: retryable, so another try or slot may serve. */
+  async #tokens<T extends number | TokenizedAnswer>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      throw new ProviderError({
+        slot: this.slot,
+        failure: 'http',
+        status: 503,
+        detail: 'the simulated provider could not tokenize',
+        cause: error,
+      });
+    }
   }
 
   #directives(context: CallContext): SimulatedDirectives {
