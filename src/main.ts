@@ -6,6 +6,7 @@ import { messageWithCauses } from './platform/error-chain.ts';
 import { exitWith } from './platform/exit-process.ts';
 import { createLogger } from './platform/logger.ts';
 import { reclaimStartUpMemory } from './platform/reclaim-start-up-memory.ts';
+import { letWorkersSizeTheirYoungGeneration } from './platform/worker-young-generation.ts';
 
 const REQUIRED_NODE_MAJOR = 24;
 
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     exitWith(1);
     return;
   }
+  letWorkersSizeTheirYoungGeneration();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildServer } from '../../scripts/build-server.ts';
 import { spawnServer } from '../helpers/spawn-server.ts';
+import { startScript } from '../helpers/start-script.ts';
 
 /**
  * Idle RSS of the built server started as `npm start` starts it (its malloc setting and node
@@ -23,27 +24,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Its own build, inside the repository (the packages resolve from there) but apart from dist/,
 // which `npm start` in another test file may be rebuilding at the same moment.
 const OUT_DIR = join(ROOT, 'bench', 'results', 'tmp', `idle-memory-${process.pid}`);
-
-interface StartScript {
-  env: Record<string, string>;
-  nodeArgs: string[];
-}
-
-/** `NAME=${NAME:-value} … node <flags> dist/main.js`, as package.json writes it. */
-function startScript(): StartScript {
-  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    scripts: { start: string };
-  };
-  const words = scripts.start.split(/\s+/);
-  const env: Record<string, string> = {};
-  for (let word = words.shift(); word !== undefined && word !== 'node'; word = words.shift()) {
-    const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(word);
-    assert.ok(match !== null, `unexpected start script: ${scripts.start}`);
-    env[match[1] as string] = match[2] ?? match[3] ?? '';
-  }
-  assert.equal(words.at(-1), 'dist/main.js', scripts.start);
-  return { env, nodeArgs: words.slice(0, -1) };
-}
 
 /** Idle RSS in MB (10^6 bytes). */
 async function idleRssMb(surfaces: 'gateway' | 'gateway,site'): Promise<number> {

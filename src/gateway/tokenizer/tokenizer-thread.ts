@@ -18,9 +18,9 @@ export const MAX_IN_FLIGHT_CHARS = 16 * 1024 * 1024;
  * flight (MAX_IN_FLIGHT_CHARS: up to 32 MB, two bytes a character): four 4 Mi-character CJK
  * answers at once, the heaviest load the bound lets in, needed more than 96 MB and fit in 128.
  * Past the limit the thread dies (see below), not the process. The work itself is short-lived
- * garbage, which a small young generation collects as well; but a process started with
- * --max-semi-space-size (npm start) gives every thread its young generation whatever this says:
- * V8 lets the flag win (docs/operations.md).
+ * garbage, which a small young generation collects as well. (V8 would let npm start's
+ * --max-semi-space-size win over this limit; src/main.ts clears that flag once the main thread's
+ * heap is set up: platform/worker-young-generation.ts.)
  */
 const RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 160 };
 
