@@ -334,6 +334,12 @@ async function main(): Promise<void> {
     '## Targets',
     '',
     targetTable(checks),
+    ...(checks.every((check) => check.met)
+      ? []
+      : [
+          '',
+          'Where a target is not met, `docs/performance.md` gives the profile, what was tried and why (sections "Peak memory under load", "Chat", "Where the targets stand").',
+        ]),
     '',
     '## Memory',
     '',
