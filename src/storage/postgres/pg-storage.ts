@@ -18,6 +18,12 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
+    // TCP keepalive on every connection, first probe after 10 s of silence (Node 24 then probes every
+    // second, ten times): a connection idle in the pool whose peer went silent (a partition) is
+    // given up by the kernel after about 20 s and leaves the pool then, instead of failing a statement
+    // once the network is back. Statements keep their own 10 s bound, which comes first.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // Every statement bounded (pg-statement-timeout.ts); migrations and the retention sweep set a longer one.
     query_timeout: STATEMENT_TIMEOUT_MS,
   });
