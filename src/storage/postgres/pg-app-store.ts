@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import { AppExistsError, type AppRecord, type AppStore } from '../ports.ts';
+import type { PgConnections } from './pg-connections.ts';
 
 interface AppRow {
   name: string;
@@ -22,9 +22,9 @@ function toRecord(row: AppRow): AppRecord {
 }
 
 export class PgAppStore implements AppStore {
-  readonly #pool: pg.Pool;
+  readonly #pool: PgConnections;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: PgConnections) {
     this.#pool = pool;
   }
 

@@ -1,6 +1,5 @@
-import type pg from 'pg';
 import { MIGRATIONS_TABLE_SQL, readMigrations } from '../migrations.ts';
-import { checkOut } from './pg-check-out.ts';
+import type { PgConnections } from './pg-connections.ts';
 import { longRunning } from './pg-statement-timeout.ts';
 
 // Any constant works; it only has to be the same for every instance of this service.
@@ -10,8 +9,8 @@ const MIGRATION_LOCK_KEY = 7_262_911;
  * Applies pending migrations, each in its own transaction. A session advisory lock makes
  * instances that start together take turns, so each migration runs exactly once.
  */
-export async function migratePostgres(pool: pg.Pool): Promise<void> {
-  const client = await checkOut(pool);
+export async function migratePostgres(connections: PgConnections): Promise<void> {
+  const { client } = await connections.checkOut();
   const query = longRunning(client);
   try {
     await query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);

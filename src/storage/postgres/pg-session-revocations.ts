@@ -1,7 +1,7 @@
-import type pg from 'pg';
 import type { SessionRevocations } from '../ports.ts';
 import { DELETE_EXPIRED_REVOCATIONS, IS_SESSION_REVOKED, REVOKE_SESSION } from '../session-revocation-sql.ts';
 import { numberPlaceholders } from '../sql-ledger-insights.ts';
+import type { PgConnections } from './pg-connections.ts';
 
 const DELETE_EXPIRED = numberPlaceholders(DELETE_EXPIRED_REVOCATIONS);
 const REVOKE = numberPlaceholders(REVOKE_SESSION);
@@ -9,9 +9,9 @@ const IS_REVOKED = numberPlaceholders(IS_SESSION_REVOKED);
 
 /** Each statement on the pool's bounded default (pg-statement-timeout.ts): a lost server is a 503. */
 export class PgSessionRevocations implements SessionRevocations {
-  readonly #pool: pg.Pool;
+  readonly #pool: PgConnections;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: PgConnections) {
     this.#pool = pool;
   }
 

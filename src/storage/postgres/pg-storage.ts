@@ -3,6 +3,7 @@ import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
+import { PgConnections } from './pg-connections.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { PgSessionRevocations } from './pg-session-revocations.ts';
 import { STATEMENT_TIMEOUT_MS } from './pg-statement-timeout.ts';
@@ -17,30 +18,37 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 5_000,
+    // TCP keepalive on every connection, first probe after 10 s of silence (Node 24 then probes every
+    // second, ten times): a connection idle in the pool whose peer went silent (a partition) is
+    // given up by the kernel after about 20 s and leaves the pool then, instead of failing a statement
+    // once the network is back. Statements keep their own 10 s bound, which comes first.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     // Every statement bounded (pg-statement-timeout.ts); migrations and the retention sweep set a longer one.
     query_timeout: STATEMENT_TIMEOUT_MS,
   });
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
+  const connections = new PgConnections(pool);
   try {
-    await migratePostgres(pool);
+    await migratePostgres(connections);
   } catch (error) {
     await pool.end();
     throw error;
   }
   return reportUnavailable(
     {
-      apps: new PgAppStore(pool),
-      usage: new PgUsageLedger(pool),
+      apps: new PgAppStore(connections),
+      usage: new PgUsageLedger(connections),
       insights: new SqlLedgerInsights(
-        async (sql, params) => (await pool.query(numberPlaceholders(sql), [...params])).rows,
+        async (sql, params) => (await connections.query(numberPlaceholders(sql), [...params])).rows,
       ),
-      subscribers: new PgSubscriberStore(pool),
-      sessionRevocations: new PgSessionRevocations(pool),
+      subscribers: new PgSubscriberStore(connections),
+      sessionRevocations: new PgSessionRevocations(connections),
       ping: async () => {
-        await pool.query('SELECT 1');
+        await connections.query('SELECT 1');
       },
-      close: () => pool.end(),
+      close: () => connections.end(),
     },
     isPostgresUnavailable,
   );

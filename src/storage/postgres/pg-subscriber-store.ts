@@ -31,9 +31,13 @@ import {
   type SignupTransition,
   type Transition,
 } from '../subscriber-transitions.ts';
-import { inTransaction } from './pg-check-out.ts';
+import type { PgConnections } from './pg-connections.ts';
+import { inTransaction } from './pg-transaction.ts';
 
-type Queryable = pg.Pool | pg.PoolClient;
+/** The pool's connections (one statement) or a transaction's connection: both run a statement alike. */
+interface Queryable {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
 
 /** `$1, $2, …, $count`. */
 const parameters = (count: number) => Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
@@ -62,9 +66,9 @@ const CLAIM_OUTBOX = `${dueOutboxSql((position) => `$${position}`)} FOR UPDATE O
  * address (from any instance) take turns and its outbox sequence numbers never collide.
  */
 export class PgSubscriberStore implements SubscriberStore {
-  readonly #pool: pg.Pool;
+  readonly #pool: PgConnections;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: PgConnections) {
     this.#pool = pool;
   }
 

@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { UsageLedger, UsageQuery, UsageRecord, UsageTotalsQuery, UsageTotalsRow } from '../ports.ts';
 import { ROLLUP_DELETES, wholeBucketsBefore } from '../rollup-retention.ts';
 import { numberPlaceholders } from '../sql-ledger-insights.ts';
@@ -14,8 +13,9 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
-import { inTransaction } from './pg-check-out.ts';
+import type { PgConnections } from './pg-connections.ts';
 import { longRunning } from './pg-statement-timeout.ts';
+import { inTransaction } from './pg-transaction.ts';
 
 const DAY_EXPRESSION = "to_char(to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
 
@@ -28,9 +28,9 @@ function valuesList(rows: number, columns: number): string {
 }
 
 export class PgUsageLedger implements UsageLedger {
-  readonly #pool: pg.Pool;
+  readonly #pool: PgConnections;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: PgConnections) {
     this.#pool = pool;
   }
 
