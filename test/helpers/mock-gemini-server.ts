@@ -103,6 +103,12 @@ export class MockGeminiServer {
   readonly issuedSignatures: string[] = [];
   origin = '';
   streamEventDelayMs: number;
+  /**
+   * The text between a vector's brackets for an input, when a test wants the numbers spelled its
+   * way (exponents, `-0`, more digits than a double keeps); the body is then laid out as Google
+   * lays out its JSON (two-space indents, one value a line). Unset, `mockEmbedding` as JSON.
+   */
+  embeddingNumbers: ((text: string) => string) | undefined = undefined;
   readonly #server: Server;
   readonly #apiKey: string | undefined;
   readonly #script: ScriptedAnswer[] = [];
@@ -142,6 +148,7 @@ export class MockGeminiServer {
     this.issuedSignatures.length = 0;
     this.#script.length = 0;
     this.#replies.length = 0;
+    this.embeddingNumbers = undefined;
   }
 
   async close(): Promise<void> {
@@ -209,7 +216,7 @@ export class MockGeminiServer {
           reply === undefined ? geminiStreamEvents() : scriptedGenerateContentEvents(reply, signature),
         );
       default:
-        return send(res, embedAnswer(model, body as { requests?: unknown }));
+        return send(res, embedAnswer(model, body as { requests?: unknown }, this.embeddingNumbers));
     }
   }
 
@@ -224,7 +231,11 @@ export class MockGeminiServer {
   }
 }
 
-function embedAnswer(model: string, body: { requests?: unknown }): ScriptedAnswer {
+function embedAnswer(
+  model: string,
+  body: { requests?: unknown },
+  spelled: ((text: string) => string) | undefined,
+): ScriptedAnswer {
   const requests = body.requests;
   if (!Array.isArray(requests) || requests.length === 0) {
     return googleError(400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: must not be empty\n');
@@ -236,7 +247,8 @@ function embedAnswer(model: string, body: { requests?: unknown }): ScriptedAnswe
       '* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch\n',
     );
   }
-  const embeddings = [];
+  const embeddings: { values: number[] }[] = [];
+  const texts: string[] = [];
   for (const [index, request] of requests.entries()) {
     if (request?.model !== `models/${model}`) {
       return googleError(
@@ -250,8 +262,11 @@ function embedAnswer(model: string, body: { requests?: unknown }): ScriptedAnswe
       return googleError(400, 'INVALID_ARGUMENT', `* requests[${index}].content: must have a text part\n`);
     }
     embeddings.push({ values: mockEmbedding(text) });
+    texts.push(text);
   }
-  return { status: 200, body: { embeddings } };
+  if (spelled === undefined) return { status: 200, body: { embeddings } };
+  const items = texts.map((text) => `    {\n      "values": [\n        ${spelled(text)}\n      ]\n    }`);
+  return { status: 200, body: `{\n  "embeddings": [\n${items.join(',\n')}\n  ]\n}\n` };
 }
 
 function googleError(code: number, status: string, message: string): ScriptedAnswer {

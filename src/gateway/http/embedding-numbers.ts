@@ -5,11 +5,11 @@ import { FLOAT32_JSON_MAX_BYTES, writeFloat32Json } from './float32-json.ts';
  * An embedding's numbers as they go between its brackets in an answer (the native /v1/embed and
  * the OpenAI door's `float`), each form written its cheapest exact way:
  *
- * - numbers read from JSON (Gemini, the simulator): `join(',')`, the same text as JSON.stringify
- *   (for a finite number, ToString is exactly its JSON form);
+ * - numbers read from JSON (the simulator, an odd upstream body parsed whole): `join(',')`, the
+ *   same text as JSON.stringify (for a finite number, ToString is exactly its JSON form);
  * - float32 (OpenAI's base64): `writeFloat32Json`, at most nine significant digits, which name
  *   every float32 exactly (decision 0006), straight into the bytes sent;
- * - a JSON number array an OpenAI-compatible server sent: its bytes as they came, already
+ * - a JSON number array an upstream sent (OpenAI-compatible servers, Gemini): its bytes as they came, already
  *   checked to be nothing but JSON numbers (JsonNumberArray).
  *
  * Every form holds finite numbers only (each adapter refuses anything else), so no NaN or

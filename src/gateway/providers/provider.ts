@@ -73,9 +73,10 @@ export interface EmbedCall {
 /**
  * One embedding, in the form the upstream sent it, so the answer can pass on exactly what came:
  * a Float32Array for packed float32 (OpenAI's base64), written with the digits a float32 needs;
- * a JsonNumberArray for an OpenAI-compatible server's JSON number array, whose bytes are copied
- * out as they came; numbers read from JSON (Gemini, the simulator), written as those numbers
- * (see embed-answer-json.ts).
+ * a JsonNumberArray for a JSON number array an upstream sent (an OpenAI-compatible server's,
+ * Gemini's), whose bytes are copied out as they came; numbers read from JSON (an odd body the
+ * byte walker left to JSON.parse, the simulator), written as those numbers (see
+ * embed-answer-json.ts).
  */
 export type EmbeddingVector = number[] | Float32Array | JsonNumberArray;
 

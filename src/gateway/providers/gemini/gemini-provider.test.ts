@@ -6,7 +6,8 @@ import {
   mockEmbedding,
 } from '../../../../test/helpers/mock-gemini-server.ts';
 import type { SettingsOfKind } from '../../../config/config-types.ts';
-import type { CallContext, ChatStreamEvent } from '../provider.ts';
+import { JsonNumberArray } from '../../domain/json-number-array.ts';
+import type { CallContext, ChatStreamEvent, EmbeddingVector } from '../provider.ts';
 import type { ProviderError } from '../provider-error.ts';
 import { GeminiProvider } from './gemini-provider.ts';
 
@@ -24,6 +25,13 @@ function settings(baseUrl: string, apiKey = KEY): SettingsOfKind<'gemini'> {
     defaultMaxTokens: 1024,
     timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 10_000 },
   };
+}
+
+/** The numbers a client reads from a vector. */
+function numbersOf(vector: EmbeddingVector): number[] {
+  if (vector instanceof JsonNumberArray)
+    return JSON.parse(`[${Buffer.from(vector.elements).toString('latin1')}]`);
+  return Array.from(vector);
 }
 
 function context(signal = new AbortController().signal): CallContext {
@@ -177,8 +185,42 @@ describe('GeminiProvider against a mock Gemini API', () => {
       content: { parts: [{ text: 'document number 249' }] },
     });
     assert.equal(result.model, 'gemini-embedding-001');
-    assert.deepEqual(result.vectors, inputs.map(mockEmbedding));
+    assert.deepEqual(result.vectors.map(numbersOf), inputs.map(mockEmbedding));
     assert.equal(result.usage, undefined);
+  });
+
+  it('embed: each values array is kept as the bytes Google sent, spelled as it sent them', async () => {
+    const spellings = ['-0', '1E-7', '0.10', '0.1000000000000000055511151231257827', '-3.0517578125e-05'];
+    // A different spelling per input, so the order shows too.
+    mock.embeddingNumbers = (text) => spellings.slice(Number(text)).join(',\n        ');
+    const inputs = ['0', '1', '2', '3', '4'];
+    const result = await provider.embed({ model: 'gemini-embedding-001', inputs }, context());
+    assert.deepEqual(
+      result.vectors.map((vector) => {
+        assert.ok(vector instanceof JsonNumberArray, 'a view of the upstream bytes');
+        return Buffer.from(vector.elements).toString('latin1');
+      }),
+      // Google's layout around them too: one value a line.
+      inputs.map((text) => `\n        ${spellings.slice(Number(text)).join(',\n        ')}\n      `),
+    );
+    assert.deepEqual(
+      result.vectors.map((vector) => vector.length),
+      [5, 4, 3, 2, 1],
+    );
+  });
+
+  it('embed: a body the byte walker does not read is parsed whole, as before', async () => {
+    mock.failNext(1, { status: 200, body: '{"embeddings":[{"values":[1,2]}, {"value\\u0073":[0.5,1e39]}]}' });
+    const result = await provider.embed({ model: 'gemini-embedding-001', inputs: ['a', 'b'] }, context());
+    assert.deepEqual(result.vectors, [
+      [1, 2],
+      [0.5, 1e39],
+    ]);
+    mock.failNext(1, { status: 200, body: '{"embeddings":[{"values":[1,2]},{"values":[0.5,1e400]}]}' });
+    await assert.rejects(
+      provider.embed({ model: 'gemini-embedding-001', inputs: ['a', 'b'] }, context()),
+      (e: ProviderError) => e.failure === 'invalid_response' && /not numbers/.test(e.message),
+    );
   });
 
   it('embed: an answer with a different number of vectors than inputs is an invalid response', async () => {

@@ -2,6 +2,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import type { Dispatcher } from 'undici';
 import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
+import { parseWithLiftedEmbeddings } from '../embedding-arrays.ts';
 import { type BufferedResponse, isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import type {
   CallContext,
@@ -9,12 +10,18 @@ import type {
   ChatResult,
   ChatStreamEvent,
   EmbedCall,
+  EmbeddingVector,
   EmbedResult,
   ProviderAdapter,
 } from '../provider.ts';
 import { fromGeminiResponse } from './from-gemini-response.ts';
 import { fromGeminiStream } from './from-gemini-stream.ts';
-import { embedBatches, fromBatchEmbedResponse, toBatchEmbedRequest } from './gemini-embeddings.ts';
+import {
+  embedBatches,
+  fromBatchEmbedResponse,
+  GEMINI_EMBEDDING_PLACE,
+  toBatchEmbedRequest,
+} from './gemini-embeddings.ts';
 import { geminiHttpError } from './gemini-error.ts';
 import { geminiMethodPath, geminiModelId } from './gemini-model.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
@@ -58,14 +65,17 @@ export class GeminiProvider implements ProviderAdapter {
    */
   async embed(call: EmbedCall, context: CallContext): Promise<EmbedResult> {
     const path = geminiMethodPath(call.model, 'batchEmbedContents');
-    const vectors: number[][] = [];
+    const vectors: EmbeddingVector[] = [];
     for (const batch of embedBatches(call.inputs)) {
       const response = await this.#send(
         path,
         toBatchEmbedRequest(call.model, batch, call.dimensions),
         context,
       );
-      vectors.push(...fromBatchEmbedResponse(this.#http.parseJson(response), batch.length, this.slot));
+      // Each `values` array stays the bytes it came as (../embedding-arrays.ts); any other body as before.
+      const body =
+        parseWithLiftedEmbeddings(response.body, GEMINI_EMBEDDING_PLACE) ?? this.#http.parseJson(response);
+      vectors.push(...fromBatchEmbedResponse(body, batch.length, this.slot));
     }
     return { model: geminiModelId(call.model), vectors, usage: undefined };
   }

@@ -1,5 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { JsonNumberArray } from '../../domain/json-number-array.ts';
+import { EmbeddingPlace } from '../embedding-arrays.ts';
 import { asCount, isRecord } from '../json-guards.ts';
 import type { EmbedCall, EmbeddingVector, EmbedResult } from '../provider.ts';
 import { invalidResponse } from './openai-error.ts';
@@ -10,6 +11,9 @@ export interface OpenAIEmbeddingsRequest {
   encoding_format: 'base64';
   dimensions?: number;
 }
+
+/** `{"data": [{"embedding": [...]}]}`: where a number-array answer keeps its vectors. */
+export const OPENAI_EMBEDDING_PLACE = new EmbeddingPlace('data', 'embedding');
 
 /**
  * Base64 is about a quarter of the size of the float JSON and is what the official SDKs ask for
@@ -65,7 +69,7 @@ export function fromOpenAIEmbeddingsResponse(
 
 function readVector(value: unknown): EmbeddingVector | undefined {
   if (typeof value === 'string') return decodeFloat32Base64(value);
-  // Number arrays the provider kept as the upstream's checked bytes (embedding-arrays.ts).
+  // Number arrays the provider kept as the upstream's checked bytes (../embedding-arrays.ts).
   if (value instanceof JsonNumberArray) return value;
   if (
     Array.isArray(value) &&

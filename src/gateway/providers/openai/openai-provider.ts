@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
+import { parseWithLiftedEmbeddings } from '../embedding-arrays.ts';
 import { isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import type {
@@ -12,10 +13,13 @@ import type {
   EmbedResult,
   ProviderAdapter,
 } from '../provider.ts';
-import { parseWithLiftedEmbeddings } from './embedding-arrays.ts';
 import { fromOpenAIChatResponse } from './from-openai-response.ts';
 import { eventsFromCompletion, fromOpenAIStream } from './from-openai-stream.ts';
-import { fromOpenAIEmbeddingsResponse, toOpenAIEmbeddingsRequest } from './openai-embeddings.ts';
+import {
+  fromOpenAIEmbeddingsResponse,
+  OPENAI_EMBEDDING_PLACE,
+  toOpenAIEmbeddingsRequest,
+} from './openai-embeddings.ts';
 import { errorFromResponse, errorFromStreamChunk } from './openai-error.ts';
 import { type MaxTokensField, maxTokensFieldFor, toOpenAIChatRequest } from './to-openai-request.ts';
 
@@ -89,8 +93,9 @@ export class OpenAIProvider implements ProviderAdapter {
     });
     if (!isSuccess(response.status))
       throw errorFromResponse(this.slot, response.status, response.headers, response.text);
-    // Number-array vectors stay the bytes they came as (embedding-arrays.ts); any other body as before.
-    const body = parseWithLiftedEmbeddings(response.body) ?? this.#http.parseJson(response);
+    // Number-array vectors stay the bytes they came as (../embedding-arrays.ts); any other body as before.
+    const body =
+      parseWithLiftedEmbeddings(response.body, OPENAI_EMBEDDING_PLACE) ?? this.#http.parseJson(response);
     return fromOpenAIEmbeddingsResponse(this.slot, body, call);
   }
 
