@@ -129,4 +129,26 @@ describe('token counting', () => {
     assert.equal(chars(chatInputTexts(loop, [tool])) - chars(chatInputTexts(loop)), toolText.length);
     assert.ok(chars(chatInputTexts(loop)) > chars(chatInputTexts([ask])) + call.arguments.length);
   });
+
+  it('counts a long tool call id (a carrier of the gateway, such as a signed Gemini id) as its first 40 characters', async () => {
+    const shortId = 'gsig1_0123456789abcdefghijklmnopqrstuvwxyz';
+    const longId = `${shortId}${'A'.repeat(5_000)}`;
+    const loop = (id: string) => [
+      { role: 'user' as const, content: 'Weather in Lyon?' },
+      { role: 'assistant' as const, content: '', toolCalls: [{ id, name: 'get_weather', arguments: '{}' }] },
+      { role: 'tool' as const, content: '21 degrees', toolCallId: id },
+    ];
+    const cut = shortId.slice(0, 40);
+    assert.equal(
+      await countChatInputTokens(tokenizer, loop(longId)),
+      await countChatInputTokens(tokenizer, loop(cut)),
+    );
+    const chars = (texts: string[]) => texts.reduce((n, t) => n + t.length, 0);
+    assert.equal(chars(chatInputTexts(loop(longId))), chars(chatInputTexts(loop(cut))));
+    const call = [{ id: longId, name: 'get_weather', arguments: '{}' }];
+    assert.equal(
+      await countChatOutputTokens(tokenizer, '', call),
+      await countChatOutputTokens(tokenizer, '', [{ ...call[0], id: cut }] as typeof call),
+    );
+  });
 });

@@ -40,6 +40,17 @@ const TOKENS_PER_NAME = 1;
 const TOKENS_REPLY_PRIMER = 3;
 const TOKENS_PER_TOOL = 8;
 const TOKENS_PER_TOOL_CALL = 3;
+/**
+ * Characters of a tool call id that count. Ids the model reads are short (OpenAI accepts 40
+ * characters); longer ones are the gateway's carriers (a Gemini call's id holds its thought
+ * signature, up to 64 KiB), which reach no vendor as text: counted whole, a tool loop's ids
+ * inflated the limit reservation by thousands of tokens per call and could refuse it with a 429.
+ */
+const ID_CHARS_COUNTED = 40;
+
+function idText(id: string): string {
+  return id.length <= ID_CHARS_COUNTED ? id : id.slice(0, ID_CHARS_COUNTED);
+}
 
 /**
  * Input tokens of a chat: the messages, with the tool calls and results they carry, and the
@@ -59,7 +70,7 @@ export async function countChatInputTokens(
       framing += TOKENS_PER_NAME;
       texts.push(message.name);
     }
-    if (message.toolCallId !== undefined) texts.push(message.toolCallId);
+    if (message.toolCallId !== undefined) texts.push(idText(message.toolCallId));
     if (message.toolCalls !== undefined) framing += pushToolCallTexts(message.toolCalls, texts);
   }
   if (tools !== undefined) {
@@ -105,7 +116,7 @@ export function chatOutputTexts(content: string, toolCalls?: readonly ToolCall[]
 }
 
 function pushToolCallTexts(calls: readonly ToolCall[], texts: string[]): number {
-  for (const call of calls) texts.push(call.id, call.name, call.arguments);
+  for (const call of calls) texts.push(idText(call.id), call.name, call.arguments);
   return calls.length * TOKENS_PER_TOOL_CALL;
 }
 
