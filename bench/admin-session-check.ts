@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createGateway, type Harness } from '../test/helpers/gateway-harness.ts';
+import { DASHBOARD_ORIGIN, signInToDashboard } from '../test/helpers/dashboard-session.ts';
+import { createGateway } from '../test/helpers/gateway-harness.ts';
 import { createTestSchema } from '../test/helpers/postgres.ts';
 
 /**
@@ -22,17 +23,6 @@ const { values } = parseArgs({
 const REQUESTS = Number(values.requests);
 const REVOKED = Number(values.revoked);
 const ADMIN_TOKEN = 'admin-token-for-the-session-bench';
-const ORIGIN = 'http://localhost:8787';
-
-async function signIn(gateway: Harness): Promise<string> {
-  const reply = await gateway.gateway.inject({
-    method: 'POST',
-    url: '/dashboard/sign-in',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-    payload: `token=${ADMIN_TOKEN}`,
-  });
-  return String(reply.headers['set-cookie']).split(';')[0] as string;
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
@@ -42,16 +32,16 @@ async function measure(store: string, env: Record<string, string>): Promise<void
   const gateway = await createGateway({ env: { ADMIN_TOKEN, ...env } });
   try {
     for (let i = 0; i < REVOKED; i++) {
-      const cookie = await signIn(gateway);
+      const cookie = await signInToDashboard(gateway, ADMIN_TOKEN);
       await gateway.gateway.inject({
         method: 'POST',
         url: '/dashboard/sign-out',
-        headers: { origin: ORIGIN, cookie },
+        headers: { origin: DASHBOARD_ORIGIN, cookie },
       });
     }
     const kinds = {
       token: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      session: { cookie: await signIn(gateway) },
+      session: { cookie: await signInToDashboard(gateway, ADMIN_TOKEN) },
     };
     const times: Record<keyof typeof kinds, number[]> = { token: [], session: [] };
     for (let i = 0; i < REQUESTS + 200; i++) {

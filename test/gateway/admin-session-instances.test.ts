@@ -3,28 +3,17 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { DASHBOARD_ORIGIN, signInToDashboard } from '../helpers/dashboard-session.ts';
 import { type Harness, type HarnessOptions, shareGateway } from '../helpers/gateway-harness.ts';
 import { createTestSchema } from '../helpers/postgres.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-the-instance-tests';
-const ORIGIN = 'http://localhost:8787';
-
-async function signIn(gateway: Harness): Promise<string> {
-  const reply = await gateway.gateway.inject({
-    method: 'POST',
-    url: '/dashboard/sign-in',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: ORIGIN },
-    payload: `token=${encodeURIComponent(ADMIN_TOKEN)}`,
-  });
-  assert.equal(reply.statusCode, 303);
-  return String(reply.headers['set-cookie']).split(';')[0] as string;
-}
 
 async function signOut(gateway: Harness, cookie: string): Promise<number> {
   const reply = await gateway.gateway.inject({
     method: 'POST',
     url: '/dashboard/sign-out',
-    headers: { origin: ORIGIN, cookie },
+    headers: { origin: DASHBOARD_ORIGIN, cookie },
   });
   return reply.statusCode;
 }
@@ -54,8 +43,8 @@ function describeTwoInstances(engine: string, env: () => Record<string, string>)
     const b = shareGateway(options);
 
     it('a session signed out on one instance is refused by the other', async () => {
-      const cookie = await signIn(a);
-      const other = await signIn(a);
+      const cookie = await signInToDashboard(a, ADMIN_TOKEN);
+      const other = await signInToDashboard(a, ADMIN_TOKEN);
       assert.equal(await acceptsSession(b, cookie), true, 'any instance accepts the session');
       assert.equal(await signOut(a, cookie), 303);
       assert.equal(await acceptsSession(a, cookie), false);
@@ -64,7 +53,7 @@ function describeTwoInstances(engine: string, env: () => Record<string, string>)
     });
 
     it('signing the same session out on both instances at once is fine', async () => {
-      const cookie = await signIn(b);
+      const cookie = await signInToDashboard(b, ADMIN_TOKEN);
       const statuses = await Promise.all([signOut(a, cookie), signOut(b, cookie), signOut(a, cookie)]);
       assert.deepEqual(statuses, [303, 303, 303]);
       assert.equal(await acceptsSession(a, cookie), false);

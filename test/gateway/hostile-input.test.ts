@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { seededRandom } from '../../src/gateway/domain/hash-seed.ts';
 import { probeHealth } from '../helpers/event-loop-probe.ts';
 import { AUTH, shareGateway } from '../helpers/gateway-harness.ts';
+import { randomText } from '../helpers/random-text.ts';
 
 /** The targets: each hostile request answered within 2 s, GET /health within 50 ms meanwhile. */
 const MAX_ANSWER_MS = 2000;
 const MAX_HEALTH_MS = 50;
 const MIB = 1024 * 1024;
-
-function randomText(length: number, seed: number): string {
-  const random = seededRandom(seed);
-  const codes = new Uint16Array(length);
-  for (let i = 0; i < length; i++) codes[i] = 33 + Math.floor(random() * 94);
-  return new TextDecoder('utf-16le').decode(codes);
-}
 
 /** As text: JSON.stringify overflows the stack on a value this deep. */
 function nestedSchemaText(levels: number): string {

@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { seededRandom } from '../../src/gateway/domain/hash-seed.ts';
 import { measureLoopStall } from '../helpers/event-loop-probe.ts';
 import { AUTH, startGateway } from '../helpers/gateway-harness.ts';
+import { randomText } from '../helpers/random-text.ts';
 
 /** The hardening issue's target: GET /health answers within 50 ms while other requests run. */
 const MAX_STALL_MS = 50;
 const MIB = 1024 * 1024;
-
-function randomText(length: number, seed: number): string {
-  const random = seededRandom(seed);
-  const codes = new Uint16Array(length);
-  for (let i = 0; i < length; i++) codes[i] = 33 + Math.floor(random() * 94);
-  return new TextDecoder('utf-16le').decode(codes);
-}
 
 const chat = (content: string): string => JSON.stringify({ messages: [{ role: 'user', content }] });
 

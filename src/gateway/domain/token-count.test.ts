@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { measureLoopStall } from '../../../test/helpers/event-loop-probe.ts';
+import { randomText } from '../../../test/helpers/random-text.ts';
 import { o200kEncoding } from '../tokenizer/o200k-encoding.ts';
 import { EXACT_COUNT_CHARS, encodingTokenizer } from './encoding-tokenizer.ts';
 import { seededRandom } from './hash-seed.ts';
@@ -11,13 +12,6 @@ const MIB = 1024 * 1024;
 /** The targets: other requests wait at most 50 ms, a request is answered within 2 s. */
 const MAX_STALL_MS = 50;
 const MAX_ELAPSED_MS = 2000;
-
-function randomText(length: number, seed: number): string {
-  const random = seededRandom(seed);
-  const codes = new Uint16Array(length);
-  for (let i = 0; i < length; i++) codes[i] = 33 + Math.floor(random() * 94);
-  return new TextDecoder('utf-16le').decode(codes);
-}
 
 function prose(length: number, seed: number): string {
   const words = [

@@ -10,9 +10,9 @@ import {
   DYING_WORKER_URL,
   KILLABLE_WORKER_URL,
 } from '../../../test/helpers/killable-tokenizer-worker.ts';
+import { randomText } from '../../../test/helpers/random-text.ts';
 import { DependencyUnavailableError } from '../../platform/dependency-unavailable.ts';
 import { EXACT_COUNT_CHARS, encodingTokenizer } from '../domain/encoding-tokenizer.ts';
-import { seededRandom } from '../domain/hash-seed.ts';
 import { o200kEncoding } from './o200k-encoding.ts';
 import { TokenizerThread } from './tokenizer-thread.ts';
 
@@ -20,13 +20,6 @@ const MIB = 1024 * 1024;
 
 /** The same algorithm in this process: what the thread must answer. */
 const inProcess = encodingTokenizer(o200kEncoding());
-
-function randomText(length: number, seed: number, from = 33, span = 94): string {
-  const random = seededRandom(seed);
-  const codes = new Uint16Array(length);
-  for (let i = 0; i < length; i++) codes[i] = from + Math.floor(random() * span);
-  return new TextDecoder('utf-16le').decode(codes);
-}
 
 const texts: [string, string | string[]][] = [
   ['ASCII prose', 'The gateway counts the tokens of every request, and a careful reader checks them.'],
