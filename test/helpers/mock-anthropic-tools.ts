@@ -175,8 +175,9 @@ export function scriptedMessage(reply: ScriptedReply): Record<string, unknown> {
     role: 'assistant',
     model: MODEL,
     content,
-    stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
-    stop_sequence: null,
+    stop_reason:
+      calls.length > 0 ? 'tool_use' : reply.stopSequence !== undefined ? 'stop_sequence' : 'end_turn',
+    stop_sequence: calls.length === 0 ? (reply.stopSequence ?? null) : null,
     usage: {
       input_tokens: 20,
       cache_creation_input_tokens: 0,
@@ -200,6 +201,7 @@ export function scriptedEventStream(reply: ScriptedReply): string {
       ...message,
       content: [],
       stop_reason: null,
+      stop_sequence: null,
       usage: { ...(message['usage'] as object), output_tokens: 1 },
     },
   });
@@ -229,7 +231,7 @@ export function scriptedEventStream(reply: ScriptedReply): string {
     index++;
   }
   emit('message_delta', {
-    delta: { stop_reason: message['stop_reason'], stop_sequence: null },
+    delta: { stop_reason: message['stop_reason'], stop_sequence: message['stop_sequence'] },
     usage: { output_tokens: outputTokens(reply) },
   });
   emit('message_stop', {});

@@ -19,6 +19,11 @@ export interface ScriptedReply {
    * pieces this long and, where the vendor interleaves parallel calls (OpenAI), sent round-robin.
    */
   fragmentSize?: number;
+  /**
+   * The stop sequence the answer ended on. Only Anthropic's wire says which (`stop_reason:
+   * stop_sequence`, `stop_sequence`); the other mocks ignore it.
+   */
+  stopSequence?: string;
 }
 
 export function argumentsText(call: ScriptedToolCall): string {

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { encodeEvent } from '../../platform/sse.ts';
 import type { ChatStream } from '../services/run-chat-stream.ts';
+import { nativeChatAnswer } from './native-chat-answer.ts';
 import { writeEventStream } from './write-event-stream.ts';
 
 /**
@@ -23,8 +24,9 @@ async function* nativeFrames(stream: ChatStream): AsyncGenerator<string, string,
   yield encodeEvent('start', stream.start);
   // Leaving early (the client gone) returns `events` too, which runs the stream's accounting.
   for await (const event of stream.events) {
+    if (event.event === 'done') return encodeEvent('done', nativeChatAnswer(event.data));
     const frame = encodeEvent(event.event, event.data);
-    if (event.event === 'done' || event.event === 'error') return frame;
+    if (event.event === 'error') return frame;
     yield frame;
   }
   return '';

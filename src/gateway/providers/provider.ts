@@ -51,6 +51,11 @@ export interface ChatResult {
   /** The tool calls the model made, in order; absent or empty when it made none. */
   toolCalls?: ToolCall[];
   finishReason: FinishReason;
+  /**
+   * The stop sequence of the call that ended the answer (`finishReason` is then `stop`), where the
+   * upstream says which: Anthropic and the simulator do, OpenAI and Gemini do not.
+   */
+  stopSequence?: string;
   /** Undefined when the upstream reported no usage: the gateway then estimates it. */
   usage: ReportedUsage | undefined;
 }
@@ -61,7 +66,8 @@ export type ChatStreamEvent =
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'usage'; usage: ReportedUsage }
   | { type: 'model'; model: string }
-  | { type: 'finish'; reason: FinishReason };
+  /** `stopSequence` as on ChatResult: the sequence that ended the answer, when the upstream says. */
+  | { type: 'finish'; reason: FinishReason; stopSequence?: string };
 
 export interface EmbedCall {
   model: string;

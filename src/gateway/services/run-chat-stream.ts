@@ -65,6 +65,7 @@ async function* streamEvents(
   let content = '';
   const toolCalls: ToolCall[] = [];
   let finishReason: FinishReason | undefined;
+  let stopSequence: string | undefined;
   let usage: ReportedUsage | undefined;
   let failure: unknown;
   let error: unknown;
@@ -86,7 +87,10 @@ async function* streamEvents(
         yield { event: 'tool_call', data: event.call };
       } else if (event.type === 'usage') usage = event.usage;
       else if (event.type === 'model') model = event.model;
-      else if (event.type === 'finish') finishReason = event.reason;
+      else if (event.type === 'finish') {
+        finishReason = event.reason;
+        stopSequence = event.stopSequence;
+      }
     }
   } catch (thrown) {
     failure = run.signal.aborted ? new ClientClosedError() : thrown;
@@ -115,19 +119,18 @@ async function* streamEvents(
     return;
   }
   if (error !== undefined) return;
-  yield {
-    event: 'done',
-    data: {
-      id: run.id,
-      provider: start.provider,
-      model,
-      message: answerMessage(content, toolCalls),
-      // An adapter that never said why it stopped: the calls say it, else it simply ended.
-      finishReason: finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-      usage: run.usage(),
-      latencyMs: run.elapsedMs(),
-    },
+  const answer: ChatAnswer = {
+    id: run.id,
+    provider: start.provider,
+    model,
+    message: answerMessage(content, toolCalls),
+    // An adapter that never said why it stopped: the calls say it, else it simply ended.
+    finishReason: finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    usage: run.usage(),
+    latencyMs: run.elapsedMs(),
   };
+  if (stopSequence !== undefined) answer.stopSequence = stopSequence;
+  yield { event: 'done', data: answer };
 }
 
 function callFirstEvent(input: ChatInput, run: RequestRun) {

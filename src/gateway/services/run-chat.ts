@@ -27,6 +27,11 @@ export interface ChatAnswer {
   model: string;
   message: AnswerMessage;
   finishReason: FinishReason;
+  /**
+   * The stop sequence that ended the answer, where the upstream says which (Anthropic, the
+   * simulator). Not part of the native answer (CONTRACT): the Anthropic door reports it.
+   */
+  stopSequence?: string;
   usage: ResponseUsage;
   latencyMs: number;
 }
@@ -72,7 +77,7 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
     startedAt: success.startedAt,
     finishReason: result.finishReason,
   });
-  return {
+  const answer: ChatAnswer = {
     id: run.id,
     provider: success.candidate.provider,
     model: result.model,
@@ -81,6 +86,8 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
     usage: run.usage(),
     latencyMs: run.elapsedMs(),
   };
+  if (result.stopSequence !== undefined) answer.stopSequence = result.stopSequence;
+  return answer;
 }
 
 /** The assistant message of an answer; `toolCalls` only when the model made some. */

@@ -75,6 +75,18 @@ describe('toAnthropicEvents', () => {
     });
   });
 
+  it('message_delta says which stop sequence ended the text, when the answer carries one', async () => {
+    const stopped = done('Hello');
+    if (stopped.event === 'done') stopped.data.stopSequence = '###';
+    const messages = await collect([{ event: 'delta', data: { content: 'Hello' } }, stopped]);
+    assert.deepEqual((messages.at(-2)?.data as { delta?: unknown } | undefined)?.delta, {
+      stop_reason: 'stop_sequence',
+      stop_sequence: '###',
+      stop_details: null,
+      container: null,
+    });
+  });
+
   it('text then tool calls: the text block closes, each call is a block with its whole input', async () => {
     const messages = await collect([
       { event: 'delta', data: { content: 'Checking.' } },

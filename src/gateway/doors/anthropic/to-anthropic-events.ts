@@ -9,6 +9,7 @@ import {
   type StopReason,
   toAnthropicUsage,
   toStopReason,
+  toStopSequence,
   toToolInput,
 } from './to-anthropic-message.ts';
 
@@ -38,7 +39,7 @@ export type AnthropicStreamEvent =
   | { type: 'content_block_stop'; index: number }
   | {
       type: 'message_delta';
-      delta: { stop_reason: StopReason; stop_sequence: null; stop_details: null; container: null };
+      delta: { stop_reason: StopReason; stop_sequence: string | null; stop_details: null; container: null };
       usage: AnthropicUsage & { cost_usd: number };
     }
   | { type: 'message_stop' }
@@ -100,13 +101,14 @@ function* finish(
     if (!blocks.sentCallIds.has(call.id)) yield* blocks.toolUse(call);
   }
   yield* blocks.close();
+  const hasToolCalls = blocks.toolCalls > 0;
   yield {
     event: 'message_delta',
     data: {
       type: 'message_delta',
       delta: {
-        stop_reason: toStopReason(answer.finishReason, blocks.toolCalls > 0),
-        stop_sequence: null,
+        stop_reason: toStopReason(answer.finishReason, hasToolCalls, answer.stopSequence),
+        stop_sequence: toStopSequence(answer.finishReason, hasToolCalls, answer.stopSequence),
         stop_details: null,
         container: null,
       },

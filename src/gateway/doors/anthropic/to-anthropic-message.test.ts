@@ -73,6 +73,29 @@ describe('toToolInput', () => {
   });
 });
 
+describe('a stop sequence in the Message', () => {
+  it('is stop_sequence with the sequence when the answer carries one, null otherwise', () => {
+    const stopped = toAnthropicMessage(answer({ stopSequence: '###' }));
+    assert.equal(stopped.stop_reason, 'stop_sequence');
+    assert.equal(stopped.stop_sequence, '###');
+    const plain = toAnthropicMessage(answer());
+    assert.equal(plain.stop_reason, 'end_turn');
+    assert.equal(plain.stop_sequence, null);
+  });
+
+  it('tool calls and other reasons win over a sequence', () => {
+    const call = { id: 'call_1', name: 'f', arguments: '{}' };
+    const withCall = toAnthropicMessage(
+      answer({ stopSequence: '###', message: { content: '', toolCalls: [call] } }),
+    );
+    assert.equal(withCall.stop_reason, 'tool_use');
+    assert.equal(withCall.stop_sequence, null);
+    const cut = toAnthropicMessage(answer({ stopSequence: '###', finishReason: 'length' }));
+    assert.equal(cut.stop_reason, 'max_tokens');
+    assert.equal(cut.stop_sequence, null);
+  });
+});
+
 describe('toStopReason', () => {
   it("maps the gateway's finish reasons", () => {
     assert.equal(toStopReason('stop', false), 'end_turn');

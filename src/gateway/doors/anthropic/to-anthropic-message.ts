@@ -12,6 +12,8 @@ export interface AnsweredChat {
   model: string;
   message: { content: string; toolCalls?: readonly ToolCall[] | undefined };
   finishReason?: FinishReason | undefined;
+  /** The stop sequence that ended the answer, when the upstream said which. */
+  stopSequence?: string | undefined;
   usage: ResponseUsage;
 }
 
@@ -47,7 +49,7 @@ export interface AnthropicMessage {
   model: string;
   content: ContentBlock[];
   stop_reason: StopReason | null;
-  stop_sequence: null;
+  stop_sequence: string | null;
   stop_details: null;
   container: null;
   usage: AnthropicUsage;
@@ -80,12 +82,19 @@ export function toToolUseBlock(call: ToolCall): ToolUseBlock {
 
 /**
  * The gateway's finish reason in Anthropic's words. An answer that carries tool calls stopped to
- * use them whatever the upstream said (a forced call ends with `stop` on some vendors). The
- * gateway's `stop` does not say whether a stop sequence ended the text, so it is `end_turn`.
+ * use them whatever the upstream said (a forced call ends with `stop` on some vendors). A `stop`
+ * is `stop_sequence` when the upstream said which sequence ended the text (see
+ * `toStopSequence`), else `end_turn`: OpenAI and Gemini do not say.
  */
-export function toStopReason(finishReason: FinishReason | undefined, hasToolCalls: boolean): StopReason {
+export function toStopReason(
+  finishReason: FinishReason | undefined,
+  hasToolCalls: boolean,
+  stopSequence?: string,
+): StopReason {
   if (hasToolCalls) return 'tool_use';
   switch (finishReason) {
+    case 'stop':
+      return stopSequence === undefined ? 'end_turn' : 'stop_sequence';
     case 'length':
       return 'max_tokens';
     case 'tool_calls':
@@ -95,6 +104,17 @@ export function toStopReason(finishReason: FinishReason | undefined, hasToolCall
     default:
       return 'end_turn';
   }
+}
+
+/** `stop_sequence` beside `toStopReason`: the sequence, only where the reason is `stop_sequence`. */
+export function toStopSequence(
+  finishReason: FinishReason | undefined,
+  hasToolCalls: boolean,
+  stopSequence: string | undefined,
+): string | null {
+  return toStopReason(finishReason, hasToolCalls, stopSequence) === 'stop_sequence'
+    ? (stopSequence ?? null)
+    : null;
 }
 
 export function toAnthropicUsage(usage: ResponseUsage): AnthropicUsage {
@@ -127,8 +147,8 @@ export function toAnthropicMessage(answer: AnsweredChat, singleToolCall = false)
     role: 'assistant',
     model: answer.model,
     content,
-    stop_reason: toStopReason(answer.finishReason, calls.length > 0),
-    stop_sequence: null,
+    stop_reason: toStopReason(answer.finishReason, calls.length > 0, answer.stopSequence),
+    stop_sequence: toStopSequence(answer.finishReason, calls.length > 0, answer.stopSequence),
     stop_details: null,
     container: null,
     usage: toAnthropicUsage(answer.usage),

@@ -22,3 +22,8 @@ export function mapStopReason(reason: unknown, forcedTool: boolean): FinishReaso
       return 'other';
   }
 }
+
+/** The `stop_sequence` that ended the answer: only with `stop_reason: stop_sequence`, else null. */
+export function matchedStopSequence(reason: unknown, sequence: unknown): string | undefined {
+  return reason === 'stop_sequence' && typeof sequence === 'string' ? sequence : undefined;
+}

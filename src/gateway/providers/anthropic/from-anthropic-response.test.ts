@@ -69,6 +69,15 @@ describe('fromAnthropicResponse', () => {
     assert.equal(result.finishReason, 'content_filter');
   });
 
+  it('says which stop sequence ended the answer, and only when one did', () => {
+    const stopped = { ...fixtureJson('message.json'), stop_reason: 'stop_sequence', stop_sequence: '###' };
+    const result = fromAnthropicResponse(stopped, plain);
+    assert.equal(result.finishReason, 'stop');
+    assert.equal(result.stopSequence, '###');
+    const ended = { ...fixtureJson('message.json'), stop_reason: 'end_turn', stop_sequence: '###' };
+    assert.equal('stopSequence' in fromAnthropicResponse(ended, plain), false);
+  });
+
   it('a tool_use of another name is not the answer', () => {
     const message = fixtureJson('tool-message.json');
     message.content[0].name = 'something_else';

@@ -2,7 +2,7 @@ import type { ProviderSlot } from '../../../config/config-types.ts';
 import { asString, isRecord } from '../json-guards.ts';
 import type { ChatResult, ToolCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
-import { mapStopReason } from './anthropic-stop-reason.ts';
+import { mapStopReason, matchedStopSequence } from './anthropic-stop-reason.ts';
 import { readUsageCounts, toReportedUsage } from './anthropic-usage.ts';
 import { type JsonToolPlan, WRAPPED_VALUE_KEY } from './to-anthropic-request.ts';
 
@@ -53,6 +53,8 @@ export function fromAnthropicResponse(body: unknown, context: ResponseContext): 
     usage: toReportedUsage(readUsageCounts(body['usage'])),
   };
   if (toolCalls.length > 0) result.toolCalls = toolCalls;
+  const stopSequence = matchedStopSequence(body['stop_reason'], body['stop_sequence']);
+  if (stopSequence !== undefined) result.stopSequence = stopSequence;
   return result;
 }
 

@@ -131,6 +131,15 @@ describe('fromAnthropicStream', () => {
     assert.equal(deltas.map((e) => e.content).join(''), 'Paris is the capital of France.');
   });
 
+  it('reads the stop sequence that ended the answer from message_delta', async () => {
+    const messages = edited('message-stream.txt', 'message_delta', (data) => ({
+      ...data,
+      delta: { stop_reason: 'stop_sequence', stop_sequence: '###' },
+    }));
+    const events = await collect(messages, plain);
+    assert.deepEqual(events.at(-2), { type: 'finish', reason: 'stop', stopSequence: '###' });
+  });
+
   it('maps max_tokens to length and reads thinking tokens from message_delta', async () => {
     const messages = edited('message-stream.txt', 'message_delta', (data) => ({
       ...data,

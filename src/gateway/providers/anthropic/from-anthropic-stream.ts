@@ -4,7 +4,7 @@ import type { ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS } from '../tool-arguments.ts';
 import { mapAnthropicStreamError } from './anthropic-error.ts';
-import { mapStopReason } from './anthropic-stop-reason.ts';
+import { mapStopReason, matchedStopSequence } from './anthropic-stop-reason.ts';
 import {
   type AnthropicUsageCounts,
   mergeUsageCounts,
@@ -38,7 +38,7 @@ interface OpenToolUse {
  *
  * Anthropic sends `message_start` (model, input and cache usage), then per content block
  * `content_block_start`, `content_block_delta`s and `content_block_stop`, then `message_delta`
- * (stop_reason, cumulative usage) and `message_stop`; `ping` may come at any point and an `error`
+ * (stop_reason, the stop_sequence that matched, cumulative usage) and `message_stop`; `ping` may come at any point and an `error`
  * event can replace the rest. This yields `model` first, then `delta`s, then `finish` and `usage`
  * once `message_stop` arrives. A stream that ends before it was cut short.
  *
@@ -60,6 +60,7 @@ export async function* fromAnthropicStream(
   let started = false;
   let counts: AnthropicUsageCounts = {};
   let stopReason: unknown;
+  let stopSequence: unknown;
   let toolSeen = false;
   let heldText = '';
   let heldJson = '';
@@ -164,14 +165,21 @@ export async function* fromAnthropicStream(
       }
       case 'message_delta': {
         const delta = data['delta'];
-        if (isRecord(delta) && delta['stop_reason'] !== undefined) stopReason = delta['stop_reason'];
+        if (isRecord(delta) && delta['stop_reason'] !== undefined) {
+          stopReason = delta['stop_reason'];
+          stopSequence = delta['stop_sequence'];
+        }
         counts = mergeUsageCounts(counts, readUsageCounts(data['usage']));
         break;
       }
       case 'message_stop': {
         if (jsonTool !== undefined && !toolSeen && heldText !== '')
           yield { type: 'delta', content: heldText };
-        yield { type: 'finish', reason: mapStopReason(stopReason, jsonTool !== undefined) };
+        const reason = mapStopReason(stopReason, jsonTool !== undefined);
+        const matched = matchedStopSequence(stopReason, stopSequence);
+        yield matched === undefined
+          ? { type: 'finish', reason }
+          : { type: 'finish', reason, stopSequence: matched };
         const usage = toReportedUsage(counts);
         if (usage !== undefined) yield { type: 'usage', usage };
         return;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ProviderSlot, SettingsOfKind, SimulatedSettings } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { fnv1a, seededRandom } from '../../domain/hash-seed.ts';
+import { cutAtStopSequence } from '../../domain/stop-sequences.ts';
 import {
   countChatInputTokens,
   countChatOutputTokens,
@@ -79,7 +80,7 @@ export class SimulatedProvider implements ProviderAdapter {
         throw new ProviderError({ slot: this.slot, failure: 'connection', detail: 'simulated stream cut' });
       }
     }
-    yield { type: 'finish', reason: answer.finishReason };
+    yield finishEvent(answer);
     if (answer.usage !== undefined) yield { type: 'usage', usage: answer.usage };
   }
 
@@ -133,9 +134,12 @@ export class SimulatedProvider implements ProviderAdapter {
     } else {
       content = directives.reply ?? simulateReply(call.messages, seed);
     }
+    // Cut before tokenizing: the text a stop sequence ends is what maxTokens then counts, so
+    // whichever comes first ends the answer, and stream and answer share one cut.
+    const stopped = cutAtStopSequence(content, call.stop);
     const [inputTokens, answer] = await Promise.all([
       countInput(),
-      this.#tokens(tokenizer.tokenizeAnswer(content, { maxTokens: call.maxTokens, chunkTokens })),
+      this.#tokens(tokenizer.tokenizeAnswer(stopped.text, { maxTokens: call.maxTokens, chunkTokens })),
     ]);
     const result: ChatResult = {
       model: simulatedModelName(call.model),
@@ -143,6 +147,7 @@ export class SimulatedProvider implements ProviderAdapter {
       finishReason: answer.truncated ? 'length' : 'stop',
       usage: { inputTokens, outputTokens: answer.tokens },
     };
+    if (!answer.truncated && stopped.matched !== undefined) result.stopSequence = stopped.matched;
     return { result, chunks: answer.chunks ?? [] };
   }
 
@@ -200,6 +205,12 @@ export class SimulatedProvider implements ProviderAdapter {
       throw new ProviderError({ slot: this.slot, failure: 'aborted', cause: error });
     }
   }
+}
+
+function finishEvent(answer: ChatResult): ChatStreamEvent {
+  return answer.stopSequence === undefined
+    ? { type: 'finish', reason: answer.finishReason }
+    : { type: 'finish', reason: answer.finishReason, stopSequence: answer.stopSequence };
 }
 
 function faultError(slot: ProviderSlot, fault: SimulatedFault, operation: string): ProviderError | undefined {
