@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { simulatedSlot } from '../../../test/helpers/simulated-slot.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
 import { toBatchEmbedRequest } from './gemini/gemini-embeddings.ts';
 import { toOpenAIEmbeddingsRequest } from './openai/openai-embeddings.ts';
@@ -28,24 +29,7 @@ describe('embedding dimensions per adapter', () => {
   });
 
   it('the simulator shortens its vectors, and never lengthens them', async () => {
-    const provider = new SimulatedProvider(
-      {
-        slot: 'provider-a',
-        kind: 'simulated',
-        chatModel: 'chat',
-        embedModel: 'embed',
-        models: [],
-        simulated: {
-          latencyMs: 0,
-          chunkDelayMs: 0,
-          chunkTokens: 4,
-          embedDimensions: 32,
-          failureRate: 0,
-          allowRequestDirectives: false,
-        },
-      } as never,
-      countingNothing,
-    );
+    const provider = new SimulatedProvider(simulatedSlot(), countingNothing);
     const context = { signal: new AbortController().signal, requestId: 'r', attempt: 0, metadata: undefined };
     const short = await provider.embed({ model: 'embed', inputs: ['a b'], dimensions: 8 }, context);
     assert.equal(short.vectors[0]?.length, 8);

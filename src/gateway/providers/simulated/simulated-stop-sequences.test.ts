@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { simulatedSlot } from '../../../../test/helpers/simulated-slot.ts';
 import { encodingTokenizer } from '../../domain/encoding-tokenizer.ts';
 import { o200kEncoding } from '../../tokenizer/o200k-encoding.ts';
 import type { ChatCall, ChatResult, ChatStreamEvent } from '../provider.ts';
@@ -9,21 +10,7 @@ const tokenizer = encodingTokenizer(o200kEncoding());
 const REPLY = 'Alpha beta. Gamma delta; epsilon ### zeta eta theta.';
 
 const provider = new SimulatedProvider(
-  {
-    slot: 'provider-a',
-    kind: 'simulated',
-    chatModel: 'chat',
-    embedModel: 'embed',
-    models: [],
-    simulated: {
-      latencyMs: 0,
-      chunkDelayMs: 0,
-      chunkTokens: 2,
-      embedDimensions: 32,
-      failureRate: 0,
-      allowRequestDirectives: true,
-    },
-  } as never,
+  simulatedSlot({ chunkTokens: 2, allowRequestDirectives: true }),
   tokenizer,
 );
 
