@@ -1,6 +1,5 @@
-import { once } from 'node:events';
-import { createServer, connect as openSocket, type Server, type Socket } from 'node:net';
 import { RespCommandReader } from './resp-commands.ts';
+import { startTcpRelay } from './tcp-relay.ts';
 
 /**
  * How the relay fails: `refused` closes the listener and resets every live connection (Redis
@@ -24,123 +23,23 @@ export interface RedisRelay {
   close(): Promise<void>;
 }
 
-interface Pair {
-  client: Socket;
-  upstream: Socket | undefined;
-  /** While the relay answers for Redis (`readonly`): the listener that does. */
-  answering?: ((chunk: Buffer) => void) | undefined;
-}
-
-/** Answers the client's commands in place of Redis, as a read-only replica would. */
-function answerAsReplica(pair: Pair): void {
+/** For one connection: answers its commands in place of Redis, as a read-only replica would. */
+function replicaAnswers(): (chunk: Buffer) => string[] {
   const reader = new RespCommandReader();
-  pair.answering = (chunk) => {
-    for (const name of reader.push(chunk)) pair.client.write(name === 'PING' ? '+PONG\r\n' : READONLY_REPLY);
-  };
-  pair.client.on('data', pair.answering);
-  // An unpiped socket stays paused, and a new 'data' listener does not restart it.
-  pair.client.resume();
+  return (chunk) => reader.push(chunk).map((name) => (name === 'PING' ? '+PONG\r\n' : READONLY_REPLY));
 }
 
 /**
- * A TCP relay in front of the machine's Redis, which a test cuts and restores: the real Redis is
- * never stopped or reconfigured. Each client connection gets its own upstream connection.
+ * The TCP relay (tcp-relay.ts) in front of the machine's Redis, which a test cuts and restores:
+ * the real Redis is never stopped or reconfigured.
  */
 export async function startRedisRelay(target = { host: '127.0.0.1', port: 6379 }): Promise<RedisRelay> {
-  const pairs = new Set<Pair>();
-  let mode: CutMode | undefined;
-
-  const join = (pair: Pair) => {
-    const upstream = openSocket(target);
-    pair.upstream = upstream;
-    pair.client.pipe(upstream).pipe(pair.client);
-    const drop = () => {
-      pair.client.destroy();
-      upstream.destroy();
-      pairs.delete(pair);
-    };
-    upstream.on('error', drop).on('close', drop);
+  const relay = await startTcpRelay(target, { answerer: replicaAnswers });
+  return {
+    port: relay.port,
+    url: (auth) => `redis://${auth === undefined ? '' : `${auth}@`}127.0.0.1:${relay.port}`,
+    cut: (mode) => relay.cut(mode === 'readonly' ? 'answer' : mode),
+    restore: () => relay.restore(),
+    close: () => relay.close(),
   };
-
-  const server: Server = createServer((client) => {
-    const pair: Pair = { client, upstream: undefined };
-    pairs.add(pair);
-    client
-      .on('error', () => {})
-      .on('close', () => {
-        pair.upstream?.destroy();
-        pairs.delete(pair);
-      });
-    // Accepted during a blackhole: held silent until the relay heals.
-    if (mode === 'blackhole') client.pause();
-    else if (mode === 'readonly') answerAsReplica(pair);
-    else join(pair);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-
-  const relay: RedisRelay = {
-    port,
-    url: (auth) => `redis://${auth === undefined ? '' : `${auth}@`}127.0.0.1:${port}`,
-    async cut(cutMode) {
-      mode = cutMode;
-      if (cutMode === 'refused') {
-        const closed = new Promise((resolve) => server.close(resolve));
-        for (const pair of pairs) {
-          pair.client.resetAndDestroy();
-          pair.upstream?.destroy();
-        }
-        pairs.clear();
-        await closed;
-        return;
-      }
-      for (const pair of pairs) {
-        pair.client.unpipe();
-        pair.upstream?.unpipe();
-        if (cutMode === 'readonly') {
-          answerAsReplica(pair);
-          continue;
-        }
-        pair.client.pause();
-        pair.upstream?.pause();
-      }
-    },
-    async restore() {
-      if (mode === undefined) return;
-      const was = mode;
-      mode = undefined;
-      if (was === 'refused') {
-        server.listen(port, '127.0.0.1');
-        await once(server, 'listening');
-        return;
-      }
-      for (const pair of pairs) {
-        if (pair.answering !== undefined) {
-          pair.client.off('data', pair.answering);
-          pair.answering = undefined;
-          if (pair.upstream === undefined) join(pair);
-          else pair.client.pipe(pair.upstream);
-          continue;
-        }
-        if (pair.upstream === undefined) {
-          join(pair);
-          pair.client.resume();
-          continue;
-        }
-        pair.client.pipe(pair.upstream).pipe(pair.client);
-        pair.client.resume();
-        pair.upstream.resume();
-      }
-    },
-    async close() {
-      for (const pair of pairs) {
-        pair.client.destroy();
-        pair.upstream?.destroy();
-      }
-      pairs.clear();
-      if (server.listening) await new Promise((resolve) => server.close(resolve));
-    },
-  };
-  return relay;
 }

@@ -6,9 +6,18 @@ import { createServer, connect as openSocket, type Server, type Socket } from 'n
  * server's host is gone: the port refuses); `closed` closes the listener and ends every live
  * connection in order, as a server that shuts down does; `blackhole` keeps every connection open and lets
  * nothing through either way, and holds new ones silent (a network partition: nobody says the
- * peer is gone).
+ * peer is gone); `answer` keeps the connections and answers the clients in the server's place,
+ * through the relay's `answerer` (a server that answers wrongly, such as a Redis replica).
  */
-export type RelayCut = 'refused' | 'closed' | 'blackhole';
+export type RelayCut = 'refused' | 'closed' | 'blackhole' | 'answer';
+
+export interface TcpRelayOptions {
+  /**
+   * For the `answer` cut: makes, for one connection, what reads the client's bytes and gives the
+   * replies to write back in the server's place.
+   */
+  answerer?: () => (chunk: Buffer) => string[];
+}
 
 export interface TcpRelay {
   host: string;
@@ -23,14 +32,19 @@ export interface TcpRelay {
 interface Pair {
   client: Socket;
   upstream: Socket | undefined;
+  /** While the relay answers in the server's place (`answer`): the listener that does. */
+  answering?: ((chunk: Buffer) => void) | undefined;
 }
 
 /**
- * A TCP relay in front of a server of this machine (PostgreSQL here), which a test cuts and
+ * A TCP relay in front of a server of this machine (PostgreSQL, Redis), which a test cuts and
  * restores: the real server is never stopped or reconfigured. Each client connection gets its
- * own upstream connection. (test/helpers/redis-relay.ts is the same idea, with Redis-only modes.)
+ * own upstream connection. A healed cut delivers what was held back, as TCP retransmission would.
  */
-export async function startTcpRelay(target: { host: string; port: number }): Promise<TcpRelay> {
+export async function startTcpRelay(
+  target: { host: string; port: number },
+  options: TcpRelayOptions = {},
+): Promise<TcpRelay> {
   const pairs = new Set<Pair>();
   let mode: RelayCut | undefined;
   const watchers = new Set<{ text: string; resolve: () => void }>();
@@ -55,11 +69,24 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     upstream.on('error', () => drop(pair)).on('close', () => drop(pair));
   };
 
+  const answerInPlace = (pair: Pair) => {
+    if (options.answerer === undefined) throw new Error('an answer cut needs an answerer');
+    const answer = options.answerer();
+    pair.answering = (chunk) => {
+      for (const reply of answer(chunk)) pair.client.write(reply);
+    };
+    pair.client.on('data', pair.answering);
+    // An unpiped socket stays paused, and a new 'data' listener does not restart it.
+    pair.client.resume();
+  };
+
   const server: Server = createServer((client) => {
     const pair: Pair = { client, upstream: undefined };
     pairs.add(pair);
     client.on('error', () => {}).on('close', () => drop(pair));
+    // Accepted during a cut that keeps the port: held silent, or answered in the server's place.
     if (mode === 'blackhole') client.pause();
+    else if (mode === 'answer') answerInPlace(pair);
     else join(pair);
   });
   server.listen(0, '127.0.0.1');
@@ -71,7 +98,7 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     port,
     async cut(cutMode) {
       mode = cutMode;
-      if (cutMode !== 'blackhole') {
+      if (cutMode === 'refused' || cutMode === 'closed') {
         const closed = new Promise((resolve) => server.close(resolve));
         for (const pair of pairs) {
           if (cutMode === 'refused') pair.client.resetAndDestroy();
@@ -85,6 +112,10 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
       for (const pair of pairs) {
         pair.client.unpipe();
         pair.upstream?.unpipe();
+        if (cutMode === 'answer') {
+          answerInPlace(pair);
+          continue;
+        }
         pair.client.pause();
         pair.upstream?.pause();
       }
@@ -98,8 +129,12 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
         await once(server, 'listening');
         return;
       }
-      if (was === 'blackhole') {
+      if (was === 'blackhole' || was === 'answer') {
         for (const pair of pairs) {
+          if (pair.answering !== undefined) {
+            pair.client.off('data', pair.answering);
+            pair.answering = undefined;
+          }
           if (pair.upstream === undefined) join(pair);
           else pair.client.pipe(pair.upstream).pipe(pair.client);
           pair.client.resume();
