@@ -2,7 +2,6 @@ import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { runChat } from '../services/run-chat.ts';
 import { openChatStream } from '../services/run-chat-stream.ts';
 import { validateToolRequest } from '../services/validate-tool-request.ts';
-import { nativeChatAnswer } from './native-chat-answer.ts';
 import { errorResponses } from './openapi-responses.ts';
 import { ChatRequest, ChatResponse } from './schemas.ts';
 import { startRequestRun } from './start-request-run.ts';
@@ -37,7 +36,8 @@ export function registerChatRoute(app: TypedInstance, deps: GatewayDeps): void {
       const run = startRequestRun(request, reply, deps, body.stream === true ? 'chat_stream' : 'chat', body);
       if (body.stream !== true) {
         const answer = await runChat(body, run);
-        return reply.headers(run.responseHeaders).send(nativeChatAnswer(answer));
+        // The ChatResponse serializer writes only the contract's fields (not the Anthropic door's stopSequence).
+        return reply.headers(run.responseHeaders).send(answer);
       }
       const stream = await openChatStream(body, run);
       await writeChatStream(reply, stream, deps.config.streamKeepAliveMs, run.responseHeaders);
