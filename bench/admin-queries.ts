@@ -83,6 +83,14 @@ function* records(count: number): Generator<UsageRecord[]> {
       status: failed ? 502 : 200,
       errorCode: failed ? 'upstream_error' : null,
       createdAt: FROM + Math.floor((i / count) * 30 * DAY),
+      cacheReadTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      deployment: null,
+      cacheHit: false,
+      costSavedUsd: 0,
+      mcpServer: null,
+      mcpTool: null,
       attempts: [],
     });
     if (batch.length === 1000) {

@@ -39,6 +39,14 @@ function record(i: number): UsageRecord {
     status: 200,
     errorCode: null,
     createdAt: Date.now(),
+    cacheReadTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    deployment: null,
+    cacheHit: false,
+    costSavedUsd: 0,
+    mcpServer: null,
+    mcpTool: null,
     attempts: [
       {
         attempt: 0,
@@ -51,6 +59,10 @@ function record(i: number): UsageRecord {
         latencyMs: 11,
         outcome: 'ok',
         upstreamStatus: 200,
+        cacheReadTokens: 0,
+        cacheWrite5mTokens: 0,
+        cacheWrite1hTokens: 0,
+        deployment: null,
       },
     ],
   };

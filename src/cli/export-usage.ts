@@ -32,8 +32,16 @@ const CSV_COLUMNS: (keyof UsageRecord)[] = [
   'upstreamMs',
   'status',
   'errorCode',
-  // Last, so that readers of the earlier columns by position keep working.
+  // Later columns go last, so that readers of the earlier columns by position keep working.
   'frontDoor',
+  'cacheReadTokens',
+  'cacheWrite5mTokens',
+  'cacheWrite1hTokens',
+  'cacheHit',
+  'costSavedUsd',
+  'deployment',
+  'mcpServer',
+  'mcpTool',
 ];
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */

@@ -5,15 +5,27 @@
  * grain); callers round a range outwards before asking.
  */
 
-export type InsightGroup = 'hour' | 'day' | 'app' | 'provider' | 'model' | 'operation' | 'frontDoor';
+/** `deployment`: a slot's deployment (CONTRACT 5.6); `tool`: an MCP call's `server__tool` (5.7). */
+export type InsightGroup =
+  | 'hour'
+  | 'day'
+  | 'app'
+  | 'provider'
+  | 'model'
+  | 'operation'
+  | 'frontDoor'
+  | 'deployment'
+  | 'tool';
 
 export interface InsightFilters {
   app?: string;
   provider?: string;
   model?: string;
   operation?: string;
-  /** `native`, `openai` or `anthropic`: the door the request came in by. */
+  /** `native`, `openai`, `anthropic` or `responses`: the door the request came in by. */
   frontDoor?: string;
+  deployment?: string;
+  tool?: string;
 }
 
 export interface InsightRange {
@@ -37,11 +49,19 @@ export interface InsightTotalsRow {
   model?: string | null;
   operation?: string;
   frontDoor?: string;
+  deployment?: string | null;
+  tool?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
+  /** Prompt-cache reads and writes, part of `tokensIn` (CONTRACT 5.3). */
+  tokensInCacheRead: number;
+  tokensInCacheWrite: number;
+  /** Answers from the response cache, and what they would have cost (CONTRACT 5.5). */
+  cacheHits: number;
+  costSavedUsd: number;
 }
 
 export type TimeBucket = 'hour' | 'day';

@@ -33,12 +33,25 @@ export interface AppStore {
   revokeApp(name: string, at: number): Promise<boolean>;
 }
 
-export type Operation = 'chat' | 'chat_stream' | 'embed' | 'json';
+/** `mcp_tool`: one tool call through the MCP gateway (CONTRACT 5.7). */
+export type Operation = 'chat' | 'chat_stream' | 'embed' | 'json' | 'mcp_tool';
+
+/**
+ * Prompt-cache tokens of an answer (CONTRACT 5.3), as the upstream reported them: part of
+ * `tokensIn`, priced at their own rates. Zero when none, or when the upstream says nothing.
+ */
+export interface CacheTokens {
+  cacheReadTokens: number;
+  cacheWrite5mTokens: number;
+  cacheWrite1hTokens: number;
+}
 
 /** One upstream call made while serving a request. */
-export interface UsageAttempt {
+export interface UsageAttempt extends CacheTokens {
   attempt: number;
   provider: string;
+  /** The slot's deployment that took the call (CONTRACT 5.6), null for a slot of one. */
+  deployment: string | null;
   model: string;
   tokensIn: number;
   tokensOut: number;
@@ -51,7 +64,7 @@ export interface UsageAttempt {
 }
 
 /** One served request, successful or not, with every upstream attempt it made. */
-export interface UsageRecord {
+export interface UsageRecord extends CacheTokens {
   id: string;
   requestId: string;
   app: string;
@@ -72,6 +85,14 @@ export interface UsageRecord {
   status: number;
   errorCode: string | null;
   createdAt: number;
+  /** The deployment of the slot that answered (CONTRACT 5.6), null for a slot of one or no answer. */
+  deployment: string | null;
+  /** Answered from the response cache (CONTRACT 5.5): cost 0, and `costSavedUsd` what it saved. */
+  cacheHit: boolean;
+  costSavedUsd: number;
+  /** For an `mcp_tool` row (CONTRACT 5.7): the upstream MCP server and its tool; null otherwise. */
+  mcpServer: string | null;
+  mcpTool: string | null;
   attempts: UsageAttempt[];
 }
 
@@ -86,7 +107,7 @@ export interface UsageQuery {
   limit: number;
 }
 
-export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor';
+export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor' | 'deployment';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -104,11 +125,18 @@ export interface UsageTotalsRow {
   model?: string | null;
   operation?: string;
   frontDoor?: string;
+  deployment?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
+  /** Prompt-cache reads and writes (5-minute and 1-hour together), part of `tokensIn` (CONTRACT 5.3). */
+  tokensInCacheRead: number;
+  tokensInCacheWrite: number;
+  /** Answers from the response cache, and what they would have cost (CONTRACT 5.5). */
+  cacheHits: number;
+  costSavedUsd: number;
 }
 
 export interface UsageLedger {

@@ -13,6 +13,7 @@ import type {
   RefusalQuery,
   RefusalRow,
 } from './ledger-insights.ts';
+import { roundDollars } from './usage-rows.ts';
 
 /** Runs one statement written with `?` placeholders; the engine's adapter renumbers them if it must. */
 export type RunSql = (
@@ -31,6 +32,8 @@ const TOTALS_COLUMNS: Record<InsightGroup, string> = {
   model: 'model',
   operation: 'operation',
   frontDoor: 'front_door AS front_door',
+  deployment: 'deployment',
+  tool: 'tool',
 };
 
 const REFUSAL_COLUMNS: Record<RefusalGroup, string> = {
@@ -82,6 +85,8 @@ const FILTER_COLUMNS: Record<keyof InsightFilters, string> = {
   model: 'model',
   operation: 'operation',
   frontDoor: 'front_door',
+  deployment: 'deployment',
+  tool: 'tool',
 };
 
 function filterClauses(filters: InsightFilters): Source {
@@ -112,13 +117,16 @@ export class SqlLedgerInsights implements LedgerInsights {
     const source = rollupSource(
       query,
       { hourly: 'usage_hourly', daily: 'usage_daily' },
-      'app, provider, model, operation, front_door, requests, errors, tokens_in, tokens_out, cost_usd',
+      `app, provider, model, operation, front_door, deployment, tool, requests, errors, tokens_in, tokens_out,
+        cost_usd, cache_read_tokens, cache_write_tokens, cache_hits, cost_saved_usd`,
       query.filters,
       query.groupBy.includes('hour'),
     );
     const columns = query.groupBy.map((group) => TOTALS_COLUMNS[group]);
     const sums = ['SUM(requests) AS requests', 'SUM(errors) AS errors', 'SUM(tokens_in) AS tokens_in'];
     sums.push('SUM(tokens_out) AS tokens_out', 'SUM(cost_usd) AS cost_usd');
+    sums.push('SUM(cache_read_tokens) AS cache_read_tokens', 'SUM(cache_write_tokens) AS cache_write_tokens');
+    sums.push('SUM(cache_hits) AS cache_hits', 'SUM(cost_saved_usd) AS cost_saved_usd');
     const sql = `SELECT ${[...columns, ...sums].join(', ')} FROM (${source.sql}) AS r ${groupAndOrder(columns.length)}`;
     const rows = await this.#run(sql, source.params);
     return rows.map((row) => {
@@ -127,8 +135,11 @@ export class SqlLedgerInsights implements LedgerInsights {
         errors: Number(row.errors ?? 0),
         tokensIn: Number(row.tokens_in ?? 0),
         tokensOut: Number(row.tokens_out ?? 0),
-        // Sums of binary floats: round to the 1e-10 dollars that pricing itself keeps.
-        costUsd: Math.round(Number(row.cost_usd ?? 0) * 1e10) / 1e10,
+        costUsd: roundDollars(row.cost_usd as number | null),
+        tokensInCacheRead: Number(row.cache_read_tokens ?? 0),
+        tokensInCacheWrite: Number(row.cache_write_tokens ?? 0),
+        cacheHits: Number(row.cache_hits ?? 0),
+        costSavedUsd: roundDollars(row.cost_saved_usd as number | null),
       };
       for (const group of query.groupBy)
         Object.assign(result, {
@@ -219,9 +230,12 @@ function groupAndOrder(columns: number): string {
   return `GROUP BY ${positions} ORDER BY ${positions}`;
 }
 
+const NULLABLE_GROUPS: ReadonlySet<InsightGroup> = new Set(['provider', 'model', 'deployment', 'tool']);
+
 function groupValue(group: InsightGroup, value: unknown): string | number | null {
   if (group === 'hour' || group === 'day') return Number(value);
-  if ((group === 'provider' || group === 'model') && value === '') return null;
+  // Absent is '' in the rollups' keys.
+  if (value === '' && NULLABLE_GROUPS.has(group)) return null;
   return String(value);
 }
 

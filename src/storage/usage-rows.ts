@@ -21,6 +21,14 @@ export interface RequestRow {
   status: number;
   error_code: string | null;
   created_at: number | string;
+  cache_read_tokens: number | string;
+  cache_write_5m_tokens: number | string;
+  cache_write_1h_tokens: number | string;
+  cache_hit: number;
+  cost_saved_usd: number;
+  deployment: string | null;
+  mcp_server: string | null;
+  mcp_tool: string | null;
 }
 
 export interface AttemptRow {
@@ -35,6 +43,10 @@ export interface AttemptRow {
   latency_ms: number;
   outcome: string;
   upstream_status: number | null;
+  cache_read_tokens: number | string;
+  cache_write_5m_tokens: number | string;
+  cache_write_1h_tokens: number | string;
+  deployment: string | null;
 }
 
 export const REQUEST_COLUMNS = [
@@ -57,6 +69,14 @@ export const REQUEST_COLUMNS = [
   'error_code',
   'created_at',
   'front_door',
+  'cache_read_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'cache_hit',
+  'cost_saved_usd',
+  'deployment',
+  'mcp_server',
+  'mcp_tool',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -71,6 +91,10 @@ export const ATTEMPT_COLUMNS = [
   'latency_ms',
   'outcome',
   'upstream_status',
+  'cache_read_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
+  'deployment',
 ] as const;
 
 export function requestValues(r: UsageRecord): (string | number | null)[] {
@@ -94,6 +118,14 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.errorCode,
     r.createdAt,
     r.frontDoor,
+    r.cacheReadTokens,
+    r.cacheWrite5mTokens,
+    r.cacheWrite1hTokens,
+    r.cacheHit ? 1 : 0,
+    r.costSavedUsd,
+    r.deployment,
+    r.mcpServer,
+    r.mcpTool,
   ];
 }
 
@@ -110,6 +142,10 @@ export function attemptValues(usageId: string, a: UsageAttempt): (string | numbe
     a.latencyMs,
     a.outcome,
     a.upstreamStatus,
+    a.cacheReadTokens,
+    a.cacheWrite5mTokens,
+    a.cacheWrite1hTokens,
+    a.deployment,
   ];
 }
 
@@ -125,6 +161,10 @@ export function toAttempt(row: AttemptRow): UsageAttempt {
     latencyMs: Number(row.latency_ms),
     outcome: row.outcome,
     upstreamStatus: row.upstream_status === null ? null : Number(row.upstream_status),
+    cacheReadTokens: Number(row.cache_read_tokens ?? 0),
+    cacheWrite5mTokens: Number(row.cache_write_5m_tokens ?? 0),
+    cacheWrite1hTokens: Number(row.cache_write_1h_tokens ?? 0),
+    deployment: row.deployment ?? null,
   };
 }
 
@@ -151,6 +191,14 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     status: Number(row.status),
     errorCode: row.error_code,
     createdAt: Number(row.created_at),
+    cacheReadTokens: Number(row.cache_read_tokens ?? 0),
+    cacheWrite5mTokens: Number(row.cache_write_5m_tokens ?? 0),
+    cacheWrite1hTokens: Number(row.cache_write_1h_tokens ?? 0),
+    deployment: row.deployment ?? null,
+    cacheHit: Boolean(Number(row.cache_hit ?? 0)),
+    costSavedUsd: Number(row.cost_saved_usd ?? 0),
+    mcpServer: row.mcp_server ?? null,
+    mcpTool: row.mcp_tool ?? null,
     attempts: attempts.map(toAttempt),
   };
 }
@@ -161,11 +209,16 @@ export interface TotalsRowRaw {
   model?: string | null;
   operation?: string;
   front_door?: string;
+  deployment?: string | null;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
   tokens_out: number | string | null;
   cost_usd: number | string | null;
+  cache_read_tokens: number | string | null;
+  cache_write_tokens: number | string | null;
+  cache_hits: number | string | null;
+  cost_saved_usd: number | string | null;
 }
 
 export function toTotalsRow(row: TotalsRowRaw, groupBy: readonly UsageGroup[]): UsageTotalsRow {
@@ -174,8 +227,11 @@ export function toTotalsRow(row: TotalsRowRaw, groupBy: readonly UsageGroup[]): 
     errors: Number(row.errors),
     tokensIn: Number(row.tokens_in ?? 0),
     tokensOut: Number(row.tokens_out ?? 0),
-    // Sums of binary floats: round to the 1e-10 dollars that pricing itself keeps.
-    costUsd: Math.round(Number(row.cost_usd ?? 0) * 1e10) / 1e10,
+    costUsd: roundDollars(row.cost_usd),
+    tokensInCacheRead: Number(row.cache_read_tokens ?? 0),
+    tokensInCacheWrite: Number(row.cache_write_tokens ?? 0),
+    cacheHits: Number(row.cache_hits ?? 0),
+    costSavedUsd: roundDollars(row.cost_saved_usd),
   };
   for (const group of groupBy) {
     (result as unknown as Record<string, unknown>)[group] = row[GROUP_COLUMNS[group]] ?? null;
@@ -190,7 +246,13 @@ const GROUP_COLUMNS = {
   model: 'model',
   operation: 'operation',
   frontDoor: 'front_door',
+  deployment: 'deployment',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
+
+/** A sum of binary-float dollars, rounded to the 1e-10 dollars that pricing itself keeps. */
+export function roundDollars(value: number | string | null | undefined): number {
+  return Math.round(Number(value ?? 0) * 1e10) / 1e10;
+}
 
 /** SELECT list and GROUP BY of a totals query, given how the engine turns epoch ms into a UTC date. */
 export function totalsSql(
@@ -207,6 +269,10 @@ export function totalsSql(
     'SUM(tokens_in) AS tokens_in',
     'SUM(tokens_out) AS tokens_out',
     'SUM(cost_usd) AS cost_usd',
+    'SUM(cache_read_tokens) AS cache_read_tokens',
+    'SUM(cache_write_5m_tokens + cache_write_1h_tokens) AS cache_write_tokens',
+    'SUM(cache_hit) AS cache_hits',
+    'SUM(cost_saved_usd) AS cost_saved_usd',
   ].join(', ');
   const group =
     groupBy.length === 0

@@ -1,12 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Storage } from '../../src/storage/ports.ts';
+import type { Storage, UsageRecord } from '../../src/storage/ports.ts';
 import { sampleRecord } from './storage-contract.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 // 2026-03-02T00:00:00Z: a whole day, so hour and day buckets are easy to read.
 const T0 = Date.UTC(2026, 2, 2);
+
+/** An MCP gateway call: no slot, no model, no tokens (CONTRACT 5.7). */
+const MCP_CALL: Partial<UsageRecord> = {
+  app: 'agent',
+  operation: 'mcp_tool',
+  provider: null,
+  model: null,
+  tokensIn: 0,
+  tokensOut: 0,
+  costUsd: 0,
+  frontDoor: 'mcp',
+  mcpServer: 'docs',
+  latencyMs: 5000,
+  attempts: [],
+};
 
 /** What every LedgerInsights answers, on the rollups the ledger's trigger keeps; run per engine. */
 export function describeInsightsContract(name: string, open: () => Promise<Storage>): void {
@@ -22,6 +37,9 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
           tokensIn: 1,
           tokensOut: 2,
           latencyMs: 10,
+          cacheReadTokens: 7,
+          cacheWrite5mTokens: 3,
+          cacheWrite1hTokens: 2,
         }),
         sampleRecord('a2', {
           app: 'web',
@@ -29,6 +47,9 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
           createdAt: T0 + HOUR + 5,
           costUsd: 0.25,
           latencyMs: 100,
+          cacheHit: true,
+          costSavedUsd: 0.125,
+          deployment: 'eu-west',
         }),
         sampleRecord('a3', {
           app: 'batch',
@@ -51,6 +72,12 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
           errorCode: 'invalid_request',
           latencyMs: 1,
         }),
+      ]);
+      // Two days later, away from the ranges of the tests above: MCP tool calls (CONTRACT 5.7).
+      await storage.usage.appendBatch([
+        sampleRecord('m1', { ...MCP_CALL, mcpTool: 'search', createdAt: T0 + 3 * DAY + 1 }),
+        sampleRecord('m2', { ...MCP_CALL, mcpTool: 'search', createdAt: T0 + 3 * DAY + 2, status: 504 }),
+        sampleRecord('m3', { ...MCP_CALL, mcpTool: 'fetch', createdAt: T0 + 3 * DAY + 3 }),
       ]);
       // A record already stored is skipped whole, and counted once in the rollups too.
       await storage.usage.appendBatch([sampleRecord('a1', { app: 'web', createdAt: T0 + 10, costUsd: 0.5 })]);
@@ -120,7 +147,19 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
         [[2, 0.75]],
       );
       const empty = await storage.insights.totals({ from: T0 - DAY, to: T0, groupBy: [], filters: {} });
-      assert.deepEqual(empty, [{ requests: 0, errors: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 }]);
+      assert.deepEqual(empty, [
+        {
+          requests: 0,
+          errors: 0,
+          tokensIn: 0,
+          tokensOut: 0,
+          costUsd: 0,
+          tokensInCacheRead: 0,
+          tokensInCacheWrite: 0,
+          cacheHits: 0,
+          costSavedUsd: 0,
+        },
+      ]);
     });
 
     it('joins the hours at a range’s edges to the whole days inside it', async () => {
@@ -210,6 +249,45 @@ export function describeInsightsContract(name: string, open: () => Promise<Stora
         await storage.insights.failures({ from: T0, to: T0 + 2 * DAY, app: 'web', limit: 10 }),
         [],
       );
+    });
+
+    it('sums prompt-cache tokens, response-cache hits and savings, and groups by deployment', async () => {
+      const range = { from: T0, to: T0 + 2 * DAY };
+      const [all] = await storage.insights.totals({ ...range, groupBy: [], filters: {} });
+      assert.deepEqual(
+        [all?.tokensInCacheRead, all?.tokensInCacheWrite, all?.cacheHits, all?.costSavedUsd],
+        [7, 5, 1, 0.125],
+      );
+      const byDeployment = await storage.insights.totals({ ...range, groupBy: ['deployment'], filters: {} });
+      assert.deepEqual(
+        byDeployment.map((r) => [r.deployment, r.requests]),
+        [
+          [null, 3],
+          ['eu-west', 1],
+        ],
+      );
+      const euOnly = await storage.insights.totals({
+        ...range,
+        groupBy: [],
+        filters: { deployment: 'eu-west' },
+      });
+      assert.deepEqual(
+        euOnly.map((r) => [r.requests, r.cacheHits]),
+        [[1, 1]],
+      );
+    });
+
+    it('groups MCP tool calls by server__tool, and keeps them out of the latency histogram', async () => {
+      const range = { from: T0 + 3 * DAY, to: T0 + 4 * DAY };
+      const rows = await storage.insights.totals({ ...range, groupBy: ['tool'], filters: {} });
+      assert.deepEqual(
+        rows.map((r) => [r.tool, r.requests, r.errors]),
+        [
+          ['docs__fetch', 1, 0],
+          ['docs__search', 2, 1],
+        ],
+      );
+      assert.deepEqual(await storage.insights.latency({ ...range, bucket: undefined, filters: {} }), []);
     });
 
     it('retention drops the rollup hours wholly before the cutoff', async () => {

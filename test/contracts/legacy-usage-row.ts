@@ -27,4 +27,15 @@ export async function assertLegacyRowIsNative(storage: Storage): Promise<void> {
     rows.map((row) => [row.frontDoor, row.requests]),
     [['native', 1]],
   );
+  // The rollups were built from it (005) and rebuilt with the agent round's columns (007).
+  const rollup = await storage.insights.totals({
+    from: 1_699_999_200_000,
+    to: 1_700_003_600_000,
+    groupBy: ['frontDoor', 'deployment', 'tool'],
+    filters: {},
+  });
+  assert.deepEqual(
+    rollup.map((row) => [row.frontDoor, row.deployment, row.tool, row.requests, row.tokensIn, row.cacheHits]),
+    [['native', null, null, 1, 1, 0]],
+  );
 }

@@ -28,6 +28,14 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
     status: 200,
     errorCode: null,
     createdAt: 1_700_000_000_000,
+    cacheReadTokens: 0,
+    cacheWrite5mTokens: 0,
+    cacheWrite1hTokens: 0,
+    deployment: null,
+    cacheHit: false,
+    costSavedUsd: 0,
+    mcpServer: null,
+    mcpTool: null,
     attempts: [
       {
         attempt: 0,
@@ -40,6 +48,10 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
         latencyMs: 1,
         outcome: 'http_503',
         upstreamStatus: 503,
+        cacheReadTokens: 0,
+        cacheWrite5mTokens: 0,
+        cacheWrite1hTokens: 0,
+        deployment: null,
       },
       {
         attempt: 1,
@@ -52,6 +64,10 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
         latencyMs: 9,
         outcome: 'ok',
         upstreamStatus: 200,
+        cacheReadTokens: 0,
+        cacheWrite5mTokens: 0,
+        cacheWrite1hTokens: 0,
+        deployment: null,
       },
     ],
     ...overrides,
@@ -123,6 +139,39 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       );
     });
 
+    it("round-trips the agent round's fields: cache tokens, a hit, a deployment, an MCP call", async () => {
+      const base = sampleRecord('agent-1');
+      const records = [
+        sampleRecord('agent-1', {
+          cacheReadTokens: 1200,
+          cacheWrite5mTokens: 300,
+          cacheWrite1hTokens: 40,
+          deployment: 'us-east',
+          attempts: base.attempts.map((attempt) => ({
+            ...attempt,
+            deployment: attempt.attempt === 0 ? 'eu-west' : 'us-east',
+            cacheReadTokens: attempt.attempt === 0 ? 0 : 1200,
+            cacheWrite5mTokens: attempt.attempt === 0 ? 0 : 300,
+            cacheWrite1hTokens: attempt.attempt === 0 ? 0 : 40,
+          })),
+        }),
+        sampleRecord('agent-2', { cacheHit: true, costSavedUsd: 0.0042, costUsd: 0, attempts: [] }),
+        sampleRecord('agent-3', {
+          operation: 'mcp_tool',
+          provider: null,
+          model: null,
+          mcpServer: 'docs',
+          mcpTool: 'search',
+          attempts: [],
+        }),
+      ];
+      await storage.usage.appendBatch(records);
+      const read = (await storage.usage.readRecords({ limit: 1000 })).filter((r) =>
+        r.id.startsWith('agent-'),
+      );
+      assert.deepEqual(read, records);
+    });
+
     it('skips a record id it already has (a retried batch writes nothing twice)', async () => {
       await storage.usage.appendBatch([sampleRecord('dup')]);
       await storage.usage.appendBatch([sampleRecord('dup', { tokensIn: 999 }), sampleRecord('dup2')]);
@@ -189,6 +238,11 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
   });
 }
 
+/** The prompt-cache and response-cache sums of a totals row (CONTRACT 5.3, 5.5). */
+function cache(read: number, write: number, hits: number, saved: number) {
+  return { tokensInCacheRead: read, tokensInCacheWrite: write, cacheHits: hits, costSavedUsd: saved };
+}
+
 /** Totals and retention, on records written at known times. */
 export function describeUsageTotalsContract(name: string, open: () => Promise<Storage>): void {
   describe(`usage totals contract: ${name}`, () => {
@@ -198,7 +252,16 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
     before(async () => {
       storage = await open();
       await storage.usage.appendBatch([
-        sampleRecord('t1', { app: 'tot', createdAt: day1, tokensIn: 10, tokensOut: 5, costUsd: 0.1 }),
+        sampleRecord('t1', {
+          app: 'tot',
+          createdAt: day1,
+          tokensIn: 10,
+          tokensOut: 5,
+          costUsd: 0.1,
+          cacheReadTokens: 4,
+          cacheWrite5mTokens: 2,
+          cacheWrite1hTokens: 1,
+        }),
         sampleRecord('t2', {
           app: 'tot',
           createdAt: day1 + 1000,
@@ -207,6 +270,9 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
           tokensOut: 1,
           costUsd: 0.2,
           frontDoor: 'openai',
+          deployment: 'eu-west',
+          cacheHit: true,
+          costSavedUsd: 0.05,
         }),
         sampleRecord('t3', {
           app: 'tot',
@@ -224,7 +290,17 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
 
     it('sums an app’s records over a period, with errors counted', async () => {
       const [all] = await storage.usage.totals({ app: 'tot', from: day1, to: day2 + 1, groupBy: [] });
-      assert.deepEqual(all, { requests: 3, errors: 1, tokensIn: 111, tokensOut: 56, costUsd: 0.6 });
+      assert.deepEqual(all, {
+        requests: 3,
+        errors: 1,
+        tokensIn: 111,
+        tokensOut: 56,
+        costUsd: 0.6,
+        tokensInCacheRead: 4,
+        tokensInCacheWrite: 3,
+        cacheHits: 1,
+        costSavedUsd: 0.05,
+      });
     });
 
     it('groups by UTC day and provider', async () => {
@@ -243,6 +319,7 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
           tokensIn: 10,
           tokensOut: 5,
           costUsd: 0.1,
+          ...cache(4, 3, 0, 0),
         },
         {
           day: '2026-01-01',
@@ -252,6 +329,7 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
           tokensIn: 1,
           tokensOut: 1,
           costUsd: 0.2,
+          ...cache(0, 0, 1, 0.05),
         },
         {
           day: '2026-01-02',
@@ -261,6 +339,7 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
           tokensIn: 100,
           tokensOut: 50,
           costUsd: 0.3,
+          ...cache(0, 0, 0, 0),
         },
       ]);
     });
@@ -268,8 +347,24 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
     it('groups by front door, and by front door and provider', async () => {
       const rows = await storage.usage.totals({ app: 'tot', from: 0, to: day2 + 1, groupBy: ['frontDoor'] });
       assert.deepEqual(rows, [
-        { frontDoor: 'native', requests: 2, errors: 1, tokensIn: 110, tokensOut: 55, costUsd: 0.4 },
-        { frontDoor: 'openai', requests: 1, errors: 0, tokensIn: 1, tokensOut: 1, costUsd: 0.2 },
+        {
+          frontDoor: 'native',
+          requests: 2,
+          errors: 1,
+          tokensIn: 110,
+          tokensOut: 55,
+          costUsd: 0.4,
+          ...cache(4, 3, 0, 0),
+        },
+        {
+          frontDoor: 'openai',
+          requests: 1,
+          errors: 0,
+          tokensIn: 1,
+          tokensOut: 1,
+          costUsd: 0.2,
+          ...cache(0, 0, 1, 0.05),
+        },
       ]);
       const both = await storage.usage.totals({
         app: 'tot',
@@ -286,9 +381,27 @@ export function describeUsageTotalsContract(name: string, open: () => Promise<St
       );
     });
 
+    it('groups by deployment, null for a slot of one', async () => {
+      const rows = await storage.usage.totals({ app: 'tot', from: 0, to: day2 + 1, groupBy: ['deployment'] });
+      assert.deepEqual(
+        rows.map((r) => [r.deployment, r.requests]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        [
+          ['eu-west', 1],
+          [null, 2],
+        ],
+      );
+    });
+
     it('an empty period sums to zero', async () => {
       const [none] = await storage.usage.totals({ app: 'tot', from: 0, to: 1, groupBy: [] });
-      assert.deepEqual(none, { requests: 0, errors: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 });
+      assert.deepEqual(none, {
+        requests: 0,
+        errors: 0,
+        tokensIn: 0,
+        tokensOut: 0,
+        costUsd: 0,
+        ...cache(0, 0, 0, 0),
+      });
     });
 
     it('retention deletes records before the cutoff, with their attempts', async () => {

@@ -19,9 +19,23 @@ export const ADMIN_USAGE_GROUPS: readonly InsightGroup[] = [
   'model',
   'operation',
   'frontDoor',
+  'deployment',
+  'tool',
 ];
 export const REFUSAL_GROUPS: readonly RefusalGroup[] = ['app', 'day', 'hour', 'limit'];
 const MAX_FAILURES = 200;
+/** The totals of a range with no requests. */
+const NO_TOTALS: InsightTotalsRow = {
+  requests: 0,
+  errors: 0,
+  tokensIn: 0,
+  tokensOut: 0,
+  costUsd: 0,
+  tokensInCacheRead: 0,
+  tokensInCacheWrite: 0,
+  cacheHits: 0,
+  costSavedUsd: 0,
+};
 
 export interface AdminReportDeps {
   storage: Storage;
@@ -70,6 +84,8 @@ export class AdminReports {
       ...optional('model', parseFilter(query.model, 'model')),
       ...optional('operation', parseFilter(query.operation, 'operation')),
       ...optional('frontDoor', parseFilter(query.frontDoor, 'frontDoor')),
+      ...optional('deployment', parseFilter(query.deployment, 'deployment')),
+      ...optional('tool', parseFilter(query.tool, 'tool')),
     };
     await this.#deps.recorder.flushBeforeRead();
     const [rows, totals] = await Promise.all([
@@ -80,7 +96,7 @@ export class AdminReports {
       ...rangeOut(range),
       groupBy,
       filters,
-      totals: presentTotals(totals[0] ?? { requests: 0, errors: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 }),
+      totals: presentTotals(totals[0] ?? NO_TOTALS),
       rows: rows.map(presentTotals),
     };
   }

@@ -40,7 +40,8 @@ export interface ChatMessage {
 export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' | 'other';
 
 /**
- * Which wire format a request came in by: the native API, or a vendor-compatible door (CONTRACT
- * 4.2). Recorded in the ledger and a grouping of `GET /v1/usage`.
+ * Which wire format a request came in by: the native API, a vendor-compatible door (CONTRACT
+ * 4.2; `responses` is the Responses API, 5.4), or the MCP gateway (`mcp`, 5.7). Recorded in the
+ * ledger and a grouping of `GET /v1/usage`.
  */
-export type FrontDoor = 'native' | 'openai' | 'anthropic';
+export type FrontDoor = 'native' | 'openai' | 'anthropic' | 'responses' | 'mcp';

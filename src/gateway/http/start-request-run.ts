@@ -10,6 +10,7 @@ const ID_PREFIX: Record<Operation, string> = {
   chat_stream: 'chat',
   embed: 'emb',
   json: 'json',
+  mcp_tool: 'mcp',
 };
 
 /**

@@ -10,12 +10,21 @@ const TotalsRow = Type.Object({
   provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   operation: Type.Optional(Type.String()),
-  frontDoor: Type.Optional(Type.String({ description: 'native, openai or anthropic' })),
+  frontDoor: Type.Optional(Type.String({ description: 'native, openai, anthropic or responses' })),
+  deployment: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: "the slot's deployment; null for a slot of one",
+    }),
+  ),
   requests: Type.Integer(),
   errors: Type.Integer(),
-  tokensIn: Type.Integer(),
+  tokensIn: Type.Integer({ description: 'every input token, prompt-cache reads and writes included' }),
   tokensOut: Type.Integer(),
   costUsd: Type.Number(),
+  tokensInCacheRead: Type.Integer({ description: 'input tokens read from the upstream prompt cache' }),
+  tokensInCacheWrite: Type.Integer({ description: 'input tokens written to the upstream prompt cache' }),
+  cacheHits: Type.Integer({ description: "answers from the gateway's response cache" }),
+  costSavedUsd: Type.Number({ description: 'what the response cache hits would have cost' }),
 });
 
 export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { storage: Storage }): void {
@@ -23,7 +32,8 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { sto
     '/v1/usage',
     {
       schema: {
-        summary: "The calling app's own usage totals by day, provider, model, operation or front door",
+        summary:
+          "The calling app's own usage totals by day, provider, model, operation, front door or deployment",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -33,7 +43,8 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { sto
             to: Type.Optional(Type.String({ description: 'Last UTC day, inclusive (default: today)' })),
             groupBy: Type.Optional(
               Type.String({
-                description: 'Comma-separated: day, provider, model, operation, frontDoor (default: day)',
+                description:
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment (default: day)',
               }),
             ),
           },

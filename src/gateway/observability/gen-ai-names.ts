@@ -13,10 +13,14 @@ export const GEN_AI_PROVIDER_NAME: Record<ProviderKind, string> = {
   simulated: 'simulated',
 };
 
-/** `gen_ai.operation.name`: the conventions' `chat` and `embeddings`; /v1/json is a chat. */
+/**
+ * `gen_ai.operation.name`: the conventions' `chat`, `embeddings` and `execute_tool` (an MCP
+ * gateway call); /v1/json is a chat.
+ */
 export const GEN_AI_OPERATION_NAME: Record<Operation, string> = {
   chat: 'chat',
   chat_stream: 'chat',
   json: 'chat',
   embed: 'embeddings',
+  mcp_tool: 'execute_tool',
 };

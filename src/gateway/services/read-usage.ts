@@ -2,7 +2,14 @@ import { ApiError } from '../../platform/errors.ts';
 import type { Storage, UsageGroup, UsageTotalsRow } from '../../storage/ports.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 
-export const USAGE_GROUPS: readonly UsageGroup[] = ['day', 'provider', 'model', 'operation', 'frontDoor'];
+export const USAGE_GROUPS: readonly UsageGroup[] = [
+  'day',
+  'provider',
+  'model',
+  'operation',
+  'frontDoor',
+  'deployment',
+];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_DAYS = 366;
 

@@ -1,7 +1,7 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
-import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
+import type { CacheTokens, Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
 import type { FinishReason, FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
@@ -286,6 +286,12 @@ export class RequestRun implements CallScope {
       status,
       errorCode: code,
       createdAt: this.receivedAt,
+      ...sumCacheTokens(this.attempts),
+      deployment: null,
+      cacheHit: false,
+      costSavedUsd: 0,
+      mcpServer: null,
+      mcpTool: null,
       attempts: this.attempts,
     };
     deps.recorder.record(record);
@@ -328,11 +334,26 @@ export class RequestRun implements CallScope {
       latencyMs,
       outcome,
       upstreamStatus,
+      cacheReadTokens: 0,
+      cacheWrite5mTokens: 0,
+      cacheWrite1hTokens: 0,
+      deployment: null,
     });
   }
 }
 
 const NO_CANDIDATES: readonly PlannedCandidate[] = Object.freeze([]);
+
+/** A request's prompt-cache tokens: those of every attempt, as its `tokensIn` is theirs. */
+function sumCacheTokens(attempts: readonly UsageAttempt[]): CacheTokens {
+  const sum: CacheTokens = { cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
+  for (const attempt of attempts) {
+    sum.cacheReadTokens += attempt.cacheReadTokens;
+    sum.cacheWrite5mTokens += attempt.cacheWrite5mTokens;
+    sum.cacheWrite1hTokens += attempt.cacheWrite1hTokens;
+  }
+  return sum;
+}
 
 function statusOf(error: unknown): { status: number; code: string | null } {
   if (error === undefined) return { status: 200, code: null };
