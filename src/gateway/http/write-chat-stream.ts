@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { encodeEvent } from '../../platform/sse.ts';
 import type { ChatStream } from '../services/run-chat-stream.ts';
-import { nativeChatAnswer } from './native-chat-answer.ts';
+import { nativeChatAnswer, nativeStart } from './native-chat-answer.ts';
 import { writeEventStream } from './write-event-stream.ts';
 
 /**
@@ -21,7 +21,7 @@ export function writeChatStream(
 
 /** The native events as frames; `done` or `error`, always the last, is the return value. */
 async function* nativeFrames(stream: ChatStream): AsyncGenerator<string, string, undefined> {
-  yield encodeEvent('start', stream.start);
+  yield encodeEvent('start', nativeStart(stream.start));
   // Leaving early (the client gone) returns `events` too, which runs the stream's accounting.
   for await (const event of stream.events) {
     if (event.event === 'done') return encodeEvent('done', nativeChatAnswer(event.data));

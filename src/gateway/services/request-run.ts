@@ -4,7 +4,12 @@ import { ApiError } from '../../platform/errors.ts';
 import type { CacheTokens, Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
 import type { FinishReason, FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
-import type { ReportedUsage } from '../domain/reported-usage.ts';
+import {
+  NO_CACHE_TOKENS,
+  type PromptCacheTokens,
+  type ReportedUsage,
+  splitCacheTokens,
+} from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
@@ -209,7 +214,18 @@ export class RequestRun implements CallScope {
     outcome: string,
     upstreamStatus: number | null,
   ): void {
-    this.#addAttempt(candidate.provider, candidate.model, 0, 0, false, 0, latencyMs, outcome, upstreamStatus);
+    this.#addAttempt(
+      candidate.provider,
+      candidate.model,
+      0,
+      0,
+      NO_CACHE_TOKENS,
+      false,
+      0,
+      latencyMs,
+      outcome,
+      upstreamStatus,
+    );
   }
 
   /**
@@ -226,6 +242,8 @@ export class RequestRun implements CallScope {
       call.model,
       usage.inputTokens,
       usage.outputTokens,
+      // An estimate knows nothing of the upstream's cache: all of it is plain input.
+      call.reported === undefined ? NO_CACHE_TOKENS : splitCacheTokens(usage),
       call.reported === undefined,
       priceUsage(usage, price),
       roundMs(doneAt - call.startedAt),
@@ -246,6 +264,9 @@ export class RequestRun implements CallScope {
         tokensOut: a.tokensOut,
         costUsd: a.costUsd,
         estimated: a.usageEstimated,
+        cacheReadTokens: a.cacheReadTokens,
+        cacheWrite5mTokens: a.cacheWrite5mTokens,
+        cacheWrite1hTokens: a.cacheWrite1hTokens,
       })),
     );
   }
@@ -317,6 +338,7 @@ export class RequestRun implements CallScope {
     model: string,
     tokensIn: number,
     tokensOut: number,
+    cache: PromptCacheTokens,
     usageEstimated: boolean,
     costUsd: number,
     latencyMs: number,
@@ -334,9 +356,9 @@ export class RequestRun implements CallScope {
       latencyMs,
       outcome,
       upstreamStatus,
-      cacheReadTokens: 0,
-      cacheWrite5mTokens: 0,
-      cacheWrite1hTokens: 0,
+      cacheReadTokens: cache.cacheReadTokens,
+      cacheWrite5mTokens: cache.cacheWrite5mTokens,
+      cacheWrite1hTokens: cache.cacheWrite1hTokens,
       deployment: null,
     });
   }

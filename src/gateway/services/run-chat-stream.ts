@@ -17,7 +17,11 @@ export type StreamEvent =
   | { event: 'error'; data: ErrorEnvelope };
 
 export interface ChatStream {
-  start: { id: string; provider: string; model: string };
+  /**
+   * `promptUsage`: the prompt's counts where the upstream's first event had them (an Anthropic
+   * upstream's), for the Anthropic door's message_start; not part of the native `start` event.
+   */
+  start: { id: string; provider: string; model: string; promptUsage?: ReportedUsage };
   /** Deltas and tool calls as the upstream sends them, then exactly one `done` or `error`. */
   events: AsyncGenerator<StreamEvent, void, undefined>;
 }
@@ -44,12 +48,15 @@ export async function openChatStream(input: ChatInput, run: RequestRun): Promise
   const first = success.value.first;
   let model = success.candidate.model;
   let pending: ChatStreamEvent | undefined = first.done ? undefined : first.value;
+  let promptUsage: ReportedUsage | undefined;
   // Adapters that know the answering model say so first; the start event carries it.
   if (pending?.type === 'model') {
     model = pending.model;
+    promptUsage = pending.promptUsage;
     pending = undefined;
   }
-  const start = { id: run.id, provider: success.candidate.provider, model };
+  const start: ChatStream['start'] = { id: run.id, provider: success.candidate.provider, model };
+  if (promptUsage !== undefined) start.promptUsage = promptUsage;
   return { start, events: streamEvents(input, run, success, start, pending) };
 }
 
