@@ -4,6 +4,7 @@ import {
   isObject,
   MockRejection,
   roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
   type ScriptedReply,
 } from './scripted-reply.ts';
 
@@ -178,12 +179,20 @@ export function scriptedMessage(reply: ScriptedReply): Record<string, unknown> {
     stop_reason:
       calls.length > 0 ? 'tool_use' : reply.stopSequence !== undefined ? 'stop_sequence' : 'end_turn',
     stop_sequence: calls.length === 0 ? (reply.stopSequence ?? null) : null,
-    usage: {
-      input_tokens: 20,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      output_tokens: outputTokens(reply),
-    },
+    usage: { ...promptUsage(reply), output_tokens: outputTokens(reply) },
+  };
+}
+
+/** The prompt's counts as Anthropic reports them: `input_tokens` without the cached parts. */
+function promptUsage(reply: ScriptedReply): Record<string, unknown> {
+  const cache = reply.promptCache ?? {};
+  const write5m = cache.write5m ?? 0;
+  const write1h = cache.write1h ?? 0;
+  return {
+    input_tokens: SCRIPTED_PROMPT_TOKENS,
+    cache_creation_input_tokens: write5m + write1h,
+    cache_read_input_tokens: cache.read ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
   };
 }
 
@@ -230,9 +239,11 @@ export function scriptedEventStream(reply: ScriptedReply): string {
     emit('content_block_stop', { index });
     index++;
   }
+  // message_delta's counts are cumulative (MessageDeltaUsage): the prompt's again, without the split.
+  const { cache_creation: _split, ...prompt } = promptUsage(reply);
   emit('message_delta', {
     delta: { stop_reason: message['stop_reason'], stop_sequence: message['stop_sequence'] },
-    usage: { output_tokens: outputTokens(reply) },
+    usage: { ...prompt, output_tokens: outputTokens(reply) },
   });
   emit('message_stop', {});
   return events.join('');

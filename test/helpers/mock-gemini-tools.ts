@@ -5,6 +5,7 @@ import {
   isObject,
   MockRejection,
   roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
   type ScriptedReply,
 } from './scripted-reply.ts';
 
@@ -225,9 +226,18 @@ function callParts(reply: ScriptedReply, signature?: string): Record<string, unk
   });
 }
 
+/** Gemini's usageMetadata: cached tokens are part of `promptTokenCount`; the field is absent when none. */
 function usageOf(reply: ScriptedReply): Record<string, number> {
   const out = roughTokens((reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join(''));
-  return { promptTokenCount: 20, candidatesTokenCount: out, totalTokenCount: 20 + out };
+  const cached = reply.promptCache?.read ?? 0;
+  const prompt = SCRIPTED_PROMPT_TOKENS + cached;
+  const usage: Record<string, number> = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: out,
+    totalTokenCount: prompt + out,
+  };
+  if (cached > 0) usage['cachedContentTokenCount'] = cached;
+  return usage;
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   isObject,
   MockRejection,
   roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
   type ScriptedReply,
 } from './scripted-reply.ts';
 
@@ -179,10 +180,24 @@ function callIds(reply: ScriptedReply): string[] {
   return (reply.toolCalls ?? []).map((call, index) => call.id ?? `call_mock${index}${'x'.repeat(8)}`);
 }
 
-function usageOf(reply: ScriptedReply): Record<string, number> {
+/** OpenAI's usage: cache reads are part of `prompt_tokens`, counted again in `cached_tokens`. */
+function usageOf(reply: ScriptedReply): Record<string, unknown> {
   const out = (reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join('');
   const completion = roughTokens(out);
-  return { prompt_tokens: 20, completion_tokens: completion, total_tokens: 20 + completion };
+  const cached = reply.promptCache?.read ?? 0;
+  const prompt = SCRIPTED_PROMPT_TOKENS + cached;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
 }
 
 /** A `chat.completion` answering with the script. */

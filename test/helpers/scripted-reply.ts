@@ -24,7 +24,23 @@ export interface ScriptedReply {
    * stop_sequence`, `stop_sequence`); the other mocks ignore it.
    */
   stopSequence?: string;
+  /**
+   * Prompt-cache tokens the answer reports, in its vendor's fields, beside the 20 prompt tokens
+   * every scripted answer has: Anthropic reports reads and 5-minute and 1-hour writes apart from
+   * its `input_tokens`; OpenAI (`cached_tokens`) and Gemini (`cachedContentTokenCount`) report
+   * reads as part of the prompt's count, and no writes (their mocks ignore `write5m`/`write1h`).
+   */
+  promptCache?: ScriptedPromptCache;
 }
+
+export interface ScriptedPromptCache {
+  read?: number;
+  write5m?: number;
+  write1h?: number;
+}
+
+/** The prompt tokens of a scripted answer that are neither read from nor written to a cache. */
+export const SCRIPTED_PROMPT_TOKENS = 20;
 
 export function argumentsText(call: ScriptedToolCall): string {
   return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
