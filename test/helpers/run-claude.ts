@@ -53,6 +53,8 @@ export interface ClaudeRun extends BoundedRun {
   /** `--output-format json`'s result object (result text, usage, total_cost_usd…), when stdout held one. */
   result: Record<string, any> | undefined;
   workdir: string;
+  /** The temporary HOME it ran with (removed after the run), for scrubbing recorded requests. */
+  home: string;
 }
 
 /**
@@ -83,7 +85,7 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
       },
       timeoutMs: options.timeoutMs ?? 60_000,
     });
-    return { ...run, result: parseResult(run.stdout), workdir };
+    return { ...run, result: parseResult(run.stdout), workdir, home: home.path };
   } finally {
     home.remove();
     ownWorkdir?.remove();

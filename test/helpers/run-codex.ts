@@ -73,6 +73,8 @@ export interface CodexRun extends BoundedRun {
   /** The text of the last agent message, as Codex printed it. */
   lastMessage: string | undefined;
   workdir: string;
+  /** The temporary CODEX_HOME it ran with (removed after the run). */
+  home: string;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function runCodex(options: CodexRunOptions): Promise<CodexRun> {
       timeoutMs: options.timeoutMs ?? 60_000,
     });
     const events = parseJsonLines(run.stdout);
-    return { ...run, events, lastMessage: lastAgentMessage(events), workdir };
+    return { ...run, events, lastMessage: lastAgentMessage(events), workdir, home: home.path };
   } finally {
     home.remove();
     ownWorkdir?.remove();
