@@ -64,6 +64,8 @@ export interface RecordedRequest {
   body: unknown;
   /** The body's bytes as they arrived. */
   raw: Buffer;
+  /** When it arrived (Date.now()), for the pauses between a client's retries. */
+  receivedAt: number;
   /** `finished` when the whole response was written, `closed` when the client left first. */
   ended: Promise<'finished' | 'closed'>;
 }
@@ -277,7 +279,15 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       const ended = new Promise<'finished' | 'closed'>((resolve) => {
         res.once('close', () => resolve(res.writableFinished ? 'finished' : 'closed'));
       });
-      requests.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body, raw, ended });
+      requests.push({
+        method: req.method ?? 'GET',
+        path,
+        headers: { ...req.headers },
+        body,
+        raw,
+        receivedAt: Date.now(),
+        ended,
+      });
     }
     const failure = failures[0];
     if (failure !== undefined) {
