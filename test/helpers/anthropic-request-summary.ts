@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 /**
  * The parts of a Messages request that a proxy can lose, counted, so that what Claude Code sent
  * and what an upstream received compare row by row (the "before" and "after" tables of
- * docs/clients/claude-code.md).
+ * docs/clients/README.md).
  */
 export interface AnthropicRequestSummary {
   model: unknown;

@@ -149,7 +149,7 @@ function responseResource(
     instructions: typeof request['instructions'] === 'string' ? request['instructions'] : null,
     output: [],
     error: null,
-    tools: Array.isArray(request['tools']) ? request['tools'] : [],
+    tools: Array.isArray(request['tools']) ? request['tools'].map(echoTool) : [],
     tool_choice: request['tool_choice'] ?? 'auto',
     truncation: request['truncation'] ?? 'disabled',
     parallel_tool_calls: request['parallel_tool_calls'] ?? true,
@@ -171,6 +171,18 @@ function responseResource(
     safety_identifier: null,
     prompt_cache_key: request['prompt_cache_key'] ?? null,
     ...fields,
+  };
+}
+
+/** A function tool as a response lists it (every field present, as OpenAI does); others as sent. */
+function echoTool(tool: unknown): unknown {
+  if (!isObject(tool) || tool['type'] !== 'function') return tool;
+  return {
+    type: 'function',
+    name: tool['name'],
+    description: tool['description'] ?? null,
+    parameters: tool['parameters'] ?? null,
+    strict: tool['strict'] ?? true,
   };
 }
 
