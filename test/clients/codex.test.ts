@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listenForClients } from '../helpers/anthropic-door-client.ts';
 import { makeTempDir, skipUnlessInstalled } from '../helpers/client-package.ts';
+import { ADD_FILE_PATCH } from '../helpers/codex-patches.ts';
 import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
 import { runCodex } from '../helpers/run-codex.ts';
-import { ADD_FILE_PATCH } from './capture/capture-codex.ts';
 
 /**
  * The real Codex CLI (test/clients, `codex exec`) on the Responses API: straight against the

@@ -28,6 +28,11 @@ export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.ts';
  *     // the next two requests get these answers, as a Message or as its event stream (tool input
  *     // streamed as input_json_delta fragments of `fragmentSize` characters); then the fixtures
  *     // again. Ids default to toolu_mock0…, or give `id`.
+ *     mock.replyNext({ thinking: [{ text: 'Hmm.', signature: 'sig' }], text: 'Done.', usage: { cacheReadTokens: 900 } });
+ *     // thinking blocks with their signatures come first (streamed as thinking_delta, then one
+ *     // signature_delta); usage in Anthropic's fields, cache_creation split 5m/1h.
+ *
+ * Each recorded request keeps its raw bytes (`raw`), for checks that a proxy changed nothing.
  */
 
 const FIXTURES = new URL('../fixtures/anthropic/', import.meta.url);

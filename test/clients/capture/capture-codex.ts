@@ -7,6 +7,7 @@ import {
   UUID_PATTERN,
   writeClientFixture,
 } from '../../helpers/client-request-fixture.ts';
+import { ADD_FILE_PATCH } from '../../helpers/codex-patches.ts';
 import { APP, createGateway, SECRET } from '../../helpers/gateway-harness.ts';
 import {
   type MockOpenAIServer,
@@ -25,9 +26,6 @@ import { type CodexRunOptions, runCodex } from '../../helpers/run-codex.ts';
  * changes: `node test/clients/capture/capture-codex.ts`, then `npx biome check --write
  * test/fixtures/clients`.
  */
-
-export const ADD_FILE_PATCH =
-  '*** Begin Patch\n*** Add File: hello.txt\n+Hello from the patch.\n*** End Patch\n';
 
 interface Scenario {
   name: string;
