@@ -48,7 +48,8 @@ describe('Codex CLI against the recording Responses mock', { skip }, () => {
     assert.equal(first?.['store'], false);
     assert.deepEqual(first?.['include'], ['reasoning.encrypted_content']);
     assert.ok(first?.['tools'].some((tool: any) => tool.type === 'custom' && tool.name === 'apply_patch'));
-    const replayed = (second?.['input'] as any[]).slice(-3);
+    assert.ok(second !== undefined);
+    const replayed = (second['input'] as any[]).slice(-3);
     assert.deepEqual(
       replayed.map((item) => item.type),
       ['reasoning', 'custom_tool_call', 'custom_tool_call_output'],
