@@ -8,6 +8,7 @@ import { sampleRecord } from '../contracts/storage-contract.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';
 import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
 import { parsePrometheusText, sumOf } from '../helpers/prometheus-text.ts';
+import { scriptedCacheUsage } from '../helpers/scripted-reply.ts';
 
 const messages = [{ role: 'user', content: 'Summarise the repository.' }];
 
@@ -22,11 +23,14 @@ describe('GET /metrics: prompt-cache tokens', () => {
   after(() => mock.close());
 
   it('observes cache_read and cache_creation beside input and output, summing to the ledger', async () => {
-    mock.replyNext({ text: 'One.', promptCache: { read: 24_000, write5m: 1_000, write1h: 500 } });
+    mock.replyNext({
+      text: 'One.',
+      usage: scriptedCacheUsage('anthropic', { read: 24_000, write5m: 1_000, write1h: 500 }),
+    });
     assert.equal((await gw.chat({ messages })).status, 200);
-    mock.replyNext({ text: 'Two.', promptCache: { read: 25_000 } });
+    mock.replyNext({ text: 'Two.', usage: scriptedCacheUsage('anthropic', { read: 25_000 }) });
     assert.equal((await gw.stream({ messages })).events.at(-1)?.event, 'done');
-    mock.replyNext({ text: 'Three.', promptCache: {} });
+    mock.replyNext({ text: 'Three.', usage: scriptedCacheUsage('anthropic', {}) });
     assert.equal((await gw.chat({ messages })).status, 200);
 
     await gw.app.recorder.flush();

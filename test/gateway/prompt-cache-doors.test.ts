@@ -7,7 +7,7 @@ import { anthropicClient, listenForClients } from '../helpers/anthropic-door-cli
 import { APP, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
-import { SCRIPTED_PROMPT_TOKENS } from '../helpers/scripted-reply.ts';
+import { SCRIPTED_PROMPT_TOKENS, scriptedCacheUsage } from '../helpers/scripted-reply.ts';
 
 /**
  * Prompt-cache counts through the compatible doors, read back with the vendors' official SDKs:
@@ -66,7 +66,7 @@ describe('prompt-cache counts from an Anthropic slot', () => {
   };
 
   it('the Anthropic door answers them as Anthropic did, in a Message and in a stream', async () => {
-    mock.replyNext({ text: 'It routes requests.', promptCache: ANTHROPIC_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('anthropic', ANTHROPIC_CACHE) });
     const message = await anthropic.messages.create({
       model: 'provider-a/claude-sonnet-4-5',
       max_tokens: 64,
@@ -75,7 +75,7 @@ describe('prompt-cache counts from an Anthropic slot', () => {
     const { output_tokens: output, ...plain } = message.usage;
     assert.deepEqual(plain, expected);
 
-    mock.replyNext({ text: 'It routes requests.', promptCache: ANTHROPIC_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('anthropic', ANTHROPIC_CACHE) });
     const final = await anthropic.messages
       .stream({ model: 'provider-a/claude-sonnet-4-5', max_tokens: 64, messages: [question] })
       .finalMessage();
@@ -88,7 +88,7 @@ describe('prompt-cache counts from an Anthropic slot', () => {
   });
 
   it('message_start carries the prompt’s counts, message_delta the totals', async () => {
-    mock.replyNext({ text: 'It routes requests.', promptCache: ANTHROPIC_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('anthropic', ANTHROPIC_CACHE) });
     const stream = await anthropic.messages.create({
       model: 'provider-a/claude-sonnet-4-5',
       max_tokens: 64,
@@ -112,12 +112,12 @@ describe('prompt-cache counts from an Anthropic slot', () => {
   it('the OpenAI door answers the reads as cached_tokens, part of prompt_tokens', async () => {
     const total =
       SCRIPTED_PROMPT_TOKENS + ANTHROPIC_CACHE.read + ANTHROPIC_CACHE.write5m + ANTHROPIC_CACHE.write1h;
-    mock.replyNext({ text: 'It routes requests.', promptCache: ANTHROPIC_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('anthropic', ANTHROPIC_CACHE) });
     const completion = await openai.chat.completions.create({
       model: 'provider-a/claude-sonnet-4-5',
       messages: [question],
     });
-    mock.replyNext({ text: 'It routes requests.', promptCache: ANTHROPIC_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('anthropic', ANTHROPIC_CACHE) });
     const streamed = await streamedUsage(openai, 'provider-a/claude-sonnet-4-5');
     for (const usage of [completion.usage, streamed]) {
       assert.equal(usage?.prompt_tokens, total);
@@ -143,12 +143,12 @@ describe('prompt-cache counts from an OpenAI slot', () => {
   });
 
   it('the OpenAI door answers cached_tokens as OpenAI did, in a completion and in its usage chunk', async () => {
-    mock.replyNext({ text: 'It routes requests.', promptCache: OPENAI_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('openai', OPENAI_CACHE) });
     const completion = await openai.chat.completions.create({
       model: 'provider-a/gpt-4o-mini',
       messages: [question],
     });
-    mock.replyNext({ text: 'It routes requests.', promptCache: OPENAI_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('openai', OPENAI_CACHE) });
     const streamed = await streamedUsage(openai, 'provider-a/gpt-4o-mini');
     for (const usage of [completion.usage, streamed]) {
       assert.equal(usage?.prompt_tokens, SCRIPTED_PROMPT_TOKENS + OPENAI_CACHE.read);
@@ -163,13 +163,13 @@ describe('prompt-cache counts from an OpenAI slot', () => {
       cache_creation_input_tokens: 0,
       cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
     };
-    mock.replyNext({ text: 'It routes requests.', promptCache: OPENAI_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('openai', OPENAI_CACHE) });
     const message = await anthropic.messages.create({
       model: 'provider-a/gpt-4o-mini',
       max_tokens: 64,
       messages: [question],
     });
-    mock.replyNext({ text: 'It routes requests.', promptCache: OPENAI_CACHE });
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('openai', OPENAI_CACHE) });
     const final = await anthropic.messages
       .stream({ model: 'provider-a/gpt-4o-mini', max_tokens: 64, messages: [question] })
       .finalMessage();

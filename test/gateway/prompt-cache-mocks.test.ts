@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
 import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
-import { SCRIPTED_PROMPT_TOKENS } from '../helpers/scripted-reply.ts';
+import { SCRIPTED_PROMPT_TOKENS, scriptedCacheUsage } from '../helpers/scripted-reply.ts';
 
 /**
  * The vendor mocks' prompt-cache usage, read by each vendor's official SDK straight from the mock
@@ -37,10 +37,10 @@ describe('the Anthropic mock reports cache usage as the Messages API does', () =
   };
 
   it('in a Message, and in a stream (message_start, and message_delta cumulative)', async () => {
-    mock.replyNext({ text: 'Hello.', promptCache: cache });
+    mock.replyNext({ text: 'Hello.', usage: scriptedCacheUsage('anthropic', cache) });
     const { output_tokens: output, ...plain } = (await client.messages.create(request)).usage;
     assert.deepEqual(plain, expected);
-    mock.replyNext({ text: 'Hello.', promptCache: cache });
+    mock.replyNext({ text: 'Hello.', usage: scriptedCacheUsage('anthropic', cache) });
     const stream = client.messages.stream(request);
     let delta: Anthropic.MessageDeltaUsage | undefined;
     stream.on('streamEvent', (event) => {
@@ -65,9 +65,9 @@ describe('the OpenAI mock reports cached_tokens as Chat Completions does', () =>
 
   it('as part of prompt_tokens, in a completion and in the usage chunk of a stream', async () => {
     const messages = [{ role: 'user' as const, content: 'Hi' }];
-    mock.replyNext({ text: 'Hello.', promptCache: cache });
+    mock.replyNext({ text: 'Hello.', usage: scriptedCacheUsage('openai', cache) });
     const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages });
-    mock.replyNext({ text: 'Hello.', promptCache: cache });
+    mock.replyNext({ text: 'Hello.', usage: scriptedCacheUsage('openai', cache) });
     const stream = await client.chat.completions.create({
       model: 'gpt-4o-mini',
       messages,
@@ -94,9 +94,9 @@ describe('the Gemini mock reports cachedContentTokenCount as generateContent doe
 
   it('as part of promptTokenCount, in an answer and in the last chunk of a stream', async () => {
     const request = { model: 'gemini-2.5-flash', contents: 'Hi' };
-    mock.replyNext({ text: 'Hello.', promptCache: cache });
+    mock.replyNext({ text: 'Hello.', usage: scriptedCacheUsage('gemini', cache) });
     const answer = await ai.models.generateContent(request);
-    mock.replyNext({ text: 'Hello.', promptCache: cache });
+    mock.replyNext({ text: 'Hello.', usage: scriptedCacheUsage('gemini', cache) });
     let last: typeof answer.usageMetadata;
     for await (const chunk of await ai.models.generateContentStream(request)) {
       if (chunk.usageMetadata !== undefined) last = chunk.usageMetadata;

@@ -7,7 +7,12 @@ import { APP, type Harness, shareGateway, startGateway } from '../helpers/gatewa
 import { startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
 import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
 import { startMockOpenAI } from '../helpers/mock-openai-server.ts';
-import { roughTokens, SCRIPTED_PROMPT_TOKENS, type ScriptedPromptCache } from '../helpers/scripted-reply.ts';
+import {
+  roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
+  type ScriptedCache,
+  scriptedCacheUsage,
+} from '../helpers/scripted-reply.ts';
 
 /**
  * Prompt-cache accounting (CONTRACT 5.3) through the native API, per vendor, against the strict
@@ -18,7 +23,7 @@ import { roughTokens, SCRIPTED_PROMPT_TOKENS, type ScriptedPromptCache } from '.
 
 interface Upstream {
   env: Record<string, string>;
-  replyNext(reply: { text: string; promptCache: ScriptedPromptCache }): void;
+  replyNext(reply: { text: string; promptCache: ScriptedCache }): void;
   close(): Promise<void>;
 }
 
@@ -26,7 +31,7 @@ interface VendorCase {
   name: string;
   start: () => Promise<Upstream>;
   /** What the mock reports. */
-  cache: ScriptedPromptCache;
+  cache: ScriptedCache;
   /** What the gateway keeps of it: OpenAI and Gemini report reads only. */
   kept: { read: number; write5m: number; write1h: number };
   /** /v1/json answers in the model's text (not through Anthropic's forced tool, which the script has no form for). */
@@ -40,7 +45,8 @@ const VENDORS: VendorCase[] = [
       const mock = await startMockAnthropic({ eventDelayMs: 0 });
       return {
         env: { PROVIDER_A_KIND: 'anthropic', PROVIDER_A_BASE_URL: mock.origin, PROVIDER_A_API_KEY: 'k' },
-        replyNext: (reply) => mock.replyNext(reply),
+        replyNext: ({ text, promptCache }) =>
+          mock.replyNext({ text, usage: scriptedCacheUsage('anthropic', promptCache) }),
         close: () => mock.close(),
       };
     },
@@ -54,7 +60,8 @@ const VENDORS: VendorCase[] = [
       const mock = await startMockOpenAI({ apiKey: 'k' });
       return {
         env: { PROVIDER_A_KIND: 'openai', PROVIDER_A_BASE_URL: mock.baseUrl, PROVIDER_A_API_KEY: 'k' },
-        replyNext: (reply) => mock.replyNext(reply),
+        replyNext: ({ text, promptCache }) =>
+          mock.replyNext({ text, usage: scriptedCacheUsage('openai', promptCache) }),
         close: () => mock.close(),
       };
     },
@@ -68,7 +75,8 @@ const VENDORS: VendorCase[] = [
       const mock = await MockGeminiServer.start({ apiKey: 'k', streamEventDelayMs: 0 });
       return {
         env: { PROVIDER_A_KIND: 'gemini', PROVIDER_A_BASE_URL: mock.origin, PROVIDER_A_API_KEY: 'k' },
-        replyNext: (reply) => mock.replyNext(reply),
+        replyNext: ({ text, promptCache }) =>
+          mock.replyNext({ text, usage: scriptedCacheUsage('gemini', promptCache) }),
         close: () => mock.close(),
       };
     },
@@ -227,7 +235,7 @@ describe('the cost of an Anthropic answer with cache reads and writes', () => {
     const statuses: number[] = [];
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
-      mock.replyNext({ text, promptCache: cache });
+      mock.replyNext({ text, usage: scriptedCacheUsage('anthropic', cache) });
       const answer = await gw.chat({ messages, provider: 'provider-a', maxTokens: 16 });
       statuses.push(answer.status);
       if (answer.status === 200) {

@@ -226,17 +226,22 @@ function callParts(reply: ScriptedReply, signature?: string): Record<string, unk
   });
 }
 
-/** Gemini's usageMetadata: cached tokens are part of `promptTokenCount`; the field is absent when none. */
+/**
+ * The script's usage as usageMetadata (cached tokens inside `promptTokenCount`, as Gemini counts
+ * them; `cachedContentTokenCount` absent when the script gives none) or the rough one.
+ */
 function usageOf(reply: ScriptedReply): Record<string, number> {
-  const out = roughTokens((reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join(''));
-  const cached = reply.promptCache?.read ?? 0;
-  const prompt = SCRIPTED_PROMPT_TOKENS + cached;
+  const out =
+    reply.usage?.outputTokens ??
+    roughTokens((reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join(''));
+  const prompt = reply.usage?.inputTokens ?? SCRIPTED_PROMPT_TOKENS;
   const usage: Record<string, number> = {
     promptTokenCount: prompt,
     candidatesTokenCount: out,
     totalTokenCount: prompt + out,
   };
-  if (cached > 0) usage['cachedContentTokenCount'] = cached;
+  const cached = reply.usage?.cacheReadTokens;
+  if (cached !== undefined) usage['cachedContentTokenCount'] = cached;
   return usage;
 }
 

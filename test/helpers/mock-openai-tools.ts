@@ -180,24 +180,14 @@ function callIds(reply: ScriptedReply): string[] {
   return (reply.toolCalls ?? []).map((call, index) => call.id ?? `call_mock${index}${'x'.repeat(8)}`);
 }
 
-/** OpenAI's usage: cache reads are part of `prompt_tokens`, counted again in `cached_tokens`. */
+/** The script's usage (cached tokens counted inside `prompt_tokens`, as OpenAI does) or the rough one. */
 function usageOf(reply: ScriptedReply): Record<string, unknown> {
   const out = (reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join('');
-  const completion = roughTokens(out);
-  const cached = reply.promptCache?.read ?? 0;
-  const prompt = SCRIPTED_PROMPT_TOKENS + cached;
-  return {
-    prompt_tokens: prompt,
-    completion_tokens: completion,
-    total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
-    completion_tokens_details: {
-      reasoning_tokens: 0,
-      audio_tokens: 0,
-      accepted_prediction_tokens: 0,
-      rejected_prediction_tokens: 0,
-    },
-  };
+  const completion = reply.usage?.outputTokens ?? roughTokens(out);
+  const prompt = reply.usage?.inputTokens ?? SCRIPTED_PROMPT_TOKENS;
+  const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (reply.usage?.cacheReadTokens === undefined) return usage;
+  return { ...usage, prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } };
 }
 
 /** A `chat.completion` answering with the script. */

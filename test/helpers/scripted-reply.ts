@@ -9,6 +9,36 @@ export interface ScriptedToolCall {
   name: string;
   /** JSON text (streamed in fragments as given) or an object (serialised first). */
   arguments: string | Record<string, unknown>;
+  /**
+   * `custom` makes it a Responses `custom_tool_call` whose free-form `input` is `arguments` as
+   * given (Codex's apply_patch); the other wires know only function calls.
+   */
+  kind?: 'function' | 'custom';
+}
+
+/**
+ * Reasoning the answer carries before its text: an Anthropic `thinking` block with its
+ * `signature`, or a Responses `reasoning` item (the text as its summary, the signature as its
+ * `encrypted_content`). The other wires have no such part.
+ */
+export interface ScriptedThinking {
+  text: string;
+  signature: string;
+}
+
+/**
+ * Usage to report instead of the rough count. Cache counts use each vendor's fields: Anthropic's
+ * `cache_read_input_tokens` and `cache_creation` (5-minute and 1-hour writes; `inputTokens` is
+ * `input_tokens`, without the cached part); OpenAI's `cached_tokens` and Gemini's
+ * `cachedContentTokenCount` (reads only; `inputTokens` is the whole prompt, the reads inside it).
+ */
+export interface ScriptedUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWrite5mTokens?: number;
+  cacheWrite1hTokens?: number;
+  reasoningTokens?: number;
 }
 
 export interface ScriptedReply {
@@ -24,22 +54,11 @@ export interface ScriptedReply {
    * stop_sequence`, `stop_sequence`); the other mocks ignore it.
    */
   stopSequence?: string;
-  /**
-   * Prompt-cache tokens the answer reports, in its vendor's fields, beside the 20 prompt tokens
-   * every scripted answer has: Anthropic reports reads and 5-minute and 1-hour writes apart from
-   * its `input_tokens`; OpenAI (`cached_tokens`) and Gemini (`cachedContentTokenCount`) report
-   * reads as part of the prompt's count, and no writes (their mocks ignore `write5m`/`write1h`).
-   */
-  promptCache?: ScriptedPromptCache;
+  thinking?: ScriptedThinking[];
+  usage?: ScriptedUsage;
 }
 
-export interface ScriptedPromptCache {
-  read?: number;
-  write5m?: number;
-  write1h?: number;
-}
-
-/** The prompt tokens of a scripted answer that are neither read from nor written to a cache. */
+/** The prompt tokens a scripted answer reports when its `usage` does not say (none of them cached). */
 export const SCRIPTED_PROMPT_TOKENS = 20;
 
 export function argumentsText(call: ScriptedToolCall): string {
@@ -70,4 +89,29 @@ export class MockRejection extends Error {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Prompt-cache counts of a script: reads, and writes kept 5 minutes and 1 hour (Anthropic only). */
+export interface ScriptedCache {
+  read?: number;
+  write5m?: number;
+  write1h?: number;
+}
+
+/**
+ * A script's `usage` with these cache counts beside `SCRIPTED_PROMPT_TOKENS` uncached ones, in the
+ * vendor's sense of `inputTokens`: Anthropic's leaves the cache out; OpenAI's and Gemini's prompt
+ * count holds the reads (and they report no writes).
+ */
+export function scriptedCacheUsage(
+  vendor: 'anthropic' | 'openai' | 'gemini',
+  cache: ScriptedCache,
+): ScriptedUsage {
+  const read = cache.read ?? 0;
+  if (vendor !== 'anthropic') return { inputTokens: SCRIPTED_PROMPT_TOKENS + read, cacheReadTokens: read };
+  return {
+    cacheReadTokens: read,
+    cacheWrite5mTokens: cache.write5m ?? 0,
+    cacheWrite1hTokens: cache.write1h ?? 0,
+  };
 }
