@@ -73,6 +73,8 @@ export interface MockOpenAIOptions {
   record?: boolean;
   /** Served instead of the recorded chat completion. */
   completion?: unknown;
+  /** Wait this long before answering a chat or embeddings request (its headers included), in ms. */
+  answerDelayMs?: number;
 }
 
 export interface MockOpenAIServer {
@@ -84,6 +86,11 @@ export interface MockOpenAIServer {
   configure(options: MockOpenAIOptions): void;
   /** The next chat request (plain or streamed) answers with this; queued in order. */
   replyNext(reply: ScriptedReply): void;
+  /**
+   * Chat and embeddings requests wait, unanswered, until the function returned is called (they
+   * are recorded as they arrive): for tests of calls in flight.
+   */
+  hold(): () => void;
   /** Forgets recorded requests, pending failures and scripted replies. */
   reset(): void;
   close(): Promise<void>;
@@ -222,6 +229,7 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
   const embeddings = embeddingTemplates();
   const unauthorized = openAIErrorFixture('error-401-invalid-api-key.json');
   let completion = Buffer.from(readOpenAIFixture('chat-completion.json'));
+  let gate: Promise<void> | undefined;
 
   function streamEvents(includeUsage: boolean): Buffer[] {
     const count = options.streamChunks;
@@ -284,6 +292,10 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       return;
     }
     const request = body as Record<string, unknown>;
+    if (gate !== undefined) await gate;
+    const delay = options.answerDelayMs ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (res.destroyed) return;
     if (path === '/v1/embeddings') {
       res.writeHead(200, JSON_HEADERS).end(embeddingsBody(embeddings, request));
       return;
@@ -337,6 +349,16 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
     configure: apply,
     replyNext(reply) {
       replies.push(reply);
+    },
+    hold() {
+      let open = () => {};
+      gate = new Promise((resolve) => {
+        open = () => {
+          gate = undefined;
+          resolve();
+        };
+      });
+      return open;
     },
     reset() {
       requests.length = 0;
