@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../platform/logger.ts';
-import { InProcessInFlightCounter, type InFlightCounter } from '../in-flight-counter.ts';
+import { type InFlightCounter, InProcessInFlightCounter } from '../in-flight-counter.ts';
 import { FailoverInFlightCounter } from './failover-in-flight-counter.ts';
 import { RedisAvailability } from './redis-availability.ts';
 import type { Redis } from './redis-client.ts';
