@@ -84,12 +84,49 @@ describe('a slot of weighted deployments', () => {
     assert.ok(sumOf(samples, 'gateway_requests_total', { provider: 'provider-a', deployment: 'west' }) > 0);
     assert.ok(sumOf(samples, 'gateway_upstream_attempts_total', { deployment: 'north', outcome: 'ok' }) > 0);
     assert.equal(sumOf(samples, 'gateway_circuit_state', { deployment: 'east', state: 'closed' }), 1);
+    assert.equal(
+      sumOf(samples, 'gateway_deployment_in_flight', { provider: 'provider-a' }),
+      0,
+      'no count left behind',
+    );
     for (const name of deployments.names) {
       const key = deploymentKey(name);
       assert.ok(!metrics.text.includes(key), `${name}'s key in /metrics`);
       assert.ok(!JSON.stringify(rows).includes(key), `${name}'s key in the ledger`);
       assert.ok(!usage.text.includes(key), `${name}'s key in /v1/usage`);
     }
+  });
+});
+
+describe('a streamed answer from a deployment', () => {
+  let deployments: MockDeployments;
+  before(async () => {
+    deployments = await startMockDeployments(['only', 'other'], { streamChunks: 6, chunkDelayMs: 150 });
+  });
+  const gw = shareGateway(() => ({
+    file: { providers: { 'provider-a': deploymentsSlot(deployments, { weights: { only: 1, other: 0 } }) } },
+  }));
+  after(() => deployments.close());
+
+  const inFlight = async () =>
+    sumOf(parsePrometheusText((await gw.get('/metrics')).text), 'gateway_deployment_in_flight', {
+      deployment: 'only',
+    });
+
+  it('counts in flight until the stream ends, not until its first byte, and names the deployment', async () => {
+    const streamed = gw.stream({ messages, provider: 'provider-a' });
+    const only = deployments.mock('only');
+    while (only.requests.length === 0) await sleep(5);
+    // The first event is written at once, the next 150 ms apart: well inside the body by now.
+    await sleep(300);
+    assert.equal(await inFlight(), 1);
+    const { events } = await streamed;
+    assert.equal(events.at(-1)?.event, 'done');
+    assert.equal(await inFlight(), 0);
+    await gw.app.recorder.flush();
+    const [row] = await gw.app.storage.usage.readRecords({ limit: 1 });
+    assert.equal(row?.operation, 'chat_stream');
+    assert.equal(row?.deployment, 'only');
   });
 });
 

@@ -49,13 +49,13 @@ describe('DeploymentBalancer', () => {
   });
 
   it('rests for a backoff without Retry-After, growing with failures in a row, and a refused key for the cooldown', () => {
-    const { balancer, byName, advance } = setUp('weighted');
+    const { balancer, pool, byName, advance, now } = setUp('weighted');
     const a = byName('a');
     balancer.rest(a, undefined, true);
     assert.equal(balancer.wakeInMs([a]), 250);
     balancer.rest(a, undefined, true);
     assert.equal(balancer.wakeInMs([a]), 500);
-    balancer.answered(a, 10);
+    balancer.answered(pool, a, 10, now());
     assert.equal(balancer.wakeInMs([a]), 0);
     balancer.rest(byName('b'), undefined, false);
     assert.equal(balancer.wakeInMs([byName('b')]), 30_000);

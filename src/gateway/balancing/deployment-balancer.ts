@@ -11,7 +11,7 @@ import {
   touchLatencyEstimate,
 } from '../domain/latency-estimate.ts';
 import type { Deployment, DeploymentPool } from '../providers/registry.ts';
-import { DeploymentRound } from './deployment-round.ts';
+import { DeploymentRound, type RoundShape } from './deployment-round.ts';
 
 /** Longest a deployment rests, whatever its Retry-After says: past it, it is tried again. */
 export const MAX_REST_MS = 300_000;
@@ -60,6 +60,10 @@ export class DeploymentBalancer {
   readonly #inFlight: InFlightCounter;
   readonly #random: () => number;
   readonly #states = new Map<CircuitKey, DeploymentState>();
+  readonly #shapesOfOne = new WeakMap<
+    Deployment,
+    { alone: Deployment[]; closed: RoundShape; open: RoundShape }
+  >();
 
   constructor(deps: BalancerDeps) {
     this.#deps = deps;
@@ -108,12 +112,15 @@ export class DeploymentBalancer {
     state.restUntil = Math.max(state.restUntil, this.#deps.clock.monotonic() + restMs);
   }
 
-  /** The deployment answered, its first byte `firstByteMs` after the call started. */
-  answered(deployment: Deployment, firstByteMs: number): void {
+  /**
+   * The deployment of `pool` answered at `answeredAt` (monotonic ms), its first byte `firstByteMs`
+   * after the call started. Only a latency slot of several keeps the sample.
+   */
+  answered(pool: DeploymentPool, deployment: Deployment, firstByteMs: number, answeredAt: number): void {
     const state = this.#state(deployment);
     state.failures = 0;
     state.restUntil = 0;
-    addLatencySample(state.latency, firstByteMs, this.#deps.clock.monotonic());
+    if (measuresLatency(pool)) addLatencySample(state.latency, firstByteMs, answeredAt);
   }
 
   /** Ms until the first of `deployments` wakes from its rest; 0 when one is awake. */
@@ -138,17 +145,27 @@ export class DeploymentBalancer {
 
   /**
    * Counts a call to `deployment` as in flight: in this instance, and for a least-busy slot in the
-   * shared counter, whose lease `lease` is when the round already took it (least busy first).
+   * shared counter (`lease`, when the round already took it: least busy first). Answers at once
+   * when there is nothing to wait for, so a slot of one costs no promise.
    */
-  async pick(pool: DeploymentPool, deployment: Deployment, lease?: string): Promise<DeploymentPick> {
-    let held = lease;
-    if (held === undefined && pool.strategy === 'least-busy') {
-      const now = this.#deps.clock.now();
-      held = await this.#inFlight.enter(deployment.key, now, now + pool.callLimitMs + LEASE_MARGIN_MS);
+  pick(
+    pool: DeploymentPool,
+    deployment: Deployment,
+    lease?: string,
+  ): DeploymentPick | Promise<DeploymentPick> {
+    if (lease !== undefined || pool.strategy !== 'least-busy' || pool.deployments.length === 1) {
+      return this.#counted(pool, deployment, lease);
     }
+    const now = this.#deps.clock.now();
+    return this.#inFlight
+      .enter(deployment.key, now, now + pool.callLimitMs + LEASE_MARGIN_MS)
+      .then((held) => this.#counted(pool, deployment, held));
+  }
+
+  #counted(pool: DeploymentPool, deployment: Deployment, held: string | undefined): DeploymentPick {
     const state = this.#state(deployment);
     state.inFlight++;
-    touchLatencyEstimate(state.latency, this.#deps.clock.monotonic());
+    if (measuresLatency(pool)) touchLatencyEstimate(state.latency, this.#deps.clock.monotonic());
     let released = false;
     const release = () => {
       if (released) return;
@@ -166,15 +183,25 @@ export class DeploymentBalancer {
     return this.#inFlight.enterLeastBusy(keys, now, now + pool.callLimitMs + LEASE_MARGIN_MS);
   }
 
-  /** A slot of one deployment (every slot without a list): no order to choose. */
+  /**
+   * A slot of one deployment (every slot without a list): no order to choose. Its round's lists
+   * are made once (a round never changes them), so the common case allocates only the round.
+   */
   #roundOfOne(pool: DeploymentPool, deployment: Deployment, model: string, now: number): DeploymentRound {
-    if (!serves(deployment, model)) return new DeploymentRound(this, pool, [], NO_ONE);
-    const open = this.#deps.health.state(deployment.key, now) === 'open';
-    return new DeploymentRound(this, pool, open ? [] : [deployment], {
-      eligible: 1,
-      open: open ? [deployment] : [],
-      leastBusyFirst: false,
-    });
+    if (!serves(deployment, model)) return new DeploymentRound(this, pool, NOTHING, NONE_SERVES);
+    let shapes = this.#shapesOfOne.get(deployment);
+    if (shapes === undefined) {
+      const alone = Object.freeze([deployment]) as Deployment[];
+      shapes = {
+        alone,
+        closed: { eligible: 1, open: NOTHING, leastBusyFirst: false },
+        open: { eligible: 1, open: alone, leastBusyFirst: false },
+      };
+      this.#shapesOfOne.set(deployment, shapes);
+    }
+    return this.#deps.health.state(deployment.key, now) === 'open'
+      ? new DeploymentRound(this, pool, NOTHING, shapes.open)
+      : new DeploymentRound(this, pool, shapes.alone, shapes.closed);
   }
 
   #orderByStrategy(pool: DeploymentPool, awake: Deployment[], monotonic: number): Deployment[] {
@@ -202,7 +229,12 @@ export class DeploymentBalancer {
   }
 }
 
-const NO_ONE = { eligible: 0, open: [], leastBusyFirst: false } as const;
+const NOTHING = Object.freeze([]) as unknown as Deployment[];
+const NONE_SERVES: RoundShape = { eligible: 0, open: NOTHING, leastBusyFirst: false };
+
+function measuresLatency(pool: DeploymentPool): boolean {
+  return pool.strategy === 'latency' && pool.deployments.length > 1;
+}
 
 /** A deployment without a model list serves every model of its slot (CONTRACT 5.9). */
 function serves(deployment: Deployment, model: string): boolean {

@@ -37,24 +37,32 @@ export class DeploymentRound {
     return this.#queue;
   }
 
-  /** The next deployment to call, counted in flight; undefined when the round is over. */
-  async next(): Promise<DeploymentPick | undefined> {
+  /**
+   * The next deployment to call, counted in flight; undefined when the round is over. A promise
+   * only where the count waits on the shared counter (least-busy).
+   */
+  next(): DeploymentPick | undefined | Promise<DeploymentPick | undefined> {
     if (this.#leastBusyFirst) {
       this.#leastBusyFirst = false;
-      const entry = await this.#balancer.enterLeastBusy(this.#pool, this.#queue);
-      // The least busy first, then the others from least to most busy (stable: ties keep the order).
-      this.#queue = this.#queue
-        .map((deployment, index) => ({ deployment, index, count: entry.counts[index] ?? 0 }))
-        .sort((a, b) =>
-          a.index === entry.index ? -1 : b.index === entry.index ? 1 : a.count - b.count || a.index - b.index,
-        )
-        .map((ranked) => ranked.deployment);
-      this.#next = 1;
-      return this.#balancer.pick(this.#pool, this.#queue[0] as Deployment, entry.lease);
+      return this.#enterLeastBusy();
     }
     const deployment = this.#queue[this.#next];
     if (deployment === undefined) return undefined;
     this.#next++;
     return this.#balancer.pick(this.#pool, deployment);
+  }
+
+  /** Enters the least busy in the shared counter; the others follow from least to most busy. */
+  async #enterLeastBusy(): Promise<DeploymentPick> {
+    const entry = await this.#balancer.enterLeastBusy(this.#pool, this.#queue);
+    // Stable: ties keep the (shuffled) order.
+    this.#queue = this.#queue
+      .map((deployment, index) => ({ deployment, index, count: entry.counts[index] ?? 0 }))
+      .sort((a, b) =>
+        a.index === entry.index ? -1 : b.index === entry.index ? 1 : a.count - b.count || a.index - b.index,
+      )
+      .map((ranked) => ranked.deployment);
+    this.#next = 1;
+    return this.#balancer.pick(this.#pool, this.#queue[0] as Deployment, entry.lease);
   }
 }

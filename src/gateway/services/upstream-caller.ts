@@ -72,9 +72,6 @@ export interface UpstreamCallerDeps {
   metrics?: Pick<RunMetrics, 'skipped'> | undefined;
 }
 
-/** One call's end: the answer, or the provider's failure (anything else is thrown). */
-type Outcome<T> = { ok: true; success: CallSuccess<T> } | { ok: false; error: ProviderError };
-
 /**
  * Calls the planned candidates in order until one answers. For each candidate (a slot), rounds of
  * calls: each round calls the slot's deployments that serve the model, each at most once, in the
@@ -137,7 +134,10 @@ export class UpstreamCaller {
         for (const deployment of deployments.open) this.#skip(candidate, deployment, failures);
         let called = false;
         let retryable: ProviderError | undefined;
-        for (let pick = await deployments.next(); pick !== undefined; pick = await deployments.next()) {
+        for (let next = deployments.next(); ; next = deployments.next()) {
+          // A promise only when the pick waits on the shared in-flight counter (least-busy).
+          const pick = next instanceof Promise ? await next : next;
+          if (pick === undefined) break;
           const { deployment } = pick;
           if (scope.signal.aborted) {
             pick.release();
@@ -154,10 +154,36 @@ export class UpstreamCaller {
             continue;
           }
           called = true;
-          const outcome = await this.#callOne(candidate, pick, scope, invoke, failures);
-          if (outcome.ok) return outcome.success;
-          last = outcome.error;
-          if (outcome.error.retryable) retryable = outcome.error;
+          const attempt = scope.takeAttemptNumber(candidate.provider);
+          const startedAt = clock.monotonic();
+          const trace = scope.trace;
+          const adapter = deployment.adapter;
+          const context = {
+            signal: scope.signal,
+            requestId: scope.requestId,
+            attempt,
+            metadata: scope.metadata,
+          };
+          let value: T;
+          try {
+            value =
+              trace === undefined
+                ? await invoke(adapter, candidate, context)
+                : await withTraceHeaders(
+                    trace.startAttempt(candidate.provider, candidate.model, attempt, deployment.name),
+                    () => invoke(adapter, candidate, context),
+                  );
+          } catch (error) {
+            const failure = this.#failed(error, candidate, pick, scope, startedAt, failures);
+            last = failure;
+            if (failure.retryable) retryable = failure;
+            continue;
+          }
+          health.recordSuccess(deployment.key);
+          const answeredAt = clock.monotonic();
+          this.#balancer.answered(pool, deployment, answeredAt - startedAt, answeredAt);
+          scope.answeredBy(deployment.name, pick.release);
+          return { value, candidate, adapter, deployment: deployment.name, startedAt };
         }
         // Every deployment's circuit is open (or busy probing): the slot is skipped, as a slot always was.
         if (!called) break;
@@ -204,65 +230,42 @@ export class UpstreamCaller {
   }
 
   /**
-   * One call to one deployment. A failure that ends the request (the client left, a rejection that
-   * another deployment would meet too, anything but a ProviderError) is thrown; a retryable one,
-   * or a refusal of this deployment's key or quota, rests the deployment and is returned.
+   * A call that failed. A failure that ends the request (the client left, a rejection that another
+   * deployment would meet too, anything but a ProviderError) is thrown; a retryable one, or a
+   * refusal of this deployment's key or quota, rests the deployment and is answered.
    */
-  async #callOne<T>(
+  #failed(
+    error: unknown,
     candidate: PlannedCandidate,
-    pick: DeploymentPick,
+    { deployment, release }: DeploymentPick,
     scope: CallScope,
-    invoke: Invoke<T>,
+    startedAt: number,
     failures: FailedCall[],
-  ): Promise<Outcome<T>> {
+  ): ProviderError {
     const { clock, health } = this.#deps;
-    const { deployment, release } = pick;
-    const attempt = scope.takeAttemptNumber(candidate.provider);
-    const startedAt = clock.monotonic();
-    const trace = scope.trace;
-    const context = { signal: scope.signal, requestId: scope.requestId, attempt, metadata: scope.metadata };
-    try {
-      const value =
-        trace === undefined
-          ? await invoke(deployment.adapter, candidate, context)
-          : await withTraceHeaders(
-              trace.startAttempt(candidate.provider, candidate.model, attempt, deployment.name),
-              () => invoke(deployment.adapter, candidate, context),
-            );
-      health.recordSuccess(deployment.key);
-      this.#balancer.answered(deployment, clock.monotonic() - startedAt);
-      scope.answeredBy(deployment.name, release);
-      return {
-        ok: true,
-        success: { value, candidate, adapter: deployment.adapter, deployment: deployment.name, startedAt },
-      };
-    } catch (error) {
-      release();
-      trace?.attemptFailed(scope.signal.aborted ? new ClientClosedError() : error);
-      if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
-        health.release(deployment.key);
-        throw toGatewayError(scope.signal.aborted ? new ClientClosedError() : error, failures);
-      }
-      // A rejection proves the upstream is up; only retryable failures count against its health.
-      if (error.retryable) health.recordFailure(deployment.key, clock.now());
-      else health.recordSuccess(deployment.key);
-      failures.push(failedCall(candidate, deployment, error));
-      scope.recordFailedCall(
-        candidate,
-        roundMs(clock.monotonic() - startedAt),
-        error.failure === 'http' ? `http_${error.status}` : error.failure,
-        error.status ?? null,
-        deployment.name,
-      );
-      const ownRefusal =
-        !error.retryable &&
-        this.#deps.registry.pool(candidate.provider).deployments.length > 1 &&
-        refusesThisDeployment(error);
-      // Any other rejection (400, 404, …) would fail the same way elsewhere: no other deployment, no fallback.
-      if (!error.retryable && !ownRefusal) throw toGatewayError(error, failures);
-      this.#balancer.rest(deployment, error.retryAfterMs, error.retryable);
-      return { ok: false, error };
+    release();
+    scope.trace?.attemptFailed(scope.signal.aborted ? new ClientClosedError() : error);
+    if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
+      health.release(deployment.key);
+      throw toGatewayError(scope.signal.aborted ? new ClientClosedError() : error, failures);
     }
+    // A rejection proves the upstream is up; only retryable failures count against its health.
+    if (error.retryable) health.recordFailure(deployment.key, clock.now());
+    else health.recordSuccess(deployment.key);
+    failures.push(failedCall(candidate, deployment, error));
+    scope.recordFailedCall(
+      candidate,
+      roundMs(clock.monotonic() - startedAt),
+      error.failure === 'http' ? `http_${error.status}` : error.failure,
+      error.status ?? null,
+      deployment.name,
+    );
+    const several = this.#deps.registry.pool(candidate.provider).deployments.length > 1;
+    const ownRefusal = !error.retryable && several && refusesThisDeployment(error);
+    // Any other rejection (400, 404, …) would fail the same way elsewhere: no other deployment, no fallback.
+    if (!error.retryable && !ownRefusal) throw toGatewayError(error, failures);
+    this.#balancer.rest(deployment, error.retryAfterMs, error.retryable);
+    return error;
   }
 
   #skip(candidate: PlannedCandidate, deployment: Deployment, failures: FailedCall[]): void {
