@@ -65,13 +65,18 @@ describe('DeploymentBalancer', () => {
     assert.ok(balancer.isResting('provider-a/c'));
   });
 
-  it('tries every deployment when all rest, the one that wakes first first', async () => {
-    const { balancer, pool, byName } = setUp('weighted');
-    balancer.rest(byName('a'), 3_000, true);
-    balancer.rest(byName('b'), 1_000, true);
-    balancer.rest(byName('c'), 2_000, true);
-    assert.deepEqual(await drain(balancer.startRound(pool, 'm', undefined)), ['b', 'c', 'a']);
-  });
+  for (const strategy of ['weighted', 'least-busy', 'latency'] as const) {
+    it(`${strategy}: tries every deployment when all rest, the one that wakes first first`, async () => {
+      const { balancer, pool, byName } = setUp(strategy);
+      // b is the busiest: least-busy would put it last, were it not the first to wake.
+      await balancer.pick(pool, byName('b'));
+      await balancer.pick(pool, byName('b'));
+      balancer.rest(byName('a'), 3_000, true);
+      balancer.rest(byName('b'), 1_000, true);
+      balancer.rest(byName('c'), 2_000, true);
+      assert.deepEqual(await drain(balancer.startRound(pool, 'm', undefined)), ['b', 'c', 'a']);
+    });
+  }
 
   it('sets apart deployments whose circuit is open, and serves a model only where it is listed', async () => {
     const { balancer, pool, health, now } = setUp('weighted', ['a', 'b', 'c'], { c: ['special'] });

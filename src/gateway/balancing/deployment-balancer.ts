@@ -95,7 +95,8 @@ export class DeploymentBalancer {
     } else if (awake.length === 1) queue = awake;
     else if (affinity !== undefined) queue = orderBySession(awake, affinity);
     else queue = this.#orderByStrategy(pool, awake, monotonic);
-    const leastBusyFirst = pool.strategy === 'least-busy' && affinity === undefined && queue.length > 1;
+    // When all rest, the soonest awake goes first whatever the counts.
+    const leastBusyFirst = pool.strategy === 'least-busy' && affinity === undefined && awake.length > 1;
     return new DeploymentRound(this, pool, queue, { eligible: eligible.length, open, leastBusyFirst });
   }
 
