@@ -158,9 +158,11 @@ describe('a deployment that fails', () => {
     let backAfterMs: number | undefined;
     let restingAnswers = 0;
     while (performance.now() - limitedAt < 5_000) {
+      // When the call was sent, not when it came back: a loaded machine answers late.
+      const sentAt = performance.now();
       assert.equal((await gw.chat({ messages })).status, 200);
       if (primary().requests.length > 1) {
-        backAfterMs = performance.now() - limitedAt;
+        backAfterMs = sentAt - limitedAt;
         break;
       }
       restingAnswers++;
@@ -169,7 +171,7 @@ describe('a deployment that fails', () => {
     t.diagnostic(
       `429 with Retry-After: 2 → the primary took calls again after ${backAfterMs?.toFixed(0)} ms`,
     );
-    assert.ok(backAfterMs !== undefined && backAfterMs >= 2_000 && backAfterMs < 2_600, String(backAfterMs));
+    assert.ok(backAfterMs !== undefined && backAfterMs >= 2_000 && backAfterMs < 3_000, String(backAfterMs));
     assert.equal(standby().requests.length, 1 + restingAnswers);
     await gw.app.recorder.flush();
     const [row] = await gw.app.storage.usage
