@@ -28,6 +28,11 @@ export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.ts';
  *     // the next two requests get these answers, as a Message or as its event stream (tool input
  *     // streamed as input_json_delta fragments of `fragmentSize` characters); then the fixtures
  *     // again. Ids default to toolu_mock0…, or give `id`.
+ *     mock.replyNext({ thinking: [{ text: 'Hmm.', signature: 'sig' }], text: 'Done.', usage: { cacheReadTokens: 900 } });
+ *     // thinking blocks with their signatures come first (streamed as thinking_delta, then one
+ *     // signature_delta); usage in Anthropic's fields, cache_creation split 5m/1h.
+ *
+ * Each recorded request keeps its raw bytes (`raw`), for checks that a proxy changed nothing.
  */
 
 const FIXTURES = new URL('../fixtures/anthropic/', import.meta.url);
@@ -68,6 +73,8 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body, or undefined when it was not JSON. */
   body: any;
+  /** The body's bytes as they arrived, for checks that a proxy changed nothing. */
+  raw: Buffer;
 }
 
 export interface MockAnthropicServer {
@@ -99,15 +106,16 @@ export async function startMockAnthropic(
   let abandonWaiters: (() => void)[] = [];
 
   const server = createServer(async (req, res) => {
-    let raw = '';
-    for await (const chunk of req) raw += chunk;
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks);
     let body: any;
     try {
-      body = JSON.parse(raw);
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       body = undefined;
     }
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw });
 
     if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') {
       return sendError(res, 404, 'not_found_error', 'Not found');
@@ -125,7 +133,8 @@ export async function startMockAnthropic(
       return sendError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
     }
     try {
-      checkAnthropicToolFields(body);
+      const betas = String(req.headers['anthropic-beta'] ?? '');
+      checkAnthropicToolFields(body, { systemMessages: betas.includes('per-turn-control-') });
     } catch (error) {
       if (!(error instanceof MockRejection)) throw error;
       return sendError(res, 400, 'invalid_request_error', error.message);

@@ -20,7 +20,10 @@ const CHOICE_TYPES = new Set(['auto', 'any', 'tool', 'none']);
  * whose `tool_use_id` has no `tool_use` in the assistant turn just before, tool_use blocks left
  * without results in the next user turn, and results placed after other content in their turn.
  */
-export function checkAnthropicToolFields(body: Record<string, unknown>): void {
+export function checkAnthropicToolFields(
+  body: Record<string, unknown>,
+  options: { systemMessages?: boolean } = {},
+): void {
   const names = checkTools(body['tools']);
   const choice = body['tool_choice'];
   if (choice !== undefined) {
@@ -40,6 +43,13 @@ export function checkAnthropicToolFields(body: Record<string, unknown>): void {
   if (!Array.isArray(messages)) throw new MockRejection('messages: Field required');
   let pending: Set<string> = new Set();
   for (const [index, message] of messages.entries()) {
+    // Claude Code 2.1 sends per-turn instructions as `role: "system"` messages (with their own
+    // `output_config`) under the `per-turn-control-2026-07-01` beta; they take no part in the
+    // pairing of tool calls and results.
+    if (options.systemMessages === true && isObject(message) && message['role'] === 'system') {
+      blocksOf(message['content'], index);
+      continue;
+    }
     if (!isObject(message) || (message['role'] !== 'user' && message['role'] !== 'assistant')) {
       throw new MockRejection(`messages.${index}.role: Input should be 'user' or 'assistant'`);
     }
@@ -155,11 +165,15 @@ function outputTokens(reply: ScriptedReply): number {
   return roughTokens((reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join(''));
 }
 
-/** A Message answering with the script: a text block, then a tool_use block per call. */
+/** A Message answering with the script: thinking blocks, a text block, then a tool_use block per call. */
 export function scriptedMessage(reply: ScriptedReply): Record<string, unknown> {
   const calls = reply.toolCalls ?? [];
   const ids = idsOf(reply);
-  const content: unknown[] = [];
+  const content: unknown[] = (reply.thinking ?? []).map((part) => ({
+    type: 'thinking',
+    thinking: part.text,
+    signature: part.signature,
+  }));
   if (reply.text !== undefined && reply.text !== '') content.push({ type: 'text', text: reply.text });
   for (const [index, call] of calls.entries()) {
     content.push({
@@ -178,12 +192,32 @@ export function scriptedMessage(reply: ScriptedReply): Record<string, unknown> {
     stop_reason:
       calls.length > 0 ? 'tool_use' : reply.stopSequence !== undefined ? 'stop_sequence' : 'end_turn',
     stop_sequence: calls.length === 0 ? (reply.stopSequence ?? null) : null,
-    usage: {
+    usage: scriptedUsage(reply),
+  };
+}
+
+/**
+ * The script's usage in the Messages API's fields, or the rough default (20 in, no cache). With
+ * cache counts, `input_tokens` is only the uncached part, as Anthropic reports it.
+ */
+function scriptedUsage(reply: ScriptedReply): Record<string, unknown> {
+  const usage = reply.usage;
+  if (usage === undefined) {
+    return {
       input_tokens: 20,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
       output_tokens: outputTokens(reply),
-    },
+    };
+  }
+  const write5m = usage.cacheWrite5mTokens ?? 0;
+  const write1h = usage.cacheWrite1hTokens ?? 0;
+  return {
+    input_tokens: usage.inputTokens ?? 20,
+    cache_creation_input_tokens: write5m + write1h,
+    cache_read_input_tokens: usage.cacheReadTokens ?? 0,
+    cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
+    output_tokens: usage.outputTokens ?? outputTokens(reply),
   };
 }
 
@@ -206,6 +240,16 @@ export function scriptedEventStream(reply: ScriptedReply): string {
     },
   });
   let index = 0;
+  // A thinking block streams as the API sends it: empty, its text, then its signature whole.
+  for (const part of reply.thinking ?? []) {
+    emit('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+    for (const thinking of fragmentsOf(part.text, reply.fragmentSize)) {
+      emit('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } });
+    }
+    emit('content_block_delta', { index, delta: { type: 'signature_delta', signature: part.signature } });
+    emit('content_block_stop', { index });
+    index++;
+  }
   if (reply.text !== undefined && reply.text !== '') {
     emit('content_block_start', { index, content_block: { type: 'text', text: '' } });
     for (const text of fragmentsOf(reply.text, reply.fragmentSize)) {
@@ -232,7 +276,7 @@ export function scriptedEventStream(reply: ScriptedReply): string {
   }
   emit('message_delta', {
     delta: { stop_reason: message['stop_reason'], stop_sequence: message['stop_sequence'] },
-    usage: { output_tokens: outputTokens(reply) },
+    usage: { output_tokens: (message['usage'] as { output_tokens: number }).output_tokens },
   });
   emit('message_stop', {});
   return events.join('');

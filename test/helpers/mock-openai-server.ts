@@ -3,14 +3,18 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { answerResponses, type ScriptedResponseFailure } from './mock-openai-responses.ts';
 import { checkOpenAIToolFields, scriptedCompletion, scriptedStream } from './mock-openai-tools.ts';
 import { MockRejection, type ScriptedReply } from './scripted-reply.ts';
 
+export type { ScriptedResponseFailure } from './mock-openai-responses.ts';
 export type { ScriptedReply, ScriptedToolCall } from './scripted-reply.ts';
 
 /**
  * A local stand-in for the OpenAI API (Chat Completions, streaming, Embeddings) that answers with
- * recorded responses from test/fixtures/openai. Tests point both the gateway's adapter and the
+ * recorded responses from test/fixtures/openai, and the Responses API (POST /v1/responses, JSON and
+ * event stream, mock-openai-responses.ts) that answers scripts only: a scripted reply, or a
+ * plain text answer when none is queued. Tests point both the gateway's adapter and the
  * official SDK at it; benchmarks reuse it, so every answer is built once and only written per
  * request.
  *
@@ -58,6 +62,10 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body; undefined when there was none or it was not JSON. */
   body: unknown;
+  /** The body's bytes as they arrived. */
+  raw: Buffer;
+  /** When it arrived (Date.now()), for the pauses between a client's retries. */
+  receivedAt: number;
   /** `finished` when the whole response was written, `closed` when the client left first. */
   ended: Promise<'finished' | 'closed'>;
 }
@@ -73,7 +81,7 @@ export interface MockOpenAIOptions {
   record?: boolean;
   /** Served instead of the recorded chat completion. */
   completion?: unknown;
-  /** Wait this long before answering a chat or embeddings request (its headers included), in ms. */
+  /** Wait this long before answering a chat, responses or embeddings request (its headers included), in ms. */
   answerDelayMs?: number;
 }
 
@@ -84,10 +92,15 @@ export interface MockOpenAIServer {
   /** The next `count` requests (any path) get this response instead of their answer. */
   failNext(count: number, response: MockResponse): void;
   configure(options: MockOpenAIOptions): void;
-  /** The next chat request (plain or streamed) answers with this; queued in order. */
+  /** The next chat or responses request (plain or streamed) answers with this; queued in order. */
   replyNext(reply: ScriptedReply): void;
   /**
-   * Chat and embeddings requests wait, unanswered, until the function returned is called (they
+   * The next streamed /v1/responses request starts and then fails with `response.failed` carrying
+   * this error (a plain one gets it as a 429 or 400 error body); queued in order, before replies.
+   */
+  failNextResponse(failure: ScriptedResponseFailure): void;
+  /**
+   * Chat, responses and embeddings requests wait, unanswered, until the function returned is called (they
    * are recorded as they arrive): for tests of calls in flight.
    */
   hold(): () => void;
@@ -211,10 +224,10 @@ function send(res: ServerResponse, response: MockResponse): void {
   res.writeHead(response.status, { 'content-type': 'application/json', ...response.headers }).end(body);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<MockOpenAIServer> {
@@ -222,6 +235,8 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
   const requests: RecordedRequest[] = [];
   const failures: { remaining: number; response: MockResponse }[] = [];
   const replies: ScriptedReply[] = [];
+  const responseFailures: ScriptedResponseFailure[] = [];
+  let responsesServed = 0;
   const recorded = recordedStream();
   const synthetic = new Map<string, Buffer[]>();
   // Each stream's events as one buffer, for the common no-delay case.
@@ -259,7 +274,8 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await readBody(req);
+    const raw = await readBody(req);
+    const text = raw.toString('utf8');
     let body: unknown;
     try {
       body = text === '' ? undefined : JSON.parse(text);
@@ -271,7 +287,15 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       const ended = new Promise<'finished' | 'closed'>((resolve) => {
         res.once('close', () => resolve(res.writableFinished ? 'finished' : 'closed'));
       });
-      requests.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body, ended });
+      requests.push({
+        method: req.method ?? 'GET',
+        path,
+        headers: { ...req.headers },
+        body,
+        raw,
+        receivedAt: Date.now(),
+        ended,
+      });
     }
     const failure = failures[0];
     if (failure !== undefined) {
@@ -283,7 +307,8 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       send(res, unauthorized);
       return;
     }
-    if (req.method !== 'POST' || (path !== '/v1/chat/completions' && path !== '/v1/embeddings')) {
+    const known = ['/v1/chat/completions', '/v1/embeddings', '/v1/responses'];
+    if (req.method !== 'POST' || !known.includes(path)) {
       send(res, { status: 404, body: openAIError(`Invalid URL (${req.method} ${path})`) });
       return;
     }
@@ -301,6 +326,14 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       return;
     }
     try {
+      if (path === '/v1/responses') {
+        const next = { failure: responseFailures.shift(), reply: undefined as ScriptedReply | undefined };
+        if (next.failure === undefined) next.reply = replies.shift();
+        const answer = answerResponses(request, next, ++responsesServed);
+        const headers = answer.streamed ? SSE_HEADERS : JSON_HEADERS;
+        res.writeHead(answer.status, headers).end(answer.body);
+        return;
+      }
       checkOpenAIToolFields(request);
     } catch (error) {
       if (!(error instanceof MockRejection)) throw error;
@@ -350,6 +383,9 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
     replyNext(reply) {
       replies.push(reply);
     },
+    failNextResponse(failure) {
+      responseFailures.push(failure);
+    },
     hold() {
       let open = () => {};
       gate = new Promise((resolve) => {
@@ -364,6 +400,7 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       requests.length = 0;
       failures.length = 0;
       replies.length = 0;
+      responseFailures.length = 0;
     },
     async close() {
       const closed = once(server, 'close');

@@ -179,10 +179,14 @@ function callIds(reply: ScriptedReply): string[] {
   return (reply.toolCalls ?? []).map((call, index) => call.id ?? `call_mock${index}${'x'.repeat(8)}`);
 }
 
-function usageOf(reply: ScriptedReply): Record<string, number> {
+/** The script's usage (cached tokens counted inside `prompt_tokens`, as OpenAI does) or the rough one. */
+function usageOf(reply: ScriptedReply): Record<string, unknown> {
   const out = (reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join('');
-  const completion = roughTokens(out);
-  return { prompt_tokens: 20, completion_tokens: completion, total_tokens: 20 + completion };
+  const completion = reply.usage?.outputTokens ?? roughTokens(out);
+  const prompt = reply.usage?.inputTokens ?? 20;
+  const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  if (reply.usage?.cacheReadTokens === undefined) return usage;
+  return { ...usage, prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } };
 }
 
 /** A `chat.completion` answering with the script. */

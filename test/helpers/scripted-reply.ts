@@ -9,6 +9,35 @@ export interface ScriptedToolCall {
   name: string;
   /** JSON text (streamed in fragments as given) or an object (serialised first). */
   arguments: string | Record<string, unknown>;
+  /**
+   * `custom` makes it a Responses `custom_tool_call` whose free-form `input` is `arguments` as
+   * given (Codex's apply_patch); the other wires know only function calls.
+   */
+  kind?: 'function' | 'custom';
+}
+
+/**
+ * Reasoning the answer carries before its text: an Anthropic `thinking` block with its
+ * `signature`, or a Responses `reasoning` item (the text as its summary, the signature as its
+ * `encrypted_content`). The other wires have no such part.
+ */
+export interface ScriptedThinking {
+  text: string;
+  signature: string;
+}
+
+/**
+ * Usage to report instead of the rough count. Cache counts use each vendor's fields: Anthropic's
+ * `cache_read_input_tokens` and `cache_creation` (5-minute and 1-hour writes, `input_tokens`
+ * without the cached part); OpenAI's `cached_tokens` (reads only, inside the input count).
+ */
+export interface ScriptedUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWrite5mTokens?: number;
+  cacheWrite1hTokens?: number;
+  reasoningTokens?: number;
 }
 
 export interface ScriptedReply {
@@ -24,6 +53,8 @@ export interface ScriptedReply {
    * stop_sequence`, `stop_sequence`); the other mocks ignore it.
    */
   stopSequence?: string;
+  thinking?: ScriptedThinking[];
+  usage?: ScriptedUsage;
 }
 
 export function argumentsText(call: ScriptedToolCall): string {
