@@ -81,7 +81,7 @@ export interface MockOpenAIOptions {
   record?: boolean;
   /** Served instead of the recorded chat completion. */
   completion?: unknown;
-  /** Wait this long before answering a chat, responses or embeddings request (its headers included), in ms. */
+  /** Wait this long (ms) before answering a chat, responses or embeddings request, headers included. */
   answerDelayMs?: number;
 }
 
@@ -100,8 +100,8 @@ export interface MockOpenAIServer {
    */
   failNextResponse(failure: ScriptedResponseFailure): void;
   /**
-   * Chat, responses and embeddings requests wait, unanswered, until the function returned is called (they
-   * are recorded as they arrive): for tests of calls in flight.
+   * Chat, responses and embeddings requests wait, unanswered, until the function returned is
+   * called (they are recorded as they arrive): for tests of calls in flight.
    */
   hold(): () => void;
   /** Forgets recorded requests, pending failures and scripted replies. */
