@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
+import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
 import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
@@ -124,12 +125,20 @@ async function buildOpening(
   const verifier = new CredentialVerifier(storage.apps, clock);
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
+  const balancer = new DeploymentBalancer({
+    health: shared.health,
+    inFlight: shared.inFlight,
+    retry: config.retry,
+    circuit: config.circuit,
+    clock,
+  });
   const metrics =
     metricsRegistry === undefined
       ? undefined
       : new GatewayMetrics(metricsRegistry, {
           config,
           health: shared.health,
+          balancer,
           ledgerPending: () => recorder.pending,
           sharedCounting: () => shared.sharedCounting(),
           now: () => clock.now(),
@@ -139,6 +148,7 @@ async function buildOpening(
     retry: config.retry,
     clock,
     health: shared.health,
+    balancer,
     metrics,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
+import { readSessionKey, type SessionFields } from '../domain/session-key.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { RequestRun } from '../services/request-run.ts';
 
@@ -17,13 +18,18 @@ const ID_PREFIX: Record<Operation, string> = {
  * The run of one request, whose signal aborts when the client disconnects before the answer is
  * complete, which cancels the upstream request. `frontDoor` is the door the request came through
  * (the compatible doors pass theirs; the native routes leave the default), recorded in the ledger.
+ * The session key comes from the headers, else from the body's `session` fields a door names.
  */
 export function startRequestRun(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: GatewayDeps,
   operation: Operation,
-  body: { task?: string | undefined; metadata?: Record<string, unknown> | undefined },
+  body: {
+    task?: string | undefined;
+    metadata?: Record<string, unknown> | undefined;
+    session?: SessionFields | undefined;
+  },
   frontDoor: FrontDoor = 'native',
 ): RequestRun {
   const controller = new AbortController();
@@ -44,6 +50,7 @@ export function startRequestRun(
     frontDoor,
     task: body.task,
     metadata: body.metadata,
+    sessionKey: readSessionKey(request.headers, body.session),
     startedAt: clock.monotonic() - elapsed,
     // Epoch ms are whole (a BIGINT column in the ledger).
     receivedAt: Math.round(clock.now() - elapsed),

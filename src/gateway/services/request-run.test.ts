@@ -59,8 +59,18 @@ function startRun(
     canEmbed: false,
     canCallTools: true,
   };
+  const deployment = {
+    slot: 'provider-a',
+    name: null,
+    key: 'provider-a',
+    weight: 1,
+    models: undefined,
+    adapter,
+  };
+  const pool = { slot: 'provider-a', strategy: 'weighted', deployments: [deployment], callLimitMs: 10_000 };
   const registry = {
     adapter: () => adapter,
+    pool: () => pool,
     profiles: { 'provider-a': profile, 'provider-b': profile, 'provider-c': profile },
     settings: () => ({ kind: 'openai' }),
   } as unknown as ProviderRegistry;
@@ -88,6 +98,7 @@ function startRun(
     frontDoor,
     task: undefined,
     metadata: undefined,
+    sessionKey: undefined,
     startedAt: systemClock.monotonic(),
     receivedAt: Date.now(),
     signal: controller.signal,

@@ -27,6 +27,7 @@ export type RunInit = Pick<
   | 'frontDoor'
   | 'task'
   | 'metadata'
+  | 'sessionKey'
   | 'startedAt'
   | 'receivedAt'
   | 'signal'
@@ -74,6 +75,8 @@ export class RequestRun implements CallScope {
   readonly frontDoor: FrontDoor;
   readonly task: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** The session the request belongs to (CONTRACT 5.6): it keeps the request on one deployment. */
+  readonly sessionKey: string | undefined;
   /** Monotonic ms when the request reached the gateway. */
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
@@ -98,6 +101,11 @@ export class RequestRun implements CallScope {
   #provider: string | null = null;
   #model: string | null = null;
   #priceSource: string | null = null;
+  /** The deployment of the last call that answered, and the one the ledger names (null: none, or a slot of one). */
+  #answeringDeployment: string | null = null;
+  #deployment: string | null = null;
+  /** What ends the in-flight counts of the calls that answered: run when the run finishes. */
+  #releases: (() => void)[] = [];
   #candidates: readonly PlannedCandidate[] = NO_CANDIDATES;
   #finished = false;
 
@@ -110,6 +118,7 @@ export class RequestRun implements CallScope {
     this.frontDoor = init.frontDoor;
     this.task = init.task;
     this.metadata = init.metadata;
+    this.sessionKey = init.sessionKey;
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
     this.signal = init.signal;
@@ -185,6 +194,12 @@ export class RequestRun implements CallScope {
     return attempt;
   }
 
+  /** The call that answered (CallScope): its deployment is the next `account`'s; its count ends with the run. */
+  answeredBy(deployment: string | null, release: () => void): void {
+    this.#answeringDeployment = deployment;
+    this.#releases.push(release);
+  }
+
   /** A whole answer arrived: its first byte (unless an earlier call's came first) and its end. */
   markAnswered(): void {
     const now = this.#deps.clock.monotonic();
@@ -208,8 +223,10 @@ export class RequestRun implements CallScope {
     latencyMs: number,
     outcome: string,
     upstreamStatus: number | null,
+    deployment: string | null,
   ): void {
-    this.#addAttempt(candidate.provider, candidate.model, 0, 0, false, 0, latencyMs, outcome, upstreamStatus);
+    const { provider, model } = candidate;
+    this.#addAttempt(provider, model, 0, 0, false, 0, latencyMs, outcome, upstreamStatus, deployment);
   }
 
   /**
@@ -231,8 +248,10 @@ export class RequestRun implements CallScope {
       roundMs(doneAt - call.startedAt),
       call.outcome ?? 'ok',
       200,
+      this.#answeringDeployment,
     );
     this.#provider = call.provider;
+    this.#deployment = this.#answeringDeployment;
     this.#model = call.model;
     this.#priceSource = source;
     this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
@@ -287,13 +306,14 @@ export class RequestRun implements CallScope {
       errorCode: code,
       createdAt: this.receivedAt,
       ...sumCacheTokens(this.attempts),
-      deployment: null,
+      deployment: this.#deployment,
       cacheHit: false,
       costSavedUsd: 0,
       mcpServer: null,
       mcpTool: null,
       attempts: this.attempts,
     };
+    for (const release of this.#releases) release();
     deps.recorder.record(record);
     deps.metrics?.finished(record);
     this.trace?.finished(record, error);
@@ -322,6 +342,7 @@ export class RequestRun implements CallScope {
     latencyMs: number,
     outcome: string,
     upstreamStatus: number | null,
+    deployment: string | null,
   ): void {
     this.attempts.push({
       attempt: this.attempts.length,
@@ -337,7 +358,7 @@ export class RequestRun implements CallScope {
       cacheReadTokens: 0,
       cacheWrite5mTokens: 0,
       cacheWrite1hTokens: 0,
-      deployment: null,
+      deployment,
     });
   }
 }

@@ -7,6 +7,8 @@ export interface FailedCall {
   model: string;
   status: number | null;
   failure: string;
+  /** The slot's deployment that was called (CONTRACT 5.6); absent for a slot without deployments. */
+  deployment?: string;
 }
 
 /**

@@ -71,7 +71,15 @@ function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
       throw nameToolFault(error);
     }
     const operation = parsed.stream ? 'chat_stream' : 'chat';
-    const run = startRequestRun(request, reply, deps, operation, { metadata: parsed.metadata }, 'anthropic');
+    const session = { userId: parsed.metadata?.['user_id'] };
+    const run = startRequestRun(
+      request,
+      reply,
+      deps,
+      operation,
+      { metadata: parsed.metadata, session },
+      'anthropic',
+    );
     if (!parsed.stream) {
       const answer = await runChat(input, run);
       return reply

@@ -48,7 +48,11 @@ function registerChatCompletions(app: TypedInstance, deps: GatewayDeps): void {
         reply,
         deps,
         operation,
-        { task: plan.input.task, metadata: plan.metadata },
+        {
+          task: plan.input.task,
+          metadata: plan.metadata,
+          session: { promptCacheKey: request.body.prompt_cache_key },
+        },
         'openai',
       );
       if (plan.use === 'json') {

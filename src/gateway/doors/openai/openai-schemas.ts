@@ -97,6 +97,8 @@ export const OpenAIChatRequest = Type.Object({
   ),
   n: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  // The request's session key (CONTRACT 5.6): it keeps a session on one deployment of its slot.
+  prompt_cache_key: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
 export type OpenAIChatBody = Static<typeof OpenAIChatRequest>;
