@@ -4,11 +4,13 @@ import { systemClock } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { UsageRecord } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
+import type { Tokenizer } from '../domain/token-count.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import { InProcessProviderHealth } from '../health/circuit-breaker.ts';
 import type { ChatStreamEvent, ProviderAdapter } from '../providers/provider.ts';
 import { ProviderError } from '../providers/provider-error.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { RequestRun } from './request-run.ts';
 import { runChat } from './run-chat.ts';
@@ -45,11 +47,20 @@ async function* events(list: ChatStreamEvent[], failAfter?: Error): AsyncGenerat
   if (failAfter !== undefined) throw failAfter;
 }
 
+/** Counts a text's characters: what a test can read back from an estimate. */
+const CHARACTER_TOKENIZER: Tokenizer = {
+  count: async (texts) => (typeof texts === 'string' ? [texts] : texts).join('').length,
+  tokenizeAnswer: () => Promise.reject(new Error('not used')),
+};
+
+const NO_LIMITS = { limitsFor: () => ({}) };
+
 /** A run over fake deps whose ledger is an array, and that array. */
 function startRun(
   adapter: ProviderAdapter,
   controller = new AbortController(),
   frontDoor: FrontDoor = 'native',
+  limiter: unknown = NO_LIMITS,
 ) {
   const records: UsageRecord[] = [];
   const profile = {
@@ -77,7 +88,8 @@ function startRun(
     priceBook: { resolve: () => ({ price: { inputPerMTok: 1, outputPerMTok: 1 }, source: 'config' }) },
     caller,
     recorder: { record: (record: UsageRecord) => records.push(record) },
-    limiter: { limitsFor: () => ({}) },
+    limiter,
+    tokenizer: CHARACTER_TOKENIZER,
     clock: systemClock,
   } as unknown as GatewayDeps;
   const run = new RequestRun(deps, {
@@ -90,8 +102,9 @@ function startRun(
     metadata: undefined,
     startedAt: systemClock.monotonic(),
     receivedAt: Date.now(),
-    signal: controller.signal,
   });
+  // The edge tells the run when its client leaves; here, the test's controller stands for it.
+  controller.signal.addEventListener('abort', () => run.clientLeft());
   return { run, records };
 }
 
@@ -107,6 +120,8 @@ describe('RequestRun finishes exactly once', () => {
     );
     const answer = await runChat(input, run);
     assert.equal(answer.message.content, 'ok');
+    assert.equal(records.length, 0, 'the answer is not the end: the edge closes the run once it sent it');
+    await run.close();
     const record = only(records);
     assert.equal(record.status, 200);
     assert.equal(record.errorCode, null);
@@ -117,6 +132,7 @@ describe('RequestRun finishes exactly once', () => {
       [['ok', 3, 2]],
     );
     assert.equal(run.finish(), false, 'a second finish records nothing');
+    await run.close();
     assert.equal(records.length, 1);
   });
 
@@ -128,6 +144,7 @@ describe('RequestRun finishes exactly once', () => {
         door,
       );
       await runChat(input, run);
+      await run.close();
       assert.equal(only(records).frontDoor, door);
     }
   });
@@ -240,5 +257,143 @@ describe('RequestRun finishes exactly once', () => {
     const record = only(records);
     assert.equal(record.status, 499);
     assert.equal(record.errorCode, 'client_closed');
+  });
+
+  it('close: a client gone before the answer was sent is 499, with the usage the upstream reported', async () => {
+    const { run, records } = startRun(
+      fakeAdapter(async () => ({ model: 'model-a', content: 'ok', finishReason: 'stop', usage })),
+    );
+    await runChat(input, run);
+    await run.close(new ClientClosedError());
+    await run.close();
+    const record = only(records);
+    assert.deepEqual([record.status, record.errorCode], [499, 'client_closed']);
+    assert.deepEqual([record.tokensIn, record.tokensOut, record.usageEstimated], [3, 2, false]);
+  });
+
+  it('a call the client abandoned is an attempt: the prompt counted, nothing out', async () => {
+    const controller = new AbortController();
+    const { run, records } = startRun(
+      fakeAdapter(
+        (_call, context) =>
+          new Promise((_resolve, reject) => {
+            context.signal.addEventListener('abort', () =>
+              reject(new ProviderError({ slot: 'provider-a', failure: 'aborted', retryable: false })),
+            );
+            setImmediate(() => controller.abort());
+          }),
+      ),
+      controller,
+    );
+    await assert.rejects(runChat(input, run), ClientClosedError);
+    await run.close(new ClientClosedError());
+    const record = only(records);
+    assert.equal(record.status, 499);
+    assert.deepEqual(
+      record.attempts.map((a) => [a.outcome, a.tokensIn, a.tokensOut, a.usageEstimated, a.upstreamStatus]),
+      [['client_closed', 'hi'.length, 0, true, null]],
+    );
+    assert.equal(record.tokensIn, 2);
+    assert.ok(record.costUsd > 0, 'priced');
+  });
+
+  it('a run refused by a limit leaves no record, closed or not', async () => {
+    const refusal = new ApiError('rate_limited', 'app reached its limit');
+    const limiter = { limitsFor: () => ({ requestsPerMinute: 1 }), admit: () => Promise.reject(refusal) };
+    const { run, records } = startRun(
+      fakeAdapter(() => Promise.reject(new Error('not called'))),
+      new AbortController(),
+      'native',
+      limiter,
+    );
+    await assert.rejects(runChat(input, run), refusal);
+    await run.close(refusal);
+    assert.equal(records.length, 0);
+  });
+
+  it('a stream nobody read is ended by close: one 499 record, the upstream let go, its usage kept', async () => {
+    let released = false;
+    const { run, records } = startRun(
+      fakeAdapter(
+        () => Promise.reject(new Error('not used')),
+        async function* () {
+          try {
+            yield { type: 'delta', content: 'he' };
+            yield { type: 'delta', content: 'llo' };
+            yield { type: 'usage', usage };
+          } finally {
+            released = true;
+          }
+        },
+      ),
+    );
+    const stream = await openChatStream(input, run);
+    // A writer that returned its frames before it asked for the first event: the events never started.
+    await stream.events.return(undefined);
+    assert.equal(records.length, 0);
+    await run.close();
+    await run.close();
+    const record = only(records);
+    assert.deepEqual([record.status, record.errorCode], [499, 'client_closed']);
+    assert.ok(released, "the upstream's stream was returned");
+    assert.ok(run.signal.aborted, 'the upstream call is cancelled');
+    assert.deepEqual(
+      record.attempts.map((a) => [a.outcome, a.tokensIn, a.tokensOut, a.usageEstimated]),
+      [['client_closed', 3, 2, false]],
+    );
+  });
+
+  it('a stream left after one delta is billed for what the upstream had sent, not what was read', async () => {
+    const controller = new AbortController();
+    const { run, records } = startRun(
+      fakeAdapter(
+        () => Promise.reject(new Error('not used')),
+        async function* (_call, context) {
+          yield { type: 'delta', content: 'one ' };
+          yield { type: 'delta', content: 'two ' };
+          yield { type: 'delta', content: 'three' };
+          // Then nothing more until the read is aborted, as a real upstream read.
+          const aborted = () =>
+            new ProviderError({ slot: 'provider-a', failure: 'aborted', retryable: false });
+          if (context.signal.aborted) throw aborted();
+          await new Promise((_resolve, reject) =>
+            context.signal.addEventListener('abort', () => reject(aborted())),
+          );
+        },
+      ),
+      controller,
+    );
+    const stream = await openChatStream(input, run);
+    const first = await stream.events.next();
+    assert.deepEqual(first.value, { event: 'delta', data: { content: 'one ' } });
+    controller.abort();
+    await stream.events.return(undefined);
+    await run.close();
+    const record = only(records);
+    assert.equal(record.status, 499);
+    assert.equal(record.tokensOut, 'one two three'.length, 'every delta the upstream sent, estimated');
+    assert.equal(record.usageEstimated, true);
+  });
+
+  it('an adapter that ignores the abort does not hold the run open', async () => {
+    const controller = new AbortController();
+    const { run, records } = startRun(
+      fakeAdapter(
+        () => Promise.reject(new Error('not used')),
+        async function* () {
+          yield { type: 'delta', content: 'never ' };
+          await new Promise(() => {});
+        },
+      ),
+      controller,
+    );
+    const stream = await openChatStream(input, run);
+    await stream.events.next();
+    controller.abort();
+    const started = performance.now();
+    await stream.events.return(undefined);
+    await run.close();
+    assert.ok(performance.now() - started < 2_000, 'closed within the drain bound');
+    assert.equal(only(records).status, 499);
   });
 });

@@ -2,56 +2,26 @@ import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
-import type { FinishReason, FrontDoor } from '../domain/messages.ts';
+import type { FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
-import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
-import type { Tokenizer } from '../domain/token-count.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
 import { countChars, DEFAULT_OUTPUT_RESERVATION, estimateUsage } from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
-import { CLIENT_CLOSED_STATUS, ClientClosedError } from './client-closed-error.ts';
+import { ClientClosedError } from './client-closed-error.ts';
+import { countOrGuess } from './count-or-guess.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
+import type { AdmissionInput, AnsweredCall, OpenWork, RunInit } from './request-run-inputs.ts';
 import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
-/** What the door knows when a request starts; the rest of the run starts empty. */
-export type RunInit = Pick<
-  RequestRun,
-  | 'id'
-  | 'requestId'
-  | 'app'
-  | 'operation'
-  | 'frontDoor'
-  | 'task'
-  | 'metadata'
-  | 'startedAt'
-  | 'receivedAt'
-  | 'signal'
-> & { trace?: RunTrace | undefined };
-
-export interface AdmissionInput {
-  /** The request's texts, or a function giving them: only read when the app has limits. */
-  texts: readonly string[] | (() => readonly string[]);
-  /** Output tokens to reserve: the request's maxTokens, 0 for embeddings, or the default reservation. */
-  maxOutputTokens: number | undefined;
-}
-
-export interface AnsweredCall {
-  provider: string;
+/** An upstream call in flight when the client left: the upstream had the request, and may bill it. */
+interface AbandonedCall {
+  candidate: PlannedCandidate;
   adapter: ProviderAdapter;
-  /** The model the upstream reported (priced), else the one asked for. */
-  model: string;
-  /** Undefined when the upstream reported nothing: `estimate` is used and marked as such. */
-  reported: ReportedUsage | undefined;
-  estimate: (tokenizer: Tokenizer) => Promise<ReportedUsage>;
-  /** Monotonic ms when the call started. */
   startedAt: number;
-  outcome?: string;
-  /** Why the model stopped, when the upstream said (traces only). */
-  finishReason?: FinishReason | undefined;
 }
 
 /**
@@ -60,6 +30,11 @@ export interface AnsweredCall {
  * are built), and finishes exactly once, handing the ledger its record and settling the app's
  * limit reservation. A request refused before it is admitted (no route, a limit reached) never
  * ran and leaves no record.
+ *
+ * Once admitted, a run owes its record (CONTRACT 5.1) whatever the client does: a use case
+ * finishes it on failure, and the edge that answers the request calls `close` when it is done,
+ * which finishes it on success, as 499 `client_closed` when the client left before the answer
+ * ended, and ends an open stream (`hold`) that its writer left unread or never started.
  *
  * Use cases are short functions over it; `perform` takes a module-level function rather than a
  * closure, so a request allocates no function of its own for the recording.
@@ -78,7 +53,7 @@ export class RequestRun implements CallScope {
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
   readonly receivedAt: number;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away (`clientLeft`): the upstream call is cancelled. */
   readonly signal: AbortSignal;
   /** Every upstream call made so far, in order. */
   readonly attempts: UsageAttempt[] = [];
@@ -99,7 +74,14 @@ export class RequestRun implements CallScope {
   #model: string | null = null;
   #priceSource: string | null = null;
   #candidates: readonly PlannedCandidate[] = NO_CANDIDATES;
+  readonly #controller = new AbortController();
+  /** Set once the limits let the request in: from then on it owes a record. */
+  #admitted = false;
   #finished = false;
+  /** The request's input texts, counted for a call the client abandoned. */
+  #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
+  #abandoned: AbandonedCall | undefined;
+  #open: OpenWork | undefined;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -112,8 +94,13 @@ export class RequestRun implements CallScope {
     this.metadata = init.metadata;
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
-    this.signal = init.signal;
+    this.signal = this.#controller.signal;
     this.trace = init.trace;
+  }
+
+  /** The client went away before the answer ended: the upstream call in flight is cancelled. */
+  clientLeft(): void {
+    this.#controller.abort();
   }
 
   get finished(): boolean {
@@ -141,8 +128,12 @@ export class RequestRun implements CallScope {
    */
   async admit(input: AdmissionInput): Promise<void> {
     const deps = this.#deps;
+    this.#inputTexts = input.texts;
     const limits = deps.limiter.limitsFor(this.app);
-    if (Object.keys(limits).length === 0) return;
+    if (Object.keys(limits).length === 0) {
+      this.#admitted = true;
+      return;
+    }
     const first = this.#candidates[0] as PlannedCandidate;
     const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
     const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
@@ -157,25 +148,62 @@ export class RequestRun implements CallScope {
       this.#refused(error);
       throw error;
     }
+    this.#admitted = true;
     Object.assign(this.responseHeaders, this.#admission.headers);
   }
 
-  /** Runs the admitted request's work and finishes the run whatever happens: answer, error or disconnect. */
+  /**
+   * Runs the admitted request's work; a failure finishes the run at once. The answer is not the
+   * end of the request: the edge finishes the run with `close` once it has sent the answer, or
+   * knows the client left before it.
+   */
   async perform<I, T>(work: (run: RequestRun, input: I) => Promise<T>, input: I): Promise<T> {
-    let answer: T;
     try {
-      answer = await work(this, input);
+      return await work(this, input);
     } catch (error) {
       this.finish(error);
       throw error;
     }
-    this.finish();
-    return answer;
   }
 
-  /** Calls the candidates in order (retries, fallback) until one answers. */
-  call<T>(candidates: readonly PlannedCandidate[], invoke: Invoke<T>): Promise<CallSuccess<T>> {
-    return this.#deps.caller.call(candidates, this, invoke);
+  /**
+   * Calls the candidates in order (retries, fallback) until one answers. A call the client
+   * abandoned is accounted before the failure goes on: the upstream had the prompt.
+   */
+  async call<T>(candidates: readonly PlannedCandidate[], invoke: Invoke<T>): Promise<CallSuccess<T>> {
+    try {
+      return await this.#deps.caller.call(candidates, this, invoke);
+    } catch (error) {
+      const abandoned = this.#abandoned;
+      this.#abandoned = undefined;
+      if (abandoned !== undefined) await this.#accountAbandoned(abandoned);
+      throw error;
+    }
+  }
+
+  /** Keeps the call the client left during, for `call` to account (CallScope). */
+  recordAbandonedCall(candidate: PlannedCandidate, adapter: ProviderAdapter, startedAt: number): void {
+    this.#abandoned = { candidate, adapter, startedAt };
+  }
+
+  /** Work that outlives its use case (an open stream): `close` ends it if it has not ended. */
+  hold(work: OpenWork): void {
+    this.#open = work;
+  }
+
+  /**
+   * The edge is done with the request: the answer was sent (`cause` undefined), failed
+   * (`cause`), or the client left (a ClientClosedError). Finishes the run if nothing has, ending
+   * held work first; idempotent, and a no-op for a run that was never admitted (it leaves no
+   * record). Every admitted request comes through here, so none leaves without its row.
+   */
+  async close(cause?: unknown): Promise<void> {
+    if (this.#finished || !this.#admitted) return;
+    const open = this.#open;
+    this.#open = undefined;
+    // Held work not ended by now was not read to its end: the client left, unless something failed.
+    if (open !== undefined) await open.end(cause ?? new ClientClosedError());
+    else this.finish(cause);
   }
 
   /** The `attempt` number of the next call to `slot`, counting it. */
@@ -230,7 +258,7 @@ export class RequestRun implements CallScope {
       priceUsage(usage, price),
       roundMs(doneAt - call.startedAt),
       call.outcome ?? 'ok',
-      200,
+      call.upstreamStatus === undefined ? 200 : call.upstreamStatus,
     );
     this.#provider = call.provider;
     this.#model = call.model;
@@ -300,6 +328,27 @@ export class RequestRun implements CallScope {
     return true;
   }
 
+  /**
+   * An abandoned call as an attempt: the prompt's tokens as the tokenizer counts them (the
+   * limits' texts; a guess from their characters when it cannot), nothing out, priced.
+   */
+  async #accountAbandoned({ candidate, adapter, startedAt }: AbandonedCall): Promise<void> {
+    const texts = this.#inputTexts;
+    const read = () => (typeof texts === 'function' ? texts() : texts);
+    const tokenizer = this.#deps.tokenizer;
+    const inputTokens = await countOrGuess(() => tokenizer.count(read()), read);
+    await this.account({
+      provider: candidate.provider,
+      adapter,
+      model: candidate.model,
+      reported: undefined,
+      estimate: async () => ({ inputTokens, outputTokens: 0 }),
+      startedAt,
+      outcome: 'client_closed',
+      upstreamStatus: null,
+    });
+  }
+
   /** A request refused before admission leaves no ledger row, but is counted. */
   #refused(error: unknown): void {
     if (error instanceof ApiError)
@@ -333,10 +382,10 @@ export class RequestRun implements CallScope {
 }
 
 const NO_CANDIDATES: readonly PlannedCandidate[] = Object.freeze([]);
+const NO_TEXTS: readonly string[] = Object.freeze([]);
 
 function statusOf(error: unknown): { status: number; code: string | null } {
   if (error === undefined) return { status: 200, code: null };
-  if (error instanceof ClientClosedError) return { status: CLIENT_CLOSED_STATUS, code: 'client_closed' };
   if (error instanceof ApiError) return { status: error.statusCode, code: error.code };
   return { status: 500, code: 'internal_error' };
 }

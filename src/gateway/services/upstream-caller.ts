@@ -47,6 +47,8 @@ export interface CallScope {
     outcome: string,
     upstreamStatus: number | null,
   ): void;
+  /** The call in flight when the client left: the upstream had the request (CONTRACT 5.1). */
+  recordAbandonedCall(candidate: PlannedCandidate, adapter: ProviderAdapter, startedAt: number): void;
 }
 
 export interface UpstreamCallerDeps {
@@ -128,6 +130,7 @@ export class UpstreamCaller {
           last = error;
           if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
             health.release(candidate.provider);
+            if (scope.signal.aborted) scope.recordAbandonedCall(candidate, adapter, startedAt);
             throw toGatewayError(scope.signal.aborted ? new ClientClosedError() : error, failures);
           }
           // A rejection proves the upstream is up; only retryable failures count against its health.

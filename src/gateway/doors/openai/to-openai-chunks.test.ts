@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import {
-  type ChatStreamEvent,
-  ChunkEncoder,
-  completionAsChunks,
-  DONE_FRAME,
-  toOpenAIChunks,
-} from './openai-stream-chunks.ts';
+import { answerAsStream } from '../../services/run-chat-stream.ts';
+import { type ChatStreamEvent, ChunkEncoder, DONE_FRAME, toOpenAIChunks } from './to-openai-chunks.ts';
 
 const usage = { tokensIn: 7, tokensOut: 3, estimatedCost: 0.0001, estimated: false };
 const options = { id: 'chat_1', model: 'gpt-x', created: 1_700_000_000, includeUsage: true };
@@ -153,12 +148,20 @@ describe('OpenAI stream chunks', () => {
     ]);
   });
 
-  it('a whole answer as a stream (the JSON use case)', () => {
-    const text = completionAsChunks(
-      { id: 'chat_1', model: 'gpt-x', message: { content: '{"a":1}' }, usage },
-      new ChunkEncoder(options),
-    );
-    const chunks = payloads(text) as ChatCompletionChunk[];
+  it('a whole answer as a stream (the JSON use case)', async () => {
+    const { events } = answerAsStream({
+      id: 'chat_1',
+      provider: 'provider-a',
+      model: 'gpt-x',
+      message: { role: 'assistant', content: '{"a":1}' },
+      finishReason: 'stop',
+      usage,
+      latencyMs: 1,
+    });
+    const collected: ChatStreamEvent[] = [];
+    for await (const event of events) collected.push(event);
+    const { frames, last } = await run(collected);
+    const chunks = payloads(frames.join('') + last) as ChatCompletionChunk[];
     assert.equal(chunks[1]?.choices[0]?.delta.content, '{"a":1}');
     assert.equal(chunks[2]?.choices[0]?.finish_reason, 'stop');
     assert.equal(chunks.at(-1), '[DONE]');

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
+import { toNativeEvents } from '../doors/native/to-native-events.ts';
 import type { ChatAnswer } from '../services/run-chat.ts';
-import type { StreamEvent } from '../services/run-chat-stream.ts';
-import { writeChatStream } from './write-chat-stream.ts';
+import type { ChatStream, StreamEvent } from '../services/run-chat-stream.ts';
+import { writeEventStream } from './write-event-stream.ts';
 
 /**
  * A stand-in response that records what is written and when: with `full`, every write returns
@@ -70,7 +71,12 @@ async function* spaced(count: number, log: string[]): AsyncGenerator<StreamEvent
 
 const eventNames = (text: string) => [...text.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);
 
-describe('writeChatStream', () => {
+/** The native API's stream, as the native door writes it. */
+function writeChatStream(reply: FastifyReply, stream: ChatStream, keepAliveMs: number): Promise<void> {
+  return writeEventStream(reply, toNativeEvents(stream), keepAliveMs);
+}
+
+describe('writeEventStream', () => {
   it('writes an answer that arrives at once in a single end(): start, every delta in order, done', async () => {
     const raw = new RecordingResponse(false);
     await writeChatStream(replyOver(raw), { start, events: burst(5) }, 60_000);

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../platform/errors.ts';
 import type { OpenAIChatBody } from './openai-schemas.ts';
-import { JSON_OBJECT_SCHEMA, toChatPlan } from './to-chat-input.ts';
+import { JSON_OBJECT_SCHEMA, readCompletionRequest } from './read-completion-request.ts';
 
 const user = { role: 'user' as const, content: 'hi' };
 const plan = (extra: Record<string, unknown>, messages: unknown[] = [user]) =>
-  toChatPlan({ model: 'm', messages, ...extra } as OpenAIChatBody, { model: 'm' });
+  readCompletionRequest({ model: 'm', messages, ...extra } as OpenAIChatBody);
 
 function refusedAt(extra: Record<string, unknown>, pointer: string, messages?: unknown[]): void {
   assert.throws(
@@ -23,7 +23,7 @@ function refusedAt(extra: Record<string, unknown>, pointer: string, messages?: u
   );
 }
 
-describe('toChatPlan', () => {
+describe('readCompletionRequest', () => {
   it('maps every role: developer is system, text parts joined, tool calls and their results kept', () => {
     const result = plan({}, [
       { role: 'developer', content: 'rules' },
@@ -88,7 +88,8 @@ describe('toChatPlan', () => {
       tool_choice: null,
       n: 1,
     });
-    assert.deepEqual(result.input, { messages: [user], model: 'm', temperature: undefined });
+    assert.deepEqual(result.input, { messages: [user], temperature: undefined });
+    assert.equal(result.model, 'm', 'the model field, for the edge to resolve');
   });
 
   it('stream and include_usage', () => {

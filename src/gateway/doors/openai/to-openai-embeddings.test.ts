@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JsonNumberArray } from '../../domain/json-number-array.ts';
-import { embeddingsBody, float32Base64 } from './openai-embeddings.ts';
+import { embeddingsBody, float32Base64 } from './to-openai-embeddings.ts';
 
 const usage = { tokensIn: 5, tokensOut: 0, estimatedCost: 0, estimated: false };
 

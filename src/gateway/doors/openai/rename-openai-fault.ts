@@ -26,17 +26,13 @@ export function toOpenAIBodyPointer(pointer: string): string {
   return pointer;
 }
 
-/** Runs a check over the translated input; a 400 it raises names the client's own fields. */
-export function withOpenAIPaths<T>(check: () => T): T {
-  try {
-    return check();
-  } catch (error) {
-    if (!(error instanceof ApiError) || !Array.isArray(error.details)) throw error;
-    const details = (error.details as unknown[]).map((item) =>
-      isIssue(item) ? { ...item, path: toOpenAIBodyPointer(item.path) } : item,
-    );
-    throw new ApiError(error.code, error.message, { details, cause: error });
-  }
+/** A fault found in the translated input, naming the client's own fields; other errors as they are. */
+export function renameOpenAIFault(error: unknown): unknown {
+  if (!(error instanceof ApiError) || !Array.isArray(error.details)) return error;
+  const details = (error.details as unknown[]).map((item) =>
+    isIssue(item) ? { ...item, path: toOpenAIBodyPointer(item.path) } : item,
+  );
+  return new ApiError(error.code, error.message, { details, cause: error });
 }
 
 function isIssue(value: unknown): value is { path: string; message: string } {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../platform/errors.ts';
-import { toOpenAIBodyPointer, withOpenAIPaths } from './openai-tool-paths.ts';
+import { renameOpenAIFault, toOpenAIBodyPointer } from './rename-openai-fault.ts';
 
 describe('tool fault pointers in the OpenAI body', () => {
   it('maps each ChatInput place to the field the client sent', () => {
@@ -23,28 +23,14 @@ describe('tool fault pointers in the OpenAI body', () => {
   });
 
   it('rewrites the details of a 400 and lets other errors through', () => {
-    assert.throws(
-      () =>
-        withOpenAIPaths(() => {
-          throw new ApiError('invalid_request', 'bad', {
-            details: [{ path: '/toolChoice/name', message: 'm' }],
-          });
-        }),
-      (error: unknown) =>
-        error instanceof ApiError &&
-        (error.details as { path: string }[])[0]?.path === '/tool_choice/function/name',
+    const renamed = renameOpenAIFault(
+      new ApiError('invalid_request', 'bad', { details: [{ path: '/toolChoice/name', message: 'm' }] }),
     );
+    assert.ok(renamed instanceof ApiError);
+    assert.equal((renamed.details as { path: string }[])[0]?.path, '/tool_choice/function/name');
     const other = new Error('x');
-    assert.throws(
-      () =>
-        withOpenAIPaths(() => {
-          throw other;
-        }),
-      (error: unknown) => error === other,
-    );
-    assert.equal(
-      withOpenAIPaths(() => 7),
-      7,
-    );
+    assert.equal(renameOpenAIFault(other), other);
+    const withoutDetails = new ApiError('rate_limited', 'slow down');
+    assert.equal(renameOpenAIFault(withoutDetails), withoutDetails);
   });
 });

@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import type { Storage } from '../../storage/ports.ts';
-import type { GatewayDeps } from '../services/gateway-deps.ts';
-import { readUsage } from '../services/read-usage.ts';
+import type { TypedInstance } from '../../http/typed-instance.ts';
+import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { readUsage, type UsageReadingDeps } from '../../services/read-usage.ts';
 import { errorResponses } from './openapi-responses.ts';
-import type { TypedInstance } from './typed-instance.ts';
 
 const TotalsRow = Type.Object({
   day: Type.Optional(Type.String()),
@@ -18,7 +17,7 @@ const TotalsRow = Type.Object({
   costUsd: Type.Number(),
 });
 
-export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & { storage: Storage }): void {
+export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & UsageReadingDeps): void {
   app.get(
     '/v1/usage',
     {

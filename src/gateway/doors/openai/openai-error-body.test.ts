@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { openAIErrorBody } from './openai-error.ts';
+import { openAIErrorBody } from './openai-error-body.ts';
 import { pointerToParam } from './openai-refusal.ts';
 
 describe('OpenAI error bodies', () => {

@@ -1,13 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { PROVIDER_SLOTS } from '../../config/config-types.ts';
-import { AnyJson, StringEnum } from '../../platform/schema-helpers.ts';
-import type { FinishReason as FinishReasonValue } from '../domain/messages.ts';
+import { PROVIDER_SLOTS } from '../../../config/config-types.ts';
+import { AnyJson, StringEnum } from '../../../platform/schema-helpers.ts';
+import type { FinishReason as FinishReasonValue } from '../../domain/messages.ts';
 import {
   MAX_TOOL_CALL_ID_LENGTH,
   MAX_TOOL_CALLS_PER_MESSAGE,
   MAX_TOOLS,
   TOOL_NAME_PATTERN,
-} from '../domain/tool-limits.ts';
+} from '../../domain/tool-limits.ts';
 
 /**
  * The one source of surface A's shapes: Fastify validates requests and serialises responses with

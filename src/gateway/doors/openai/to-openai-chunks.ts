@@ -1,7 +1,7 @@
 import type { ErrorEnvelope } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
-import { openAIErrorBodyFromEnvelope } from './openai-error.ts';
+import { openAIErrorBodyFromEnvelope } from './openai-error-body.ts';
 import {
   type CompletedChat,
   type OpenAIFinishReason,
@@ -133,15 +133,4 @@ export async function* toOpenAIChunks(
   }
   // The events ended with neither `done` nor `error`: the client left, nobody reads this.
   return '';
-}
-
-/** A whole answer (the JSON use case's, which does not stream) as the frames of a stream. */
-export function completionAsChunks(answer: CompletedChat, encoder: ChunkEncoder): string {
-  const calls = answer.message.toolCalls ?? [];
-  let frames = encoder.role();
-  if (answer.message.content !== '') frames += encoder.content(answer.message.content);
-  calls.forEach((call, index) => {
-    frames += encoder.toolCall(index, call);
-  });
-  return frames + encoder.end(answer, calls.length > 0);
 }

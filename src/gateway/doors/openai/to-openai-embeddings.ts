@@ -1,45 +1,12 @@
 import type { JsonNumberArray } from '../../domain/json-number-array.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
-import type { EmbedInput } from '../../domain/use-case-inputs.ts';
-import { answerBytes, answerPayload } from '../../http/answer-bytes.ts';
+import { answerBytes, answerPayload } from '../answer-bytes.ts';
 import {
   type EmbeddingNumbers,
   embeddingNumbersMaxBytes,
   toEmbeddingNumbers,
   writeEmbeddingNumbers,
-} from '../../http/embedding-numbers.ts';
-import { refuseField } from './openai-refusal.ts';
-import type { OpenAIEmbeddingsBody } from './openai-schemas.ts';
-import type { ModelAddress } from './to-chat-input.ts';
-
-/**
- * `POST /v1/embeddings` in the gateway's words: a string or an array of strings. OpenAI also
- * takes token arrays (integers of its own tokenizers), which mean nothing to another vendor's
- * model: refused by name. An empty string is refused as OpenAI refuses it.
- */
-export function toEmbedInput(body: OpenAIEmbeddingsBody, address: ModelAddress): EmbedInput {
-  const input = body.input;
-  if (typeof input === 'string') {
-    if (input === '') throw refuseField('/input', 'must not be an empty string');
-  } else {
-    for (let i = 0; i < input.length; i++) {
-      const item = input[i];
-      if (typeof item === 'string' && item !== '') continue;
-      const tokens = typeof item === 'number' || Array.isArray(item);
-      throw refuseField(
-        `/input/${i}`,
-        tokens ? 'token arrays are not supported: send text' : 'must be a non-empty string',
-      );
-    }
-  }
-  const embed: EmbedInput = {
-    input: input as string | string[],
-    provider: address.provider,
-    model: address.model,
-  };
-  if (body.dimensions !== undefined) embed.dimensions = body.dimensions;
-  return embed;
-}
+} from '../embedding-numbers.ts';
 
 /** What the door reads of the embed use case's answer. */
 export interface EmbeddedTexts {

@@ -1,11 +1,11 @@
-import type { EmbedAnswer } from '../services/run-embed.ts';
-import { answerBytes, answerPayload } from './answer-bytes.ts';
+import type { EmbedAnswer } from '../../services/run-embed.ts';
+import { answerBytes, answerPayload } from '../answer-bytes.ts';
 import {
   type EmbeddingNumbers,
   embeddingNumbersMaxBytes,
   toEmbeddingNumbers,
   writeEmbeddingNumbers,
-} from './embedding-numbers.ts';
+} from '../embedding-numbers.ts';
 
 /**
  * The /v1/embed answer as UTF-8 JSON (text or bytes, see answer-bytes.ts), in place of the

@@ -8,7 +8,7 @@ import { ApiError, type FieldIssue } from '../../../platform/errors.ts';
  * (`system` and each `tool_result` are messages of their own in the gateway's list), so a fault
  * in the conversation is named `messages`.
  */
-export function nameToolFault(error: unknown): unknown {
+export function renameAnthropicFault(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request' || !Array.isArray(error.details))
     return error;
   const first = (error.details as FieldIssue[])[0];

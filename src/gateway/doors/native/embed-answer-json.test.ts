@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
-import { significantDigits } from '../../../test/helpers/significant-digits.ts';
-import { JsonNumberArray } from '../domain/json-number-array.ts';
-import type { EmbeddingVector } from '../providers/provider.ts';
-import type { EmbedAnswer } from '../services/run-embed.ts';
+import { significantDigits } from '../../../../test/helpers/significant-digits.ts';
+import { JsonNumberArray } from '../../domain/json-number-array.ts';
+import type { EmbeddingVector } from '../../providers/provider.ts';
+import type { EmbedAnswer } from '../../services/run-embed.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
-import { EmbedResponse, Usage } from './schemas.ts';
+import { EmbedResponse, Usage } from './native-schemas.ts';
 
 function answer(embeddings: EmbeddingVector[], overrides: Partial<EmbedAnswer> = {}): EmbedAnswer {
   return {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toOpenAIModelList } from './openai-models.ts';
+import { toOpenAIModelList } from './to-openai-model-list.ts';
 
 describe('OpenAI model list', () => {
   it("is OpenAI's list of model objects", () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../platform/errors.ts';
-import { nameToolFault, toAnthropicField } from './name-tool-fault.ts';
+import { renameAnthropicFault, toAnthropicField } from './rename-anthropic-fault.ts';
 
-describe('nameToolFault', () => {
+describe('renameAnthropicFault', () => {
   it("names the gateway's pointers by Anthropic's fields", () => {
     assert.equal(toAnthropicField('/tools/2/parameters/properties/a'), 'tools.2.input_schema.properties.a');
     assert.equal(toAnthropicField('/tools/0/name'), 'tools.0.name');
@@ -20,13 +20,13 @@ describe('nameToolFault', () => {
     const fault = new ApiError('invalid_request', 'a tool name must match ^[a-zA-Z0-9_-]{1,64}$', {
       details: [{ path: '/tools/1/name', message: 'x' }],
     });
-    const named = nameToolFault(fault) as ApiError;
+    const named = renameAnthropicFault(fault) as ApiError;
     assert.equal(named.message, 'tools.1.name: a tool name must match ^[a-zA-Z0-9_-]{1,64}$');
     assert.equal(named.statusCode, 400);
     assert.deepEqual(named.details, fault.details);
     const other = new ApiError('rate_limited', 'slow down');
-    assert.equal(nameToolFault(other), other);
+    assert.equal(renameAnthropicFault(other), other);
     const plain = new Error('boom');
-    assert.equal(nameToolFault(plain), plain);
+    assert.equal(renameAnthropicFault(plain), plain);
   });
 });

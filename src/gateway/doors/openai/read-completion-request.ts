@@ -1,41 +1,36 @@
 import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from '../../domain/messages.ts';
-import type { ModelAddress } from '../../domain/model-addressing.ts';
 import type { ChatInput, JsonInput } from '../../domain/use-case-inputs.ts';
+import type { DoorChatRequest } from '../chat-door.ts';
 import { refuseField } from './openai-refusal.ts';
 import type { OpenAIChatBody, OpenAIMessageParam } from './openai-schemas.ts';
 
-/** Where the request's `model` points (`services/address-model.ts`): a pinned slot, a task route, a model. */
-export type { ModelAddress };
-
-interface PlanCommon {
-  stream: boolean;
+/**
+ * A chat completion request in the gateway's words. Its use case is the chat itself, or, for
+ * `response_format` `json_schema` / `json_object`, the structured-output use case of `POST
+ * /v1/json` (native structured output where the upstream has it, parsed and validated, re-asked
+ * on failure). `model` is resolved by the edge, as on every door.
+ */
+export type CompletionRequest = DoorChatRequest & {
+  model: string;
   /** `stream_options.include_usage`: a last chunk with `choices: []` and the usage. */
   includeUsage: boolean;
-  metadata: Record<string, unknown> | undefined;
-}
-
-/**
- * Which use case serves a chat completion: the chat itself, or, for `response_format`
- * `json_schema` / `json_object`, the structured-output use case of `POST /v1/json` (native
- * structured output where the upstream has it, parsed and validated, re-asked on failure).
- */
-export type OpenAIChatPlan =
-  | (PlanCommon & { use: 'chat'; input: ChatInput })
-  | (PlanCommon & { use: 'json'; input: JsonInput });
+};
 
 /** What `json_object` asks for: any JSON object, validated as such. */
 export const JSON_OBJECT_SCHEMA: Record<string, unknown> = { type: 'object' };
 
 /**
- * The chat completion request in the gateway's words. Fields that would change the answer and
- * that the gateway cannot honour are refused by name (400); fields that only tune the service
- * (`user`, `store`, `service_tier`, `seed`, `reasoning_effort`, `parallel_tool_calls`…) are ignored.
+ * Reads a chat completion request (its schema already checked). Fields that would change the
+ * answer and that the gateway cannot honour are refused by name (400); fields that only tune the
+ * service (`user`, `store`, `service_tier`, `seed`, `reasoning_effort`, `parallel_tool_calls`…)
+ * are ignored.
  */
-export function toChatPlan(body: OpenAIChatBody, address: ModelAddress): OpenAIChatPlan {
+export function readCompletionRequest(body: OpenAIChatBody): CompletionRequest {
   refuseUnsupported(body as OpenAIChatBody & Record<string, unknown>);
   const messages = body.messages.map(toChatMessage);
   const stream = body.stream === true;
-  const common: PlanCommon = {
+  const common = {
+    model: body.model,
     stream,
     includeUsage: stream && body.stream_options?.include_usage === true,
     metadata: body.metadata ?? undefined,
@@ -54,12 +49,11 @@ export function toChatPlan(body: OpenAIChatBody, address: ModelAddress): OpenAIC
       messages,
       schema: spec?.schema ?? JSON_OBJECT_SCHEMA,
       schemaName: spec?.name,
-      ...address,
       temperature,
     };
     return { ...common, use: 'json', input };
   }
-  const input: ChatInput = { messages, ...address, temperature };
+  const input: ChatInput = { messages, temperature };
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   if (maxTokens !== undefined) input.maxTokens = maxTokens;
   const stop = body.stop ?? undefined;

@@ -1,4 +1,4 @@
-import type { ChatAnswer } from '../services/run-chat.ts';
+import type { ChatAnswer } from '../../services/run-chat.ts';
 
 /**
  * A chat answer as the native API's ChatResponse has it (CONTRACT): without `stopSequence`, which

@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config/config-types.ts';
+import type { Config } from '../../../config/config-types.ts';
 
-/** GET /health: liveness only, no credentials, no dependency checks (those are in the site's /api/health). */
-export function registerHealthRoute(app: FastifyInstance, config: Config): void {
+/**
+ * GET /health, the seed's liveness probe: the process answers, nothing more. No credentials and no
+ * dependency checks (the site's /api/health checks those); not the providers' health, which is
+ * the circuit breaker's (gateway/health/).
+ */
+export function registerLivenessRoute(app: FastifyInstance, config: Config): void {
   app.get(
     '/health',
     {
