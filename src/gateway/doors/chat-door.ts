@@ -30,6 +30,8 @@ export interface AnswerContext {
 export interface DoorAnswer {
   headers: Readonly<Record<string, string>>;
   body: unknown;
+  /** For a body already written as JSON text or bytes, which Fastify would not name JSON. */
+  contentType?: string;
 }
 
 /**

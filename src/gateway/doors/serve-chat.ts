@@ -8,7 +8,7 @@ import { answerAsStream, type ChatStream, openChatStream } from '../services/run
 import { type JsonAnswer, runJson } from '../services/run-json.ts';
 import { validateToolRequest } from '../services/validate-tool-request.ts';
 import type { AnswerContext, ChatDoor, DoorChatRequest } from './chat-door.ts';
-import { serveRun } from './serve-run.ts';
+import { sendAnswer, serveRun } from './serve-run.ts';
 
 /**
  * The one chat handler, for every door: reads the body through the door, resolves its `model`
@@ -62,8 +62,8 @@ async function deliver<R extends DoorChatRequest>(
     await writeEventStream(reply, frames, deps.config.streamKeepAliveMs, headers, door.keepAlive);
     return;
   }
-  const shaped = door.answer(answer, read, context);
-  reply.headers(run.responseHeaders).headers(door.headers(context)).headers(shaped.headers).send(shaped.body);
+  reply.headers(door.headers(context));
+  sendAnswer(reply, run, door.answer(answer, read, context));
 }
 
 /** The JSON use case's answer as a chat answer: the validated value, as JSON text. */

@@ -3,6 +3,7 @@ import { type RunStart, startRequestRun } from '../http/start-request-run.ts';
 import { ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import type { RequestRun } from '../services/request-run.ts';
+import type { DoorAnswer } from './chat-door.ts';
 
 /**
  * The edge of every request that runs a use case, on every door: starts the request's run, lets
@@ -31,6 +32,19 @@ export async function serveRun(
   }
   return reply;
 }
+
+/**
+ * Sends a whole answer: the run's headers (its limits' state, known once the use case admitted
+ * the request), the door's, then the body.
+ */
+export function sendAnswer(reply: FastifyReply, run: RequestRun, answer: DoorAnswer): void {
+  reply.headers(run.responseHeaders).headers(answer.headers);
+  if (answer.contentType !== undefined) reply.type(answer.contentType);
+  reply.send(answer.body);
+}
+
+/** What a door sends for a body it wrote as JSON itself (embeddings). */
+export const JSON_TEXT = 'application/json; charset=utf-8';
 
 /**
  * The client left before the answer was handed over whole: its connection's `close` came before

@@ -5,12 +5,15 @@ import type { RequestRun } from './request-run.ts';
 import { admitChat, type ChatAnswer, toChatCall } from './run-chat.ts';
 import { UpstreamStream } from './upstream-stream.ts';
 
-export type StreamEvent =
+/** A chat stream's events; a door's translation may read less of the answer than `done` holds. */
+export type StreamEventOf<Answer> =
   | { event: 'delta'; data: { content: string } }
   /** One complete tool call, as the adapter assembled it. */
   | { event: 'tool_call'; data: ToolCall }
-  | { event: 'done'; data: ChatAnswer }
+  | { event: 'done'; data: Answer }
   | { event: 'error'; data: ErrorEnvelope };
+
+export type StreamEvent = StreamEventOf<ChatAnswer>;
 
 export interface ChatStream {
   start: { id: string; provider: string; model: string };

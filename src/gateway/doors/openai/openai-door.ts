@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runEmbed } from '../../services/run-embed.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
 import { serveChat } from '../serve-chat.ts';
-import { serveRun } from '../serve-run.ts';
+import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
 import { OPENAI_CHAT } from './openai-chat.ts';
 import { openAIErrorBody } from './openai-error-body.ts';
 import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
@@ -43,10 +43,11 @@ function registerEmbeddings(app: TypedInstance, deps: GatewayDeps): void {
     } as const;
     return serveRun(request, reply, deps, start, async (run) => {
       const answer = await runEmbed(deps, input, run);
-      reply
-        .headers({ ...run.responseHeaders, ...costHeader(answer.usage) })
-        .type('application/json; charset=utf-8')
-        .send(embeddingsBody(answer, body.encoding_format ?? 'float'));
+      sendAnswer(reply, run, {
+        headers: costHeader(answer.usage),
+        body: embeddingsBody(answer, body.encoding_format ?? 'float'),
+        contentType: JSON_TEXT,
+      });
     });
   });
 }

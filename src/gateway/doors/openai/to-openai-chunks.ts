@@ -1,6 +1,7 @@
 import type { ErrorEnvelope } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
+import type { StreamEventOf } from '../../services/run-chat-stream.ts';
 import { openAIErrorBodyFromEnvelope } from './openai-error-body.ts';
 import {
   type CompletedChat,
@@ -11,11 +12,7 @@ import {
 } from './to-openai-completion.ts';
 
 /** The chat use case's stream events, as the door reads them. */
-export type ChatStreamEvent =
-  | { event: 'delta'; data: { content: string } }
-  | { event: 'tool_call'; data: ToolCall }
-  | { event: 'done'; data: CompletedChat }
-  | { event: 'error'; data: ErrorEnvelope };
+export type ChatStreamEvent = StreamEventOf<CompletedChat>;
 
 export interface ChunkOptions {
   id: string;
