@@ -47,9 +47,15 @@ async function* events(list: ChatStreamEvent[], failAfter?: Error): AsyncGenerat
   if (failAfter !== undefined) throw failAfter;
 }
 
+/** Calls to the tokenizer below, which a client leaving must not make. */
+let tokenizerCalls = 0;
+
 /** Counts a text's characters: what a test can read back from an estimate. */
 const CHARACTER_TOKENIZER: Tokenizer = {
-  count: async (texts) => (typeof texts === 'string' ? [texts] : texts).join('').length,
+  count: async (texts) => {
+    tokenizerCalls++;
+    return (typeof texts === 'string' ? [texts] : texts).join('').length;
+  },
   tokenizeAnswer: () => Promise.reject(new Error('not used')),
 };
 
@@ -271,7 +277,7 @@ describe('RequestRun finishes exactly once', () => {
     assert.deepEqual([record.tokensIn, record.tokensOut, record.usageEstimated], [3, 2, false]);
   });
 
-  it('a call the client abandoned is an attempt: the prompt counted, nothing out', async () => {
+  it('a call the client abandoned is an attempt: the prompt guessed, nothing out, no tokenizer', async () => {
     const controller = new AbortController();
     const { run, records } = startRun(
       fakeAdapter(
@@ -285,15 +291,18 @@ describe('RequestRun finishes exactly once', () => {
       ),
       controller,
     );
+    const callsBefore = tokenizerCalls;
     await assert.rejects(runChat(input, run), ClientClosedError);
     await run.close(new ClientClosedError());
+    assert.equal(tokenizerCalls, callsBefore, "the tokenizer's thread is not started for it");
     const record = only(records);
     assert.equal(record.status, 499);
     assert.deepEqual(
       record.attempts.map((a) => [a.outcome, a.tokensIn, a.tokensOut, a.usageEstimated, a.upstreamStatus]),
-      [['client_closed', 'hi'.length, 0, true, null]],
+      // 'hi' is two characters: one token at four characters to a token, the limits' guess.
+      [['client_closed', 1, 0, true, null]],
     );
-    assert.equal(record.tokensIn, 2);
+    assert.equal(record.tokensIn, 1);
     assert.ok(record.costUsd > 0, 'priced');
   });
 

@@ -7,10 +7,14 @@ import { priceUsage } from '../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
-import { countChars, DEFAULT_OUTPUT_RESERVATION, estimateUsage } from '../limits/estimate-usage.ts';
+import {
+  countChars,
+  DEFAULT_OUTPUT_RESERVATION,
+  estimateUsage,
+  guessTokens,
+} from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
-import { countOrGuess } from './count-or-guess.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import type { AdmissionInput, AnsweredCall, OpenWork, RunInit } from './request-run-inputs.ts';
@@ -78,7 +82,7 @@ export class RequestRun implements CallScope {
   /** Set once the limits let the request in: from then on it owes a record. */
   #admitted = false;
   #finished = false;
-  /** The request's input texts, counted for a call the client abandoned. */
+  /** The request's input texts, guessed in tokens for a call the client abandoned. */
   #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
@@ -329,14 +333,14 @@ export class RequestRun implements CallScope {
   }
 
   /**
-   * An abandoned call as an attempt: the prompt's tokens as the tokenizer counts them (the
-   * limits' texts; a guess from their characters when it cannot), nothing out, priced.
+   * An abandoned call as an attempt: the prompt's tokens as the limits estimate them (four
+   * characters to a token; a guess, marked estimated), nothing out, priced. Not the tokenizer:
+   * its thread (85 MiB) is never started for a gateway whose upstreams report usage, and a client
+   * that leaves must not start it.
    */
   async #accountAbandoned({ candidate, adapter, startedAt }: AbandonedCall): Promise<void> {
     const texts = this.#inputTexts;
-    const read = () => (typeof texts === 'function' ? texts() : texts);
-    const tokenizer = this.#deps.tokenizer;
-    const inputTokens = await countOrGuess(() => tokenizer.count(read()), read);
+    const inputTokens = guessTokens(typeof texts === 'function' ? texts() : texts);
     await this.account({
       provider: candidate.provider,
       adapter,
