@@ -322,6 +322,14 @@ describe('RequestRun finishes exactly once', () => {
 
   it('a stream nobody read is ended by close: one 499 record, the upstream let go, its usage kept', async () => {
     let released = false;
+    const settled: { tokens: number; costUsd: number }[] = [];
+    const limiter = {
+      limitsFor: () => ({ concurrentRequests: 1, tokensPerMinute: 1000 }),
+      admit: async () => ({
+        headers: {},
+        settle: async (actual: { tokens: number; costUsd: number }) => settled.push(actual),
+      }),
+    };
     const { run, records } = startRun(
       fakeAdapter(
         () => Promise.reject(new Error('not used')),
@@ -335,6 +343,9 @@ describe('RequestRun finishes exactly once', () => {
           }
         },
       ),
+      new AbortController(),
+      'native',
+      limiter,
     );
     const stream = await openChatStream(input, run);
     // A writer that returned its frames before it asked for the first event: the events never started.
@@ -350,6 +361,9 @@ describe('RequestRun finishes exactly once', () => {
       record.attempts.map((a) => [a.outcome, a.tokensIn, a.tokensOut, a.usageEstimated]),
       [['client_closed', 3, 2, false]],
     );
+    // The concurrency lease and the token reservation go back in one settlement, to what was used.
+    assert.equal(settled.length, 1);
+    assert.equal(settled[0]?.tokens, 5);
   });
 
   it('a stream left after one delta is billed for what the upstream had sent, not what was read', async () => {
