@@ -5,10 +5,8 @@ import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
 import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
-import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
-import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
-import { buildGatewayApp } from './gateway/http/gateway-app.ts';
-import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
+import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
+import { buildGatewayApp } from './gateway/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -192,7 +190,6 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
-        frontDoors: [registerOpenAIDoor, registerAnthropicDoor],
       })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());

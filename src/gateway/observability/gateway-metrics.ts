@@ -1,5 +1,5 @@
 import { type Config, PROVIDER_SLOTS, type ProviderSlot } from '../../config/config-types.ts';
-import type { ApiError } from '../../platform/errors.ts';
+import { type ApiError, errorStatus } from '../../platform/errors.ts';
 import {
   CollectedGauge,
   CounterFamily,
@@ -245,7 +245,7 @@ export class GatewayMetrics implements RunMetrics {
 
 function statusClass(status: number): string {
   if (status < 400) return '2xx';
-  if (status === 499) return 'client_closed';
+  if (status === errorStatus.client_closed) return 'client_closed';
   return status < 500 ? '4xx' : '5xx';
 }
 

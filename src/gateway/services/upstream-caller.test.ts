@@ -79,6 +79,7 @@ function setUp(script: Record<string, (number | 'ok')[]>, slotB: (number | 'ok')
     takeAttemptNumber: () => 0,
     recordFailedCall: (_candidate, _latency, outcome, _status, name) => attempts.push([name, outcome]),
     answeredBy: (name) => answered.push(name),
+    recordAbandonedCall: (_candidate, _adapter, _startedAt, name) => attempts.push([name, 'client_closed']),
   };
   const route: PlannedCandidate[] = [
     { provider: 'provider-a', model: 'm' },

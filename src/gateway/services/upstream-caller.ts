@@ -57,6 +57,13 @@ export interface CallScope {
   ): void;
   /** The call that answered: its deployment, and what ends its in-flight count once the request is over. */
   answeredBy(deployment: string | null, release: () => void): void;
+  /** The call in flight when the client left: the upstream had the request (CONTRACT 5.1). */
+  recordAbandonedCall(
+    candidate: PlannedCandidate,
+    adapter: ProviderAdapter,
+    startedAt: number,
+    deployment: string | null,
+  ): void;
 }
 
 export interface UpstreamCallerDeps {
@@ -247,6 +254,8 @@ export class UpstreamCaller {
     scope.trace?.attemptFailed(scope.signal.aborted ? new ClientClosedError() : error);
     if (!isProviderError(error) || error.failure === 'aborted' || scope.signal.aborted) {
       health.release(deployment.key);
+      if (scope.signal.aborted)
+        scope.recordAbandonedCall(candidate, deployment.adapter, startedAt, deployment.name);
       throw toGatewayError(scope.signal.aborted ? new ClientClosedError() : error, failures);
     }
     // A rejection proves the upstream is up; only retryable failures count against its health.

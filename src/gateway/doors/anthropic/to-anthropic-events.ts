@@ -1,5 +1,6 @@
-import { type ErrorEnvelope, errorStatus } from '../../../platform/errors.ts';
+import { errorStatus } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
+import type { StreamEventOf } from '../../services/run-chat-stream.ts';
 import { type AnthropicErrorBody, toAnthropicErrorBody } from './anthropic-error-body.ts';
 import {
   type AnsweredChat,
@@ -52,11 +53,7 @@ export interface SseMessage {
 }
 
 /** The service's stream events this translation reads: `delta`s and `tool_call`s, then `done` or `error`. */
-export type GatewayStreamEvent =
-  | { event: 'delta'; data: { content: string } }
-  | { event: 'tool_call'; data: ToolCall }
-  | { event: 'done'; data: AnsweredChat }
-  | { event: 'error'; data: ErrorEnvelope };
+export type GatewayStreamEvent = StreamEventOf<AnsweredChat>;
 
 export interface StreamStart {
   id: string;

@@ -5,7 +5,7 @@ import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
  * The request bodies of the OpenAI-compatible door, as OpenAI's API reference and the `openai`
  * package's types describe them (`ChatCompletionCreateParams`, `EmbeddingCreateParams`). Unlike the
  * native schemas these are open: OpenAI adds fields often, and a client may send any of them, so an
- * unknown field is accepted here and the translation (`to-chat-input.ts`) decides whether it is
+ * unknown field is accepted here and the translation (`read-completion-request.ts`) decides whether it is
  * harmless (ignored) or changes the answer (a 400 naming it). Only the fields the door reads are
  * typed; null stands for "not set", as the SDKs send it.
  */
