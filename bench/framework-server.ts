@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Ajv } from 'ajv';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { ChatRequest, ChatResponse, SHARED_SCHEMAS } from '../src/gateway/http/schemas.ts';
+import { ChatRequest, ChatResponse, SHARED_SCHEMAS } from '../src/gateway/doors/native/native-schemas.ts';
 import { createBaseApp } from '../src/platform/fastify-base.ts';
 import { createLogger } from '../src/platform/logger.ts';
 

@@ -12,7 +12,7 @@
  * vectors, so V8's number-to-string cache answers none of the printing.
  */
 import { parseArgs } from 'node:util';
-import { embedAnswerJson } from '../src/gateway/http/embed-answer-json.ts';
+import { embedAnswerJson } from '../src/gateway/doors/native/embed-answer-json.ts';
 import { parseWithLiftedEmbeddings } from '../src/gateway/providers/embedding-arrays.ts';
 import {
   fromBatchEmbedResponse,

@@ -13,6 +13,7 @@ const config = loadConfig({ DATA_DIR: ':memory:' }, []);
 const metrics = new GatewayMetrics(new MetricsRegistry(), {
   config,
   health: new InProcessProviderHealth(config.circuit),
+  balancer: { inFlightOf: () => 0, isResting: () => false },
   ledgerPending: () => 0,
   sharedCounting: () => undefined,
   now: Date.now,

@@ -4,10 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
 import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
-import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
-import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
-import { buildGatewayApp } from './gateway/http/gateway-app.ts';
-import { GATEWAY_API_VERSION } from './gateway/http/openapi-document.ts';
+import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
+import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
+import { buildGatewayApp } from './gateway/gateway-app.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -124,12 +123,20 @@ async function buildOpening(
   const verifier = new CredentialVerifier(storage.apps, clock);
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
+  const balancer = new DeploymentBalancer({
+    health: shared.health,
+    inFlight: shared.inFlight,
+    retry: config.retry,
+    circuit: config.circuit,
+    clock,
+  });
   const metrics =
     metricsRegistry === undefined
       ? undefined
       : new GatewayMetrics(metricsRegistry, {
           config,
           health: shared.health,
+          balancer,
           ledgerPending: () => recorder.pending,
           sharedCounting: () => shared.sharedCounting(),
           now: () => clock.now(),
@@ -139,6 +146,7 @@ async function buildOpening(
     retry: config.retry,
     clock,
     health: shared.health,
+    balancer,
     metrics,
     ...(options.retryWait === undefined ? {} : { wait: options.retryWait }),
   });
@@ -182,7 +190,6 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
-        frontDoors: [registerOpenAIDoor, registerAnthropicDoor],
       })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());

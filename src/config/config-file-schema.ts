@@ -10,6 +10,7 @@ import {
 import {
   CircuitSettingsSchema,
   ConnectionTimeoutsSchema,
+  DeploymentSchema,
   JsonOutputSettingsSchema,
   ModelPriceSchema,
   ProviderCommonSchema,
@@ -17,6 +18,7 @@ import {
   RetrySettingsSchema,
   ServerSettingsSchema,
   SiteLimitsSchema,
+  SlotBalancingSchema,
   UsageSettingsSchema,
 } from './settings-schema.ts';
 
@@ -61,6 +63,13 @@ function kindBlocks(): KindBlocks {
   return blocks as KindBlocks;
 }
 
+/** A deployment as the file gives it: its weight may be left to the default. */
+const DeploymentFile = Type.Object(
+  { ...DeploymentSchema.properties, weight: Type.Optional(DeploymentSchema.properties.weight) },
+  strict,
+);
+export type DeploymentFileSettings = Static<typeof DeploymentFile>;
+
 const ProviderFile = Type.Object(
   {
     kind: Type.Optional(StringEnum(PROVIDER_KINDS)),
@@ -71,6 +80,8 @@ const ProviderFile = Type.Object(
     models: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     defaultMaxTokens: Type.Optional(ProviderCommonSchema.properties.defaultMaxTokens),
     timeouts: Type.Optional(Type.Partial(ProviderTimeoutsSchema, strict)),
+    strategy: Type.Optional(SlotBalancingSchema.properties.strategy),
+    deployments: Type.Optional(Type.Array(DeploymentFile, { minItems: 1, maxItems: 64 })),
     ...kindBlocks(),
   },
   strict,

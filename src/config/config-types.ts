@@ -8,7 +8,7 @@ import type {
 } from './config-file-schema.ts';
 import type { TrustProxy } from './network-settings.ts';
 import type { MetricsSettings, TracingSettings } from './observability-settings.ts';
-import type { ProviderSettings } from './provider-settings.ts';
+import type { SlotSettings } from './provider-settings.ts';
 import type {
   CircuitSettings,
   ConnectionTimeouts,
@@ -29,8 +29,15 @@ export { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_SLOTS } from './con
 export type { MetricsSettings, TracingSettings } from './observability-settings.ts';
 export type { ProviderCapabilities, ProviderKind } from './provider-kinds.ts';
 export { PROVIDER_KINDS } from './provider-kinds.ts';
-export type { KindSettings, ProviderSettings, SettingsOfKind } from './provider-settings.ts';
 export type {
+  DeploymentSettings,
+  KindSettings,
+  ProviderSettings,
+  SettingsOfKind,
+  SlotSettings,
+} from './provider-settings.ts';
+export type {
+  BalanceStrategy,
   CircuitSettings,
   ConnectionTimeouts,
   JsonOutputSettings,
@@ -100,7 +107,7 @@ export interface Config extends ServerSettings {
   adminToken: string | undefined;
   publicSiteUrl: string;
   apps: AppSeed[];
-  providers: Record<ProviderSlot, ProviderSettings>;
+  providers: Record<ProviderSlot, SlotSettings>;
   routing: RoutingSettings;
   prices: Record<string, ModelPrice>;
   retry: RetrySettings;

@@ -8,9 +8,10 @@ import { boolean, commaList, decimal, integer, oneOf, type Parser, text } from '
 import { parseSurfaces, parseTrustProxy } from './network-settings.ts';
 import { parseOtlpProtocol, TRACE_SAMPLERS } from './observability-settings.ts';
 import { parseAppSeeds } from './parse-apps.ts';
+import { parseDeployments } from './parse-deployments.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import type { SettingAt, SettingPath } from './setting-path.ts';
-import { LOG_LEVELS } from './settings-schema.ts';
+import { BALANCE_STRATEGIES, LOG_LEVELS } from './settings-schema.ts';
 
 /** One environment variable: the file setting it overrides and how its text becomes that setting. */
 export interface EnvVariable<P extends SettingPath = SettingPath> {
@@ -44,6 +45,8 @@ function providerVariables(slot: ProviderSlot): EnvVariable[] {
     variable(`${prefix}API_KEY`, `providers.${slot}.apiKey`, text),
     variable(`${prefix}CHAT_MODEL`, `providers.${slot}.chatModel`, text),
     variable(`${prefix}EMBED_MODEL`, `providers.${slot}.embedModel`, text),
+    variable(`${prefix}STRATEGY`, `providers.${slot}.strategy`, oneOf(BALANCE_STRATEGIES)),
+    variable(`${prefix}DEPLOYMENTS`, `providers.${slot}.deployments`, parseDeployments),
   ];
 }
 

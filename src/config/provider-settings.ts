@@ -1,7 +1,7 @@
 import type { Static, TObject } from 'typebox';
 import type { ProviderSlot } from './config-file-schema.ts';
 import type { PROVIDER_KIND_ROWS, ProviderKind } from './provider-kinds.ts';
-import type { ProviderTimeouts } from './settings-schema.ts';
+import type { BalanceStrategy, ProviderTimeouts } from './settings-schema.ts';
 
 type Row<K extends ProviderKind> = (typeof PROVIDER_KIND_ROWS)[K];
 
@@ -29,3 +29,25 @@ export type ProviderSettings = { [K in ProviderKind]: KindSettings<K> }[Provider
 
 /** The settings of one kind, e.g. `SettingsOfKind<'gemini'>`. */
 export type SettingsOfKind<K extends ProviderKind> = Extract<ProviderSettings, { kind: K }>;
+
+/** One upstream of a slot, resolved: its key is the slot's when it gives none, its weight 1 by default. */
+export interface DeploymentSettings {
+  name: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  weight: number;
+  /** A label only. */
+  region: string | undefined;
+  /** The models it serves; undefined: every model of its slot. */
+  models: readonly string[] | undefined;
+}
+
+/**
+ * A slot as the configuration binds it: its kind's settings, which each adapter takes, and the
+ * deployments it spreads calls over. No deployments: the slot's own base URL and key are its one
+ * upstream, as a slot always was (CONTRACT 5.6).
+ */
+export type SlotSettings = ProviderSettings & {
+  strategy: BalanceStrategy;
+  deployments: readonly DeploymentSettings[];
+};

@@ -10,34 +10,52 @@ import {
 import type { RoutingSettings } from './config-types.ts';
 import { providerPrefix } from './env-variables.ts';
 import { PROVIDER_KIND_ROWS, type ProviderKind } from './provider-kinds.ts';
-import type { ProviderSettings } from './provider-settings.ts';
+import type { SlotSettings } from './provider-settings.ts';
 import { withDefaults } from './read-defaults.ts';
-import { ProviderCommonSchema } from './settings-schema.ts';
+import { readDeployments, slotModels } from './read-deployments.ts';
+import { ProviderCommonSchema, SlotBalancingSchema } from './settings-schema.ts';
 
 type ProviderInput = NonNullable<NonNullable<ConfigFile['providers']>[ProviderSlot]>;
 
-export function readProviders(settings: ConfigFile): Record<ProviderSlot, ProviderSettings> {
+/** `fromEnv`: which variable set a setting's path, so errors name what the operator wrote. */
+export function readProviders(
+  settings: ConfigFile,
+  fromEnv: ReadonlyMap<string, string> = new Map(),
+): Record<ProviderSlot, SlotSettings> {
   const entries = PROVIDER_SLOTS.map(
-    (slot) => [slot, readProvider(slot, settings.providers?.[slot] ?? {})] as const,
+    (slot) => [slot, readProvider(slot, settings.providers?.[slot] ?? {}, fromEnv)] as const,
   );
-  return Object.fromEntries(entries) as Record<ProviderSlot, ProviderSettings>;
+  return Object.fromEntries(entries) as Record<ProviderSlot, SlotSettings>;
 }
 
 /**
  * One slot: the kind's row (provider-kinds.ts) gives the defaults and says whether a key is
- * needed and whether the kind can embed; errors name the slot's environment variables.
+ * needed and whether the kind can embed; errors name the slot's environment variables. A slot
+ * that lists deployments has its keys checked per deployment (read-deployments.ts) instead.
  */
-function readProvider(slot: ProviderSlot, given: ProviderInput): ProviderSettings {
+function readProvider(
+  slot: ProviderSlot,
+  given: ProviderInput,
+  fromEnv: ReadonlyMap<string, string>,
+): SlotSettings {
   const prefix = providerPrefix(slot);
   const kind: ProviderKind = given.kind ?? 'simulated';
   const row = PROVIDER_KIND_ROWS[kind];
   const baseUrl = given.baseUrl ?? row.baseUrl;
   const apiKey = given.apiKey;
   if (baseUrl !== undefined) checkUrl(`${prefix}BASE_URL`, baseUrl, ['http:', 'https:']);
-  if (apiKey === undefined && row.apiKey === 'always') {
+  const deployments = readDeployments(slot, given, kind, fromEnv);
+  // A slot of deployments calls only them, and each has had its key checked against its own URL.
+  const ownUpstream = deployments.length === 0;
+  if (ownUpstream && apiKey === undefined && row.apiKey === 'always') {
     throw new ConfigError(`${prefix}API_KEY`, `is required when ${prefix}KIND is ${kind}`);
   }
-  if (apiKey === undefined && row.apiKey === 'at-default-base-url' && baseUrl === row.baseUrl) {
+  if (
+    ownUpstream &&
+    apiKey === undefined &&
+    row.apiKey === 'at-default-base-url' &&
+    baseUrl === row.baseUrl
+  ) {
     const host = new URL(baseUrl as string).host;
     throw new ConfigError(
       `${prefix}API_KEY`,
@@ -59,15 +77,17 @@ function readProvider(slot: ProviderSlot, given: ProviderInput): ProviderSetting
     apiKey,
     chatModel: given.chatModel ?? row.chatModel,
     embedModel,
-    models: given.models ?? [],
+    models: slotModels(given.models ?? [], deployments),
     ...withDefaults(ProviderCommonSchema, given),
+    ...withDefaults(SlotBalancingSchema, given),
+    deployments,
     ...own,
-  } as ProviderSettings;
+  } as SlotSettings;
 }
 
 export function readRouting(
   settings: ConfigFile,
-  providers: Record<ProviderSlot, ProviderSettings>,
+  providers: Record<ProviderSlot, SlotSettings>,
 ): RoutingSettings {
   const allSlots: RouteCandidate[] = PROVIDER_SLOTS.map((provider) => ({ provider }));
   const chat = settings.routing?.chat ?? allSlots;

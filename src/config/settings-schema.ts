@@ -201,6 +201,52 @@ export const ProviderCommonSchema = Type.Object(
   strict,
 );
 
+/** How a slot picks among its deployments (CONTRACT 5.6; docs/configuration.md, "Deployments"). */
+export const BALANCE_STRATEGIES = ['weighted', 'least-busy', 'latency'] as const;
+export type BalanceStrategy = (typeof BALANCE_STRATEGIES)[number];
+
+export const SlotBalancingSchema = Type.Object(
+  {
+    strategy: StringEnum(BALANCE_STRATEGIES, {
+      default: 'weighted',
+      description:
+        'weighted: at random in proportion to weight; least-busy: fewest calls in flight (across instances with Redis); latency: lowest recent time to first byte.',
+    }),
+  },
+  strict,
+);
+
+/** Letters, digits, '.', '_', '-': a deployment's name is a metrics label and a ledger value. */
+export const DEPLOYMENT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+
+/** One upstream of a slot (`providers.<slot>.deployments[]`); `name` and `baseUrl` are required. */
+export const DeploymentSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: DEPLOYMENT_NAME_PATTERN,
+      description: 'Unique in its slot; names the deployment in the ledger, metrics and traces.',
+    }),
+    baseUrl: Type.String({ minLength: 1, description: "As a slot's baseUrl." }),
+    apiKey: Type.Optional(
+      Type.String({ minLength: 1, description: "The slot's apiKey when absent; never logged." }),
+    ),
+    weight: Type.Number({
+      minimum: 0,
+      maximum: 1_000_000,
+      default: 1,
+      description: 'Share of requests under `weighted`; 0: only while the others fail.',
+    }),
+    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A label.' })),
+    models: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'The models it serves; absent: every model of its slot.',
+      }),
+    ),
+  },
+  strict,
+);
+
 export const ModelPriceSchema = Type.Object(
   {
     inputPerMTok: Type.Number({ minimum: 0, description: 'US dollars per million tokens.' }),

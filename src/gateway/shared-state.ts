@@ -1,7 +1,8 @@
 import type { Config } from '../config/config-types.ts';
 import type { Logger } from '../platform/logger.ts';
+import { type InFlightCounter, InProcessInFlightCounter } from '../storage/in-flight-counter.ts';
 import { InProcessLimitStore, type LimitStore } from '../storage/limit-store.ts';
-import type { ProviderHealth } from '../storage/provider-health.ts';
+import { configuredCircuits, type ProviderHealth } from '../storage/provider-health.ts';
 import type { SharedCountingState } from '../storage/redis/redis-availability.ts';
 import type { Redis } from '../storage/redis/redis-client.ts';
 import { InProcessProviderHealth } from './health/circuit-breaker.ts';
@@ -9,6 +10,8 @@ import { InProcessProviderHealth } from './health/circuit-breaker.ts';
 export interface SharedState {
   limits: LimitStore;
   health: ProviderHealth;
+  /** Calls in flight per deployment, for the least-busy strategy. */
+  inFlight: InFlightCounter;
   /** The Redis connection when REDIS_URL is set (surface B's rate limits may use it too). */
   redis: Redis | undefined;
   /** Whether limits count in Redis or, during an outage, in this process; undefined without REDIS_URL. */
@@ -17,9 +20,10 @@ export interface SharedState {
 }
 
 /**
- * Limit counters and provider health: in this process by default; in Redis when REDIS_URL is
- * set, so every instance behind a load balancer enforces one limit and sees one circuit state.
- * While Redis is lost, limits count in this process (failover-limit-store.ts) and the circuit
+ * Limit counters, provider health and calls in flight: in this process by default; in Redis when
+ * REDIS_URL is set, so every instance behind a load balancer enforces one limit, sees one circuit
+ * state and counts one set of calls in flight. While Redis is lost, limits and calls in flight
+ * count in this process (failover-limit-store.ts, failover-in-flight-counter.ts) and the circuit
  * state keeps its last known value plus this instance's own observations.
  * The Redis modules are loaded only then: a single instance does not pay for ioredis's code.
  */
@@ -28,6 +32,7 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
     return {
       limits: new InProcessLimitStore(),
       health: new InProcessProviderHealth(config.circuit),
+      inFlight: new InProcessInFlightCounter(),
       redis: undefined,
       sharedCounting: () => undefined,
       close: async () => {},
@@ -39,12 +44,16 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
     { RedisProviderHealth },
     { RedisAvailability },
     { FailoverLimitStore },
+    { RedisInFlightCounter },
+    { FailoverInFlightCounter },
   ] = await Promise.all([
     import('../storage/redis/redis-client.ts'),
     import('../storage/redis/redis-limit-store.ts'),
     import('../storage/redis/redis-provider-health.ts'),
     import('../storage/redis/redis-availability.ts'),
     import('../storage/redis/failover-limit-store.ts'),
+    import('../storage/redis/redis-in-flight-counter.ts'),
+    import('../storage/redis/failover-in-flight-counter.ts'),
   ]);
   const redis = await connectRedis(config.redisUrl);
   const availability = new RedisAvailability(
@@ -52,11 +61,16 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
     logger.child({ component: 'redis' }),
     `${config.redisKeyPrefix}availability-probe`,
   );
-  const health = new RedisProviderHealth(redis, config.circuit, config.redisKeyPrefix);
+  const circuits = configuredCircuits(config.providers).map((circuit) => circuit.key);
+  const health = new RedisProviderHealth(redis, config.circuit, config.redisKeyPrefix, circuits);
   await health.refresh();
   return {
     limits: new FailoverLimitStore(new RedisLimitStore(redis, config.redisKeyPrefix), availability),
     health,
+    inFlight: new FailoverInFlightCounter(
+      new RedisInFlightCounter(redis, config.redisKeyPrefix),
+      availability,
+    ),
     redis,
     sharedCounting: () => availability.state(),
     close: async () => {

@@ -54,16 +54,31 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal_error', 'internal error', { cause: error });
 }
 
-export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+export function sendError(
+  reply: FastifyReply,
+  error: ApiError,
+  body: unknown = error.toEnvelope(),
+): FastifyReply {
   if (error.headers !== undefined) reply.headers(error.headers);
-  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.toEnvelope());
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(body);
 }
 
-/** The envelope for any error; a 5xx is logged with its cause, which the client never sees. */
-export function respondWithError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/** An error's body for the client: the envelope, or a vendor door's shape around the same status. */
+export type ErrorBodyOf = (error: ApiError, request: FastifyRequest) => unknown;
+
+/**
+ * The answer for any error: its status and headers from the catalogue, its body the envelope
+ * unless `bodyOf` writes another shape; a 5xx is logged with its cause, which the client never sees.
+ */
+export function respondWithError(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bodyOf?: ErrorBodyOf,
+): FastifyReply {
   const apiError = toApiError(error);
   if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  return sendError(reply, apiError);
+  return sendError(reply, apiError, bodyOf === undefined ? apiError.toEnvelope() : bodyOf(apiError, request));
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
- * The one catalogue of error codes. Each code owns its HTTP status, so no route
- * or service decides a status on its own.
+ * The one catalogue of error codes. Each code owns its HTTP status, so no route or service
+ * decides a status on its own. It is kept in three parts, so that a code says which surface's
+ * contract names it: the two surfaces each have a code for a failing upstream, and they mean
+ * different things (see `GATEWAY_ERRORS` and `SITE_ERRORS`).
  */
-export const errorStatus = {
+
+/** Codes of the HTTP plumbing both surfaces share: malformed requests, limits, timeouts, shutdown. */
+export const SHARED_ERRORS = {
   invalid_request: 400,
   invalid_json: 400,
-  unsupported_capability: 400,
-  invalid_email: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
@@ -17,16 +19,41 @@ export const errorStatus = {
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,
-  upstream_failure: 500,
+  shutting_down: 503,
+  service_unavailable: 503,
+} as const;
+
+/**
+ * Surface A's own codes (CONTRACT 2 and 5.1), about the LLM providers it calls: `upstream_error`
+ * (502) is a provider that rejected the request or kept failing, and `client_closed` (499, never
+ * sent: nobody is left to read it) is the ledger's status for a request whose client left before
+ * the answer ended.
+ */
+export const GATEWAY_ERRORS = {
+  unsupported_capability: 400,
+  client_closed: 499,
   upstream_error: 502,
   json_validation_failed: 502,
   provider_unavailable: 503,
-  shutting_down: 503,
-  service_unavailable: 503,
   upstream_timeout: 504,
 } as const;
 
+/**
+ * Surface B's own codes (CONTRACT 3): `upstream_failure` (500) is the site's subscriber store or
+ * mailing-list upstream failing, a dependency of the site's own, which the site's interface
+ * answers with a 500; it is not the gateway's 502 `upstream_error` about an LLM provider.
+ */
+export const SITE_ERRORS = {
+  invalid_email: 400,
+  upstream_failure: 500,
+} as const;
+
+export const errorStatus = { ...SHARED_ERRORS, ...GATEWAY_ERRORS, ...SITE_ERRORS } as const;
+
 export type ErrorCode = keyof typeof errorStatus;
+
+/** The codes surface A answers with (a test checks that neither surface uses the other's own codes). */
+export type GatewayErrorCode = keyof typeof SHARED_ERRORS | keyof typeof GATEWAY_ERRORS;
 
 /** One failing field: a JSON Pointer (RFC 6901) into the request body and what is wrong there. */
 export interface FieldIssue {

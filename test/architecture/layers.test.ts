@@ -31,8 +31,13 @@ const RULES: readonly Rule[] = [
   },
   {
     from: 'src/gateway/services/',
-    forbid: ['src/gateway/http/'],
-    why: 'services take domain inputs, never HTTP types',
+    forbid: ['src/gateway/http/', 'src/gateway/doors/'],
+    why: "services take domain inputs, never HTTP types or a door's wire format",
+  },
+  {
+    from: 'src/gateway/http/',
+    forbid: ['src/gateway/doors/'],
+    why: 'http/ is the plumbing every door stands on (auth hook, run start, stream writer): it knows no door',
   },
   {
     from: 'src/gateway/providers/',
@@ -193,20 +198,21 @@ describe('layers (decision 0008)', () => {
   it('fails on a deliberately wrong import of each kind', () => {
     const wrong: ImportGraph = new Map([
       ['src/gateway/domain/pricing.ts', ['src/gateway/providers/provider.ts', 'node:fs']],
-      ['src/gateway/services/run-chat.ts', ['src/gateway/http/schemas.ts']],
+      ['src/gateway/services/run-chat.ts', ['src/gateway/http/typed-instance.ts']],
+      ['src/gateway/http/start-request-run.ts', ['src/gateway/doors/serve-chat.ts']],
       ['src/gateway/providers/openai/openai-adapter.ts', ['src/gateway/services/request-run.ts']],
       ['src/gateway/tokenizer/tokenizer-thread.ts', ['src/gateway/services/request-run.ts']],
       ['src/storage/redis/redis-provider-health.ts', ['src/gateway/health/circuit-breaker.ts']],
-      ['src/site/site-app.ts', ['src/gateway/http/gateway-app.ts']],
-      ['src/gateway/http/gateway-app.ts', ['src/site/site-app.ts']],
+      ['src/site/site-app.ts', ['src/gateway/gateway-app.ts']],
+      ['src/gateway/gateway-app.ts', ['src/site/site-app.ts']],
       ['src/platform/errors.ts', ['src/storage/ports.ts']],
       [
-        'src/gateway/doors/openai/openai-routes.ts',
+        'src/gateway/doors/openai/openai-door.ts',
         ['src/gateway/providers/provider.ts', 'src/storage/ports.ts'],
       ],
     ]);
     const found = findViolations(wrong);
-    assert.equal(found.length, 11, found.join('\n'));
+    assert.equal(found.length, 12, found.join('\n'));
     const circle: ImportGraph = new Map([
       ['src/site/mcp/a.ts', ['src/site/openapi/b.ts']],
       ['src/site/openapi/b.ts', ['src/site/well-known/c.ts']],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { APP, shareGateway, startGateway } from '../helpers/gateway-harness.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-the-tests-0123';
 const OTHER = { 'x-gateway-app': 'other', 'x-gateway-secret': 'other-secret-0123456789' };
@@ -27,6 +28,8 @@ describe('admin API', () => {
   const gw = shareGateway({
     env: { ADMIN_TOKEN, GATEWAY_APPS: `${APP}:test-secret-0123456789,other:other-secret-0123456789` },
     file: { limits: { apps: { other: { requestsPerMinute: 2, dailyBudgetUsd: 5 } } } },
+    // `other`'s requests below fall in one minute's window.
+    clock: clockAtMinuteStart(),
   });
 
   before(async () => {

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { APP, startGateway } from '../helpers/gateway-harness.ts';
-import { startInsideOneMinute } from '../helpers/minute-window.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 
 const messages = [{ role: 'user', content: 'limit me' }];
 
 describe('per-app limits', () => {
   it('requests per minute: 429 rate_limited with Retry-After and RateLimit fields past the limit', async (t) => {
-    const gw = await startGateway(t, { file: { limits: { apps: { [APP]: { requestsPerMinute: 3 } } } } });
-    await startInsideOneMinute();
+    const gw = await startGateway(t, {
+      file: { limits: { apps: { [APP]: { requestsPerMinute: 3 } } } },
+      clock: clockAtMinuteStart(),
+    });
     const answers = [];
     for (let i = 0; i < 4; i++) {
       answers.push(await gw.chat({ messages }));

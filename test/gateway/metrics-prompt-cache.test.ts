@@ -78,6 +78,7 @@ describe('GatewayMetrics: response-cache hits', () => {
       ledgerPending: () => 0,
       sharedCounting: () => undefined,
       now: () => Date.now(),
+      balancer: { inFlightOf: () => 0, isResting: () => false },
     });
     return { gateway, scrape: async () => parsePrometheusText(await registry.text()) };
   }

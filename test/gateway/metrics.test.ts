@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { APP, AUTH, shareGateway, startGateway } from '../helpers/gateway-harness.ts';
 import { postMcp, rpc } from '../helpers/mcp-http.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 import { parsePrometheusText, sumOf } from '../helpers/prometheus-text.ts';
 
 const messages = [{ role: 'user', content: 'count me exactly' }];
@@ -20,6 +21,8 @@ describe('GET /metrics after a known mix of requests', () => {
       prices: { 'simulated-chat': { inputPerMTok: 3, outputPerMTok: 15 } },
       limits: { apps: { limited: { requestsPerMinute: 1 } } },
     },
+    // The limited app's two requests fall in one minute's window.
+    clock: clockAtMinuteStart(),
   });
 
   it('counts requests, attempts, tokens and cost exactly as the ledger records them', async () => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { APP, SECRET, shareGateway, startGateway } from '../helpers/gateway-harness.ts';
-import { startInsideOneMinute } from '../helpers/minute-window.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const fault = (simulated: Record<string, unknown>) => ({ metadata: { simulated } as never });
@@ -163,14 +163,16 @@ describe('OpenAI door: errors in OpenAI shape, raised by the SDK as its typed er
 
 describe("OpenAI door: the app's own limits", () => {
   it('429 past the request limit is a RateLimitError, with Retry-After', async (t) => {
-    const gw = await startGateway(t, { file: { limits: { apps: { [APP]: { requestsPerMinute: 1 } } } } });
+    const gw = await startGateway(t, {
+      file: { limits: { apps: { [APP]: { requestsPerMinute: 1 } } } },
+      clock: clockAtMinuteStart(),
+    });
     await gw.gateway.listen({ port: 0, host: '127.0.0.1' });
     const client = new OpenAI({
       baseURL: `http://127.0.0.1:${(gw.gateway.server.address() as AddressInfo).port}/v1`,
       apiKey: `${APP}:${SECRET}`,
       maxRetries: 0,
     });
-    await startInsideOneMinute();
     await client.chat.completions.create({ model: 'm', messages });
     await assert.rejects(client.chat.completions.create({ model: 'm', messages }), (error: unknown) => {
       assert.ok(error instanceof OpenAI.RateLimitError, String(error));

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config/load-config.ts';
 import { minuteWindow } from '../../src/gateway/limits/limit-windows.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { APP, AUTH, writeConfigFile } from '../helpers/gateway-harness.ts';
-import { startInsideOneMinute } from '../helpers/minute-window.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 import { type CutMode, type RedisRelay, startRedisRelay } from '../helpers/redis-relay.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -38,6 +38,7 @@ describe('Redis lost while running', () => {
   let relay: RedisRelay;
   let app: Application;
   let direct: Redis;
+  const clock = clockAtMinuteStart();
 
   const chat = () =>
     app.gateway?.inject({
@@ -57,7 +58,7 @@ describe('Redis lost while running', () => {
     });
   const redisLines = (level: number) => logs.filter((line) => line.level === level && /Redis/.test(line.msg));
   const sharedRequests = async () =>
-    Number((await direct.get(`${prefix}limit:${APP}:rpm:${minuteWindow(Date.now()).id}`)) ?? 0);
+    Number((await direct.get(`${prefix}limit:${APP}:rpm:${minuteWindow(clock.now()).id}`)) ?? 0);
 
   before(async () => {
     relay = await startRedisRelay();
@@ -90,6 +91,7 @@ describe('Redis lost while running', () => {
     });
     app = await buildApplication(config, createLogger({ level: 'info', destination }), {
       retryWait: async () => {},
+      clock,
     });
     await app.gateway?.ready();
     await app.site?.ready();
@@ -109,7 +111,7 @@ describe('Redis lost while running', () => {
   for (const mode of ['refused', 'blackhole', 'readonly'] as CutMode[]) {
     it(`${mode}: requests and signups answer without waiting on Redis, one warning, then shared counting resumes`, async () => {
       // The outage's counts are checked in Redis's per-minute counter: all of it in one minute.
-      await startInsideOneMinute(15_000);
+      clock.nextMinute();
       const warningsBefore = redisLines(40).length;
       const infosBefore = redisLines(30).length;
       const before = await sharedRequests();

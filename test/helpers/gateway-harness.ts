@@ -10,6 +10,7 @@ import type { ProviderAdapter } from '../../src/gateway/providers/provider.ts';
 import { ADAPTER_FACTORIES } from '../../src/gateway/providers/registry.ts';
 import { SimulatedProvider } from '../../src/gateway/providers/simulated/simulated-provider.ts';
 import type { TokenizerThread } from '../../src/gateway/tokenizer/tokenizer-thread.ts';
+import type { Clock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { type CleanupContext, startForSuite, startForTest } from './harness-lifecycle.ts';
 import { bindRequests, type Reply, type RequestOptions, type Requests } from './inject-reply.ts';
@@ -28,6 +29,8 @@ export interface HarnessOptions {
   file?: Record<string, unknown>;
   /** The tokenizer's thread (by default the application's own). */
   tokenizer?: TokenizerThread;
+  /** The application's clock (by default the system's): tests of time windows set their own. */
+  clock?: Clock;
 }
 
 export interface GatewayRequestOptions extends RequestOptions {
@@ -115,6 +118,7 @@ export async function createGateway(options: HarnessOptions = {}): Promise<Harne
   const app = await buildApplication(config, createLogger({ level: config.logLevel }), {
     retryWait: async () => {},
     ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
     adapterFactories: {
       ...ADAPTER_FACTORIES,
       simulated: (settings, shared) => counting(new SimulatedProvider(settings, shared.tokenizer), calls),

@@ -81,6 +81,8 @@ export interface MockOpenAIOptions {
   record?: boolean;
   /** Served instead of the recorded chat completion. */
   completion?: unknown;
+  /** Wait this long (ms) before answering a chat, responses or embeddings request, headers included. */
+  answerDelayMs?: number;
 }
 
 export interface MockOpenAIServer {
@@ -97,6 +99,11 @@ export interface MockOpenAIServer {
    * this error (a plain one gets it as a 429 or 400 error body); queued in order, before replies.
    */
   failNextResponse(failure: ScriptedResponseFailure): void;
+  /**
+   * Chat, responses and embeddings requests wait, unanswered, until the function returned is
+   * called (they are recorded as they arrive): for tests of calls in flight.
+   */
+  hold(): () => void;
   /** Forgets recorded requests, pending failures and scripted replies. */
   reset(): void;
   close(): Promise<void>;
@@ -237,6 +244,7 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
   const embeddings = embeddingTemplates();
   const unauthorized = openAIErrorFixture('error-401-invalid-api-key.json');
   let completion = Buffer.from(readOpenAIFixture('chat-completion.json'));
+  let gate: Promise<void> | undefined;
 
   function streamEvents(includeUsage: boolean): Buffer[] {
     const count = options.streamChunks;
@@ -309,6 +317,10 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
       return;
     }
     const request = body as Record<string, unknown>;
+    if (gate !== undefined) await gate;
+    const delay = options.answerDelayMs ?? 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (res.destroyed) return;
     if (path === '/v1/embeddings') {
       res.writeHead(200, JSON_HEADERS).end(embeddingsBody(embeddings, request));
       return;
@@ -373,6 +385,16 @@ export async function startMockOpenAI(initial: MockOpenAIOptions = {}): Promise<
     },
     failNextResponse(failure) {
       responseFailures.push(failure);
+    },
+    hold() {
+      let open = () => {};
+      gate = new Promise((resolve) => {
+        open = () => {
+          gate = undefined;
+          resolve();
+        };
+      });
+      return open;
     },
     reset() {
       requests.length = 0;

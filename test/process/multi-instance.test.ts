@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
 import { APP, shareGateway } from '../helpers/gateway-harness.ts';
-import { startInsideOneMinute } from '../helpers/minute-window.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 import { createTestSchema } from '../helpers/postgres.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -15,7 +15,10 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   before(async () => {
     schema = await createTestSchema();
   });
+  // One clock for both: they count in one shared window.
+  const clock = clockAtMinuteStart();
   const options = () => ({
+    clock,
     env: { DATABASE_URL: schema.url, REDIS_URL, REDIS_KEY_PREFIX: prefix },
     file: {
       limits: { apps: { [APP]: { requestsPerMinute: 6 } } },
@@ -34,7 +37,6 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
   });
 
   it("enforces one app's limit once across both instances, not once per instance", async () => {
-    await startInsideOneMinute();
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) {
       const instance = i % 2 === 0 ? one : two;

@@ -44,8 +44,12 @@ describe('usage export and retention', () => {
 
     const csv = await runNode(['src/cli/export-usage.ts', '--format', 'csv', '--app', 'web'], env);
     const lines = csv.stdout.trim().split('\n');
-    assert.match(lines[0] ?? '', /^id,requestId,createdAt,app,.*,errorCode,frontDoor$/);
-    assert.match(lines[1] ?? '', /,native$/);
+    assert.match(
+      lines[0] ?? '',
+      /^id,requestId,createdAt,app,.*,errorCode,frontDoor,cacheReadTokens,cacheWrite5mTokens,cacheWrite1hTokens,cacheHit,costSavedUsd,deployment,mcpServer,mcpTool$/,
+    );
+    // The agent round's columns come after frontDoor, so readers by position keep working.
+    assert.match(lines[1] ?? '', /,native,0,0,0,false,0,,,$/);
     assert.equal(lines.length, 3, 'header and the two records of app web');
     assert.ok(lines[1]?.includes('"has,comma ""quoted"""'), 'RFC 4180 quoting');
 

@@ -69,6 +69,7 @@ const STACK_BY = `
 <option value="model">Model</option>
 <option value="provider">Provider</option>
 <option value="frontDoor">Front door</option>
+<option value="deployment">Deployment</option>
 </select></label>`;
 
 export function dashboardPage(): string {

@@ -1,7 +1,7 @@
-import type { CircuitSettings, ProviderSlot } from '../../config/config-types.ts';
-import type { CircuitState, ProviderHealth } from '../../storage/provider-health.ts';
+import type { CircuitSettings } from '../../config/config-types.ts';
+import type { CircuitKey, CircuitState, ProviderHealth } from '../../storage/provider-health.ts';
 
-interface SlotCircuit {
+interface Circuit {
   failures: number;
   openUntil: number;
   probing: boolean;
@@ -9,29 +9,29 @@ interface SlotCircuit {
 
 export class InProcessProviderHealth implements ProviderHealth {
   readonly #settings: CircuitSettings;
-  readonly #slots = new Map<ProviderSlot, SlotCircuit>();
+  readonly #circuits = new Map<CircuitKey, Circuit>();
 
   constructor(settings: CircuitSettings) {
     this.#settings = settings;
   }
 
-  tryAcquire(slot: ProviderSlot, now: number): boolean {
-    const circuit = this.#circuit(slot);
+  tryAcquire(key: CircuitKey, now: number): boolean {
+    const circuit = this.#circuit(key);
     if (circuit.openUntil === 0) return true;
     if (now < circuit.openUntil || circuit.probing) return false;
     circuit.probing = true;
     return true;
   }
 
-  recordSuccess(slot: ProviderSlot): void {
-    const circuit = this.#circuit(slot);
+  recordSuccess(key: CircuitKey): void {
+    const circuit = this.#circuit(key);
     circuit.failures = 0;
     circuit.openUntil = 0;
     circuit.probing = false;
   }
 
-  recordFailure(slot: ProviderSlot, now: number): void {
-    const circuit = this.#circuit(slot);
+  recordFailure(key: CircuitKey, now: number): void {
+    const circuit = this.#circuit(key);
     circuit.failures++;
     if (circuit.probing || circuit.failures >= this.#settings.failureThreshold) {
       circuit.openUntil = now + this.#settings.cooldownMs;
@@ -39,21 +39,21 @@ export class InProcessProviderHealth implements ProviderHealth {
     }
   }
 
-  release(slot: ProviderSlot): void {
-    this.#circuit(slot).probing = false;
+  release(key: CircuitKey): void {
+    this.#circuit(key).probing = false;
   }
 
-  state(slot: ProviderSlot, now: number): CircuitState {
-    const circuit = this.#circuit(slot);
+  state(key: CircuitKey, now: number): CircuitState {
+    const circuit = this.#circuit(key);
     if (circuit.openUntil === 0) return 'closed';
     return now < circuit.openUntil ? 'open' : 'half_open';
   }
 
-  #circuit(slot: ProviderSlot): SlotCircuit {
-    let circuit = this.#slots.get(slot);
+  #circuit(key: CircuitKey): Circuit {
+    let circuit = this.#circuits.get(key);
     if (circuit === undefined) {
       circuit = { failures: 0, openUntil: 0, probing: false };
-      this.#slots.set(slot, circuit);
+      this.#circuits.set(key, circuit);
     }
     return circuit;
   }

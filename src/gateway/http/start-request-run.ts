@@ -2,8 +2,20 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
+import { readSessionKey, type SessionFields } from '../domain/session-key.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { RequestRun } from '../services/request-run.ts';
+
+/** What the edge knows of a request when its run starts. */
+export interface RunStart {
+  operation: Operation;
+  /** The door the request came through, recorded in the ledger. */
+  frontDoor: FrontDoor;
+  task: string | undefined;
+  metadata: Record<string, unknown> | undefined;
+  /** What the body names of a session (CONTRACT 5.6), where the door reads one. */
+  session?: SessionFields | undefined;
+}
 
 const ID_PREFIX: Record<Operation, string> = {
   chat: 'chat',
@@ -14,40 +26,43 @@ const ID_PREFIX: Record<Operation, string> = {
 };
 
 /**
- * The run of one request, whose signal aborts when the client disconnects before the answer is
- * complete, which cancels the upstream request. `frontDoor` is the door the request came through
- * (the compatible doors pass theirs; the native routes leave the default), recorded in the ledger.
+ * The run of one request, told when its client disconnects before the answer is complete, which
+ * cancels the upstream request. A client may have left already, while its body was read and
+ * checked: its connection's `close` has come and gone, so the run is told at once, and makes no
+ * upstream call for nobody. The session key comes from the headers, else from the body's
+ * `session` fields the door read.
  */
 export function startRequestRun(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: GatewayDeps,
-  operation: Operation,
-  body: { task?: string | undefined; metadata?: Record<string, unknown> | undefined },
-  frontDoor: FrontDoor = 'native',
+  start: RunStart,
 ): RequestRun {
-  const controller = new AbortController();
-  const onClose = () => {
-    if (!reply.raw.writableFinished) controller.abort();
-  };
-  // `close` comes once per response, and the response lives as long as the request: a plain
-  // listener does, without the wrapper `once` allocates.
-  reply.raw.on('close', onClose);
   const elapsed = reply.elapsedTime;
   const clock = deps.clock;
-  return new RequestRun(deps, {
+  const run = new RequestRun(deps, {
     // The response id is the ledger's primary key: time-ordered, so rows are appended in order.
-    id: newTimeOrderedId(ID_PREFIX[operation]),
+    id: newTimeOrderedId(ID_PREFIX[start.operation]),
     requestId: request.id,
     app: request.appName,
-    operation,
-    frontDoor,
-    task: body.task,
-    metadata: body.metadata,
+    operation: start.operation,
+    frontDoor: start.frontDoor,
+    task: start.task,
+    metadata: start.metadata,
+    sessionKey: readSessionKey(request.headers, start.session),
     startedAt: clock.monotonic() - elapsed,
     // Epoch ms are whole (a BIGINT column in the ledger).
     receivedAt: Math.round(clock.now() - elapsed),
-    signal: controller.signal,
-    trace: request.traceSpan?.forRun(operation),
+    trace: request.traceSpan?.forRun(start.operation),
   });
+  const raw = reply.raw;
+  if (raw.destroyed) run.clientLeft();
+  else {
+    // `close` comes once per response, and the response lives as long as the request: a plain
+    // listener does, without the wrapper `once` allocates.
+    raw.on('close', () => {
+      if (!raw.writableFinished) run.clientLeft();
+    });
+  }
+  return run;
 }

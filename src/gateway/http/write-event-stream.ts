@@ -2,11 +2,12 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 import { encodeComment, SSE_HEADERS } from '../../platform/sse.ts';
 
-const KEEP_ALIVE_COMMENT = encodeComment('keep-alive');
+/** What keeps an idle stream open unless the wire format has its own: a comment line. */
+export const KEEP_ALIVE_COMMENT = encodeComment('keep-alive');
 
 /**
- * Writes already-framed server-sent events: the native chat stream's (`writeChatStream`) and each
- * compatible door's (OpenAI's `data:` chunks, Anthropic's named events).
+ * Writes already-framed server-sent events: each door's (the native API's named events, OpenAI's
+ * `data:` chunks, Anthropic's named events).
  *
  * System calls, not bytes, are what a stream costs the gateway. Frames that come out of one
  * upstream read arrive in the same turn of the event loop, so they are joined and written once
@@ -15,7 +16,8 @@ const KEEP_ALIVE_COMMENT = encodeComment('keep-alive');
  * upstream that answers in one read is written in a single system call. A client that reads
  * slower than the upstream writes is waited for rather than buffered without bound; a comment
  * keeps an idle stream open; and the generator is always returned, so the use case's accounting
- * runs when the client leaves.
+ * runs when the client leaves (and the edge closes the run anyway, for a generator the client left
+ * before it started).
  */
 export async function writeEventStream(
   reply: FastifyReply,

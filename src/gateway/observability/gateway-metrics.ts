@@ -1,5 +1,5 @@
 import { type Config, PROVIDER_SLOTS, type ProviderSlot } from '../../config/config-types.ts';
-import type { ApiError } from '../../platform/errors.ts';
+import { type ApiError, errorStatus } from '../../platform/errors.ts';
 import {
   CollectedGauge,
   CounterFamily,
@@ -8,8 +8,9 @@ import {
 } from '../../platform/metrics/metric-families.ts';
 import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
 import type { Operation, UsageRecord } from '../../storage/ports.ts';
-import type { ProviderHealth } from '../../storage/provider-health.ts';
+import { configuredCircuits, type ProviderHealth } from '../../storage/provider-health.ts';
 import type { SharedCountingState } from '../../storage/redis/redis-availability.ts';
+import type { DeploymentBalancer } from '../balancing/deployment-balancer.ts';
 import type { RunMetrics } from '../services/run-metrics.ts';
 import { GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_TOKEN_TYPE } from './gen-ai-names.ts';
 
@@ -32,6 +33,8 @@ const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 export interface GatewayMetricsSources {
   config: Config;
   health: ProviderHealth;
+  /** This instance's view of each deployment: calls in flight, resting. */
+  balancer: Pick<DeploymentBalancer, 'inFlightOf' | 'isResting'>;
   /** Ledger records accepted but not yet written. */
   ledgerPending: () => number;
   /** Undefined without REDIS_URL. */
@@ -48,8 +51,8 @@ export class GatewayMetrics implements RunMetrics {
   readonly #vendor: Record<ProviderSlot, string>;
   readonly #requests = new CounterFamily(
     'gateway_requests_total',
-    'Requests that reached a run, by how they ended (status is the HTTP status; 499: the client left).',
-    ['front_door', 'operation', 'app', 'provider', 'model', 'status'],
+    'Requests that reached a run, by how they ended (status is the HTTP status; 499: the client left) and the deployment that answered.',
+    ['front_door', 'operation', 'app', 'provider', 'deployment', 'model', 'status'],
   );
   readonly #duration = new HistogramFamily(
     'gateway_request_duration_seconds',
@@ -60,18 +63,18 @@ export class GatewayMetrics implements RunMetrics {
   readonly #firstToken = new HistogramFamily(
     'gateway_time_to_first_token_seconds',
     "Streamed chats: time from the request reaching the gateway until the upstream's first event.",
-    ['front_door', 'app', 'provider', 'model'],
+    ['front_door', 'app', 'provider', 'deployment', 'model'],
     SECONDS_BUCKETS,
   );
   readonly #attempts = new CounterFamily(
     'gateway_upstream_attempts_total',
-    'Upstream calls, by slot, model and outcome (ok, stream_failed, http_<status>, timeout, connection…).',
-    ['provider', 'model', 'outcome'],
+    'Upstream calls, by slot, deployment, model and outcome (ok, stream_failed, http_<status>, timeout, connection…).',
+    ['provider', 'deployment', 'model', 'outcome'],
   );
   readonly #skipped = new CounterFamily(
     'gateway_upstream_skipped_total',
-    'Candidates passed over without a call because their circuit was open.',
-    ['provider'],
+    'Slots or deployments passed over without a call because their circuit was open.',
+    ['provider', 'deployment'],
   );
   readonly #tokens = new HistogramFamily(
     'gen_ai_client_token_usage',
@@ -87,8 +90,8 @@ export class GatewayMetrics implements RunMetrics {
   );
   readonly #cost = new CounterFamily(
     'gateway_cost_usd_total',
-    'Cost in US dollars as the ledger records it, by app and the slot and model that served the request.',
-    ['app', 'provider', 'model'],
+    'Cost in US dollars as the ledger records it, by app and the slot, deployment and model that served the request.',
+    ['app', 'provider', 'deployment', 'model'],
     COST_UNITS_PER_USD,
   );
   readonly #cacheHits = new CounterFamily(
@@ -129,12 +132,30 @@ export class GatewayMetrics implements RunMetrics {
       this.#limitRefusals,
     ])
       registry.add(family);
+    // Every label value below comes from the configuration: one series per configured deployment.
+    const circuits = configuredCircuits(sources.config.providers);
     registry.add(
       new CollectedGauge(
         'gateway_circuit_state',
-        "Each slot's circuit: 1 on its current state (closed, open, half_open), 0 on the others.",
-        ['provider', 'state'],
-        () => circuitReading(sources.health, sources.now()),
+        "Each circuit (a slot's, or each deployment's of a slot that lists them): 1 on its current state (closed, open, half_open), 0 on the others.",
+        ['provider', 'deployment', 'state'],
+        () => circuitReading(circuits, sources.health, sources.now()),
+      ),
+    );
+    registry.add(
+      new CollectedGauge(
+        'gateway_deployment_in_flight',
+        "Calls of this instance in flight to each slot's deployment (a slot without deployments: deployment empty).",
+        ['provider', 'deployment'],
+        () => circuits.map((c) => [[c.slot, c.deployment ?? ''], sources.balancer.inFlightOf(c.key)]),
+      ),
+    );
+    registry.add(
+      new CollectedGauge(
+        'gateway_deployment_resting',
+        '1 while a deployment rests after a 429 or a failure (its Retry-After or a backoff), as this instance sees it.',
+        ['provider', 'deployment'],
+        () => circuits.map((c) => [[c.slot, c.deployment ?? ''], sources.balancer.isResting(c.key) ? 1 : 0]),
       ),
     );
     registry.add(
@@ -170,18 +191,21 @@ export class GatewayMetrics implements RunMetrics {
     const operation = record.operation;
     const frontDoor = record.frontDoor;
     const provider = record.provider ?? '';
+    const deployment = record.deployment ?? '';
     const model = record.model ?? '';
     const status = this.#status(record.status);
-    this.#requests.series([frontDoor, operation, record.app, provider, model, status]).inc();
+    this.#requests.series([frontDoor, operation, record.app, provider, deployment, model, status]).inc();
     this.#duration
       .series([frontDoor, operation, record.app, statusClass(record.status)])
       .observe(record.latencyMs / 1000);
     if (operation === 'chat_stream' && record.upstreamFirstByteMs !== null && record.provider !== null)
       this.#firstToken
-        .series([frontDoor, record.app, provider, model])
+        .series([frontDoor, record.app, provider, deployment, model])
         .observe(record.upstreamFirstByteMs / 1000);
     if (record.provider !== null && record.costUsd > 0)
-      this.#cost.series([record.app, provider, model]).inc(Math.round(record.costUsd * COST_UNITS_PER_USD));
+      this.#cost
+        .series([record.app, provider, deployment, model])
+        .inc(Math.round(record.costUsd * COST_UNITS_PER_USD));
     if (record.cacheHit) this.#cacheHits.series([record.app]).inc();
     if (record.costSavedUsd > 0)
       this.#costSaved.series([record.app]).inc(Math.round(record.costSavedUsd * COST_UNITS_PER_USD));
@@ -190,7 +214,7 @@ export class GatewayMetrics implements RunMetrics {
       const slot = attempt.provider as ProviderSlot;
       const vendor = this.#vendor[slot] ?? '';
       const answered = attempt.upstreamStatus === 200;
-      this.#attempts.series([slot, attempt.model, attempt.outcome]).inc();
+      this.#attempts.series([slot, attempt.deployment ?? '', attempt.model, attempt.outcome]).inc();
       this.#operationDuration
         .series([
           genAiOperation,
@@ -222,7 +246,7 @@ export class GatewayMetrics implements RunMetrics {
   }
 
   refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void {
-    this.#requests.series([frontDoor, operation, app, '', '', this.#status(error.statusCode)]).inc();
+    this.#requests.series([frontDoor, operation, app, '', '', '', this.#status(error.statusCode)]).inc();
     if (error.code === 'rate_limited') {
       const limit = (error.details as { limit?: unknown } | undefined)?.limit;
       // The limiter names its limits in words ('requests per minute'): a label gets them in snake case.
@@ -232,8 +256,8 @@ export class GatewayMetrics implements RunMetrics {
     }
   }
 
-  skipped(slot: ProviderSlot): void {
-    this.#skipped.series([slot]).inc();
+  skipped(slot: ProviderSlot, deployment: string | null): void {
+    this.#skipped.series([slot, deployment ?? '']).inc();
   }
 
   #status(status: number): string {
@@ -248,15 +272,21 @@ export class GatewayMetrics implements RunMetrics {
 
 function statusClass(status: number): string {
   if (status < 400) return '2xx';
-  if (status === 499) return 'client_closed';
+  if (status === errorStatus.client_closed) return 'client_closed';
   return status < 500 ? '4xx' : '5xx';
 }
 
-function circuitReading(health: ProviderHealth, now: number): GaugeReading {
+function circuitReading(
+  circuits: ReturnType<typeof configuredCircuits>,
+  health: ProviderHealth,
+  now: number,
+): GaugeReading {
   const reading: [string[], number][] = [];
-  for (const slot of PROVIDER_SLOTS) {
-    const current = health.state(slot, now);
-    for (const state of CIRCUIT_STATES) reading.push([[slot, state], state === current ? 1 : 0]);
+  for (const { key, slot, deployment } of circuits) {
+    const current = health.state(key, now);
+    for (const state of CIRCUIT_STATES) {
+      reading.push([[slot, deployment ?? '', state], state === current ? 1 : 0]);
+    }
   }
   return reading;
 }

@@ -1,11 +1,14 @@
 import {
+  type BalanceStrategy,
   type Config,
   PROVIDER_SLOTS,
   type ProviderKind,
   type ProviderSettings,
   type ProviderSlot,
   type SettingsOfKind,
+  type SlotSettings,
 } from '../../config/config-types.ts';
+import { type CircuitKey, circuitKey } from '../../storage/provider-health.ts';
 import type { SlotProfile } from '../domain/routing.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
 import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
@@ -36,18 +39,41 @@ export const ADAPTER_FACTORIES: { readonly [K in ProviderKind]: AdapterFactory<K
   openai: (settings) => new OpenAIProvider(settings),
 };
 
-/** The three slots and the adapters bound to them, built once from the configuration. */
+/** One upstream of a slot, with its own adapter (and so its own connection pool and key). */
+export interface Deployment {
+  readonly slot: ProviderSlot;
+  /** Null for a slot without deployments: its own upstream, unnamed in the ledger and metrics. */
+  readonly name: string | null;
+  /** Its circuit's key; also what its shared counts are kept under. */
+  readonly key: CircuitKey;
+  readonly weight: number;
+  /** The models it serves; undefined: every model of its slot. */
+  readonly models: readonly string[] | undefined;
+  readonly adapter: ProviderAdapter;
+}
+
+/** A slot's deployments and how it picks among them. */
+export interface DeploymentPool {
+  readonly slot: ProviderSlot;
+  readonly strategy: BalanceStrategy;
+  /** At least one, in configured order. */
+  readonly deployments: readonly Deployment[];
+  /** Longest a call may last (the slot's total time limit): how long an in-flight lease lives. */
+  readonly callLimitMs: number;
+}
+
+/** The three slots and the deployments bound to them, built once from the configuration. */
 export class ProviderRegistry {
-  readonly #adapters: Record<ProviderSlot, ProviderAdapter>;
+  readonly #pools: Record<ProviderSlot, DeploymentPool>;
   readonly #settings: Record<ProviderSlot, ProviderSettings>;
   readonly profiles: Record<ProviderSlot, SlotProfile>;
 
-  constructor(
-    adapters: Record<ProviderSlot, ProviderAdapter>,
-    settings: Record<ProviderSlot, ProviderSettings>,
-  ) {
-    this.#adapters = adapters;
+  constructor(pools: Record<ProviderSlot, DeploymentPool>, settings: Record<ProviderSlot, ProviderSettings>) {
+    this.#pools = pools;
     this.#settings = settings;
+    const adapters = Object.fromEntries(
+      PROVIDER_SLOTS.map((slot) => [slot, (pools[slot].deployments[0] as Deployment).adapter]),
+    ) as Record<ProviderSlot, ProviderAdapter>;
     this.profiles = Object.fromEntries(
       PROVIDER_SLOTS.map((slot) => [
         slot,
@@ -62,8 +88,13 @@ export class ProviderRegistry {
     ) as unknown as Record<ProviderSlot, SlotProfile>;
   }
 
+  /** The slot's first deployment's adapter: its kind and capabilities are every deployment's. */
   adapter(slot: ProviderSlot): ProviderAdapter {
-    return this.#adapters[slot];
+    return (this.#pools[slot].deployments[0] as Deployment).adapter;
+  }
+
+  pool(slot: ProviderSlot): DeploymentPool {
+    return this.#pools[slot];
   }
 
   settings(slot: ProviderSlot): ProviderSettings {
@@ -71,7 +102,8 @@ export class ProviderRegistry {
   }
 
   async close(): Promise<void> {
-    await Promise.all(PROVIDER_SLOTS.map((slot) => this.#adapters[slot].close?.()));
+    const deployments = PROVIDER_SLOTS.flatMap((slot) => this.#pools[slot].deployments);
+    await Promise.all(deployments.map((deployment) => deployment.adapter.close?.()));
   }
 }
 
@@ -80,13 +112,47 @@ export function buildRegistry(
   shared: AdapterShared,
   factories = ADAPTER_FACTORIES,
 ): ProviderRegistry {
-  const adapters = Object.fromEntries(
-    PROVIDER_SLOTS.map((slot) => {
-      const settings = config.providers[slot];
-      return [slot, buildAdapter(settings, shared, factories)];
-    }),
-  ) as Record<ProviderSlot, ProviderAdapter>;
-  return new ProviderRegistry(adapters, config.providers);
+  const pools = Object.fromEntries(
+    PROVIDER_SLOTS.map((slot) => [slot, buildPool(config.providers[slot], shared, factories)]),
+  ) as Record<ProviderSlot, DeploymentPool>;
+  return new ProviderRegistry(pools, config.providers);
+}
+
+/**
+ * A slot's deployments, each an adapter of the slot's kind built from the slot's settings with
+ * the deployment's base URL and key; a slot without deployments is its own one deployment.
+ */
+function buildPool(
+  settings: SlotSettings,
+  shared: AdapterShared,
+  factories: typeof ADAPTER_FACTORIES,
+): DeploymentPool {
+  const { slot } = settings;
+  const deployments: Deployment[] =
+    settings.deployments.length === 0
+      ? [
+          {
+            slot,
+            name: null,
+            key: circuitKey(slot, null),
+            weight: 1,
+            models: undefined,
+            adapter: buildAdapter(settings, shared, factories),
+          },
+        ]
+      : settings.deployments.map((deployment) => ({
+          slot,
+          name: deployment.name,
+          key: circuitKey(slot, deployment.name),
+          weight: deployment.weight,
+          models: deployment.models,
+          adapter: buildAdapter(
+            { ...settings, baseUrl: deployment.baseUrl, apiKey: deployment.apiKey } as ProviderSettings,
+            shared,
+            factories,
+          ),
+        }));
+  return { slot, strategy: settings.strategy, deployments, callLimitMs: settings.timeouts.totalMs };
 }
 
 function buildAdapter(

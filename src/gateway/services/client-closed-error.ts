@@ -1,9 +1,13 @@
-/** The client went away before the answer was complete. Never sent (there is no one to send it to); recorded as 499. */
-export class ClientClosedError extends Error {
+import { ApiError } from '../../platform/errors.ts';
+
+/**
+ * The client went away before the answer ended: the catalogue's `client_closed` (499). Never
+ * sent, as there is no one left to read it (an answer written to the closed socket goes nowhere);
+ * what it decides is the ledger's status.
+ */
+export class ClientClosedError extends ApiError {
   constructor() {
-    super('client closed the request');
+    super('client_closed', 'the client closed the request before the answer ended');
     this.name = 'ClientClosedError';
   }
 }
-
-export const CLIENT_CLOSED_STATUS = 499;

@@ -13,6 +13,12 @@ export const USAGE_GROUPS: readonly UsageGroup[] = [
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_DAYS = 366;
 
+/** What GET /v1/usage reads besides the query: the ledger, and the records not yet written to it. */
+export interface UsageReadingDeps {
+  storage: Storage;
+  recorder: UsageRecorder;
+}
+
 export interface UsageQueryInput {
   from?: string | undefined;
   to?: string | undefined;

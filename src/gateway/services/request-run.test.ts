@@ -1,104 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { systemClock } from '../../platform/clock.ts';
+import { events, fakeAdapter, input, only, startRun, usage } from '../../../test/helpers/fake-request-run.ts';
 import { ApiError } from '../../platform/errors.ts';
-import type { UsageRecord } from '../../storage/ports.ts';
-import type { FrontDoor } from '../domain/messages.ts';
-import type { ChatInput } from '../domain/use-case-inputs.ts';
-import { InProcessProviderHealth } from '../health/circuit-breaker.ts';
-import type { ChatStreamEvent, ProviderAdapter } from '../providers/provider.ts';
 import { ProviderError } from '../providers/provider-error.ts';
-import type { ProviderRegistry } from '../providers/registry.ts';
-import type { GatewayDeps } from './gateway-deps.ts';
-import { RequestRun } from './request-run.ts';
 import { runChat } from './run-chat.ts';
 import { openChatStream } from './run-chat-stream.ts';
-import { UpstreamCaller } from './upstream-caller.ts';
-
-const usage = { inputTokens: 3, outputTokens: 2 };
-const input: ChatInput = { messages: [{ role: 'user', content: 'hi' }], provider: 'provider-a' };
-
-/** An adapter whose chat and stream do what each case needs. */
-function fakeAdapter(
-  chat: ProviderAdapter['chat'],
-  streamChat: ProviderAdapter['streamChat'] = () => events([]),
-): ProviderAdapter {
-  return {
-    slot: 'provider-a',
-    kind: 'openai',
-    capabilities: {
-      chat: true,
-      stream: true,
-      embed: false,
-      nativeJsonSchema: true,
-      maxTemperature: 2,
-      tools: true,
-    },
-    chat,
-    streamChat,
-    embed: () => Promise.reject(new Error('not used')),
-  };
-}
-
-async function* events(list: ChatStreamEvent[], failAfter?: Error): AsyncGenerator<ChatStreamEvent> {
-  for (const event of list) yield event;
-  if (failAfter !== undefined) throw failAfter;
-}
-
-/** A run over fake deps whose ledger is an array, and that array. */
-function startRun(
-  adapter: ProviderAdapter,
-  controller = new AbortController(),
-  frontDoor: FrontDoor = 'native',
-) {
-  const records: UsageRecord[] = [];
-  const profile = {
-    chatModel: 'model-a',
-    embedModel: undefined,
-    models: [],
-    canEmbed: false,
-    canCallTools: true,
-  };
-  const registry = {
-    adapter: () => adapter,
-    profiles: { 'provider-a': profile, 'provider-b': profile, 'provider-c': profile },
-    settings: () => ({ kind: 'openai' }),
-  } as unknown as ProviderRegistry;
-  const caller = new UpstreamCaller({
-    registry,
-    retry: { maxRetries: 1, baseDelayMs: 0, maxDelayMs: 0, budgetMs: 10_000 },
-    clock: systemClock,
-    health: new InProcessProviderHealth({ failureThreshold: 100, cooldownMs: 1_000 }),
-    wait: async () => {},
-  });
-  const deps = {
-    config: { routing: { chat: [], embed: [], tasks: {} } },
-    registry,
-    priceBook: { resolve: () => ({ price: { inputPerMTok: 1, outputPerMTok: 1 }, source: 'config' }) },
-    caller,
-    recorder: { record: (record: UsageRecord) => records.push(record) },
-    limiter: { limitsFor: () => ({}) },
-    clock: systemClock,
-  } as unknown as GatewayDeps;
-  const run = new RequestRun(deps, {
-    id: 'chat_1',
-    requestId: 'req-1',
-    app: 'app',
-    operation: 'chat',
-    frontDoor,
-    task: undefined,
-    metadata: undefined,
-    startedAt: systemClock.monotonic(),
-    receivedAt: Date.now(),
-    signal: controller.signal,
-  });
-  return { run, records };
-}
-
-function only(records: UsageRecord[]): UsageRecord {
-  assert.equal(records.length, 1, 'exactly one ledger record');
-  return records[0] as UsageRecord;
-}
 
 describe('RequestRun finishes exactly once', () => {
   it('success: status 200, the answering attempt, usage as reported', async () => {
@@ -107,6 +13,8 @@ describe('RequestRun finishes exactly once', () => {
     );
     const answer = await runChat(input, run);
     assert.equal(answer.message.content, 'ok');
+    assert.equal(records.length, 0, 'the answer is not the end: the edge closes the run once it sent it');
+    await run.close();
     const record = only(records);
     assert.equal(record.status, 200);
     assert.equal(record.errorCode, null);
@@ -117,6 +25,7 @@ describe('RequestRun finishes exactly once', () => {
       [['ok', 3, 2]],
     );
     assert.equal(run.finish(), false, 'a second finish records nothing');
+    await run.close();
     assert.equal(records.length, 1);
   });
 
@@ -128,6 +37,7 @@ describe('RequestRun finishes exactly once', () => {
         door,
       );
       await runChat(input, run);
+      await run.close();
       assert.equal(only(records).frontDoor, door);
     }
   });

@@ -1,63 +1,26 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
-import type { CacheTokens, Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
-import type { FinishReason, FrontDoor } from '../domain/messages.ts';
+import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
+import type { FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
-import {
-  NO_CACHE_TOKENS,
-  type PromptCacheTokens,
-  type ReportedUsage,
-  splitCacheTokens,
-} from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
-import type { Tokenizer } from '../domain/token-count.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
-import { countChars, DEFAULT_OUTPUT_RESERVATION, estimateUsage } from '../limits/estimate-usage.ts';
+import {
+  countChars,
+  DEFAULT_OUTPUT_RESERVATION,
+  estimateUsage,
+  guessTokens,
+} from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
-import { CLIENT_CLOSED_STATUS, ClientClosedError } from './client-closed-error.ts';
+import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
+import type { AbandonedCall, AdmissionInput, AnsweredCall, OpenWork, RunInit } from './request-run-inputs.ts';
+import { attemptRow, statusOf, sumCacheTokens } from './run-attempts.ts';
 import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
-
-/** What the door knows when a request starts; the rest of the run starts empty. */
-export type RunInit = Pick<
-  RequestRun,
-  | 'id'
-  | 'requestId'
-  | 'app'
-  | 'operation'
-  | 'frontDoor'
-  | 'task'
-  | 'metadata'
-  | 'startedAt'
-  | 'receivedAt'
-  | 'signal'
-> & { trace?: RunTrace | undefined };
-
-export interface AdmissionInput {
-  /** The request's texts, or a function giving them: only read when the app has limits. */
-  texts: readonly string[] | (() => readonly string[]);
-  /** Output tokens to reserve: the request's maxTokens, 0 for embeddings, or the default reservation. */
-  maxOutputTokens: number | undefined;
-}
-
-export interface AnsweredCall {
-  provider: string;
-  adapter: ProviderAdapter;
-  /** The model the upstream reported (priced), else the one asked for. */
-  model: string;
-  /** Undefined when the upstream reported nothing: `estimate` is used and marked as such. */
-  reported: ReportedUsage | undefined;
-  estimate: (tokenizer: Tokenizer) => Promise<ReportedUsage>;
-  /** Monotonic ms when the call started. */
-  startedAt: number;
-  outcome?: string;
-  /** Why the model stopped, when the upstream said (traces only). */
-  finishReason?: FinishReason | undefined;
-}
 
 /**
  * The one owner of a gateway request's life: it plans, admits, calls the upstream through the
@@ -65,6 +28,11 @@ export interface AnsweredCall {
  * are built), and finishes exactly once, handing the ledger its record and settling the app's
  * limit reservation. A request refused before it is admitted (no route, a limit reached) never
  * ran and leaves no record.
+ *
+ * Once admitted, a run owes its record (CONTRACT 5.1) whatever the client does: a use case
+ * finishes it on failure, and the edge that answers the request calls `close` when it is done,
+ * which finishes it on success, as 499 `client_closed` when the client left before the answer
+ * ended, and ends an open stream (`hold`) that its writer left unread or never started.
  *
  * Use cases are short functions over it; `perform` takes a module-level function rather than a
  * closure, so a request allocates no function of its own for the recording.
@@ -79,11 +47,13 @@ export class RequestRun implements CallScope {
   readonly frontDoor: FrontDoor;
   readonly task: string | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  /** The session the request belongs to (CONTRACT 5.6): it keeps the request on one deployment. */
+  readonly sessionKey: string | undefined;
   /** Monotonic ms when the request reached the gateway. */
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
   readonly receivedAt: number;
-  /** Aborted when the client goes away. */
+  /** Aborted when the client goes away (`clientLeft`): the upstream call is cancelled. */
   readonly signal: AbortSignal;
   /** Every upstream call made so far, in order. */
   readonly attempts: UsageAttempt[] = [];
@@ -103,8 +73,20 @@ export class RequestRun implements CallScope {
   #provider: string | null = null;
   #model: string | null = null;
   #priceSource: string | null = null;
+  /** The deployment of the last call that answered, and the one the ledger names (null: none, or a slot of one). */
+  #answeringDeployment: string | null = null;
+  #deployment: string | null = null;
+  /** What ends the in-flight counts of the calls that answered: run when the run finishes. */
+  #releases: (() => void)[] = [];
   #candidates: readonly PlannedCandidate[] = NO_CANDIDATES;
+  readonly #controller = new AbortController();
+  /** Set once the limits let the request in: from then on it owes a record. */
+  #admitted = false;
   #finished = false;
+  /** The request's input texts, guessed in tokens for a call the client abandoned. */
+  #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
+  #abandoned: AbandonedCall | undefined;
+  #open: OpenWork | undefined;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -115,10 +97,16 @@ export class RequestRun implements CallScope {
     this.frontDoor = init.frontDoor;
     this.task = init.task;
     this.metadata = init.metadata;
+    this.sessionKey = init.sessionKey;
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
-    this.signal = init.signal;
+    this.signal = this.#controller.signal;
     this.trace = init.trace;
+  }
+
+  /** The client went away before the answer ended: the upstream call in flight is cancelled. */
+  clientLeft(): void {
+    this.#controller.abort();
   }
 
   get finished(): boolean {
@@ -146,8 +134,12 @@ export class RequestRun implements CallScope {
    */
   async admit(input: AdmissionInput): Promise<void> {
     const deps = this.#deps;
+    this.#inputTexts = input.texts;
     const limits = deps.limiter.limitsFor(this.app);
-    if (Object.keys(limits).length === 0) return;
+    if (Object.keys(limits).length === 0) {
+      this.#admitted = true;
+      return;
+    }
     const first = this.#candidates[0] as PlannedCandidate;
     const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
     const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
@@ -162,25 +154,73 @@ export class RequestRun implements CallScope {
       this.#refused(error);
       throw error;
     }
+    this.#admitted = true;
     Object.assign(this.responseHeaders, this.#admission.headers);
   }
 
-  /** Runs the admitted request's work and finishes the run whatever happens: answer, error or disconnect. */
+  /**
+   * Runs the admitted request's work; a failure finishes the run at once. The answer is not the
+   * end of the request: the edge finishes the run with `close` once it has sent the answer, or
+   * knows the client left before it.
+   */
   async perform<I, T>(work: (run: RequestRun, input: I) => Promise<T>, input: I): Promise<T> {
-    let answer: T;
     try {
-      answer = await work(this, input);
+      return await work(this, input);
     } catch (error) {
       this.finish(error);
       throw error;
     }
-    this.finish();
-    return answer;
   }
 
-  /** Calls the candidates in order (retries, fallback) until one answers. */
-  call<T>(candidates: readonly PlannedCandidate[], invoke: Invoke<T>): Promise<CallSuccess<T>> {
-    return this.#deps.caller.call(candidates, this, invoke);
+  /**
+   * Calls the candidates in order (retries, fallback) until one answers. A call the client
+   * abandoned is accounted before the failure goes on: the upstream had the prompt.
+   */
+  async call<T>(candidates: readonly PlannedCandidate[], invoke: Invoke<T>): Promise<CallSuccess<T>> {
+    try {
+      return await this.#deps.caller.call(candidates, this, invoke);
+    } catch (error) {
+      const abandoned = this.#abandoned;
+      this.#abandoned = undefined;
+      if (abandoned !== undefined) await this.#accountAbandoned(abandoned);
+      throw error;
+    }
+  }
+
+  /** Keeps the call the client left during, for `call` to account (CallScope). */
+  recordAbandonedCall(
+    candidate: PlannedCandidate,
+    adapter: ProviderAdapter,
+    startedAt: number,
+    deployment: string | null,
+  ): void {
+    this.#abandoned = { candidate, adapter, startedAt, deployment };
+  }
+
+  /** The call that answered (CallScope): its deployment is the next `account`'s; its count ends with the run. */
+  answeredBy(deployment: string | null, release: () => void): void {
+    this.#answeringDeployment = deployment;
+    this.#releases.push(release);
+  }
+
+  /** Work that outlives its use case (an open stream): `close` ends it if it has not ended. */
+  hold(work: OpenWork): void {
+    this.#open = work;
+  }
+
+  /**
+   * The edge is done with the request: the answer was sent (`cause` undefined), failed
+   * (`cause`), or the client left (a ClientClosedError). Finishes the run if nothing has, ending
+   * held work first; idempotent, and a no-op for a run that was never admitted (it leaves no
+   * record). Every admitted request comes through here, so none leaves without its row.
+   */
+  async close(cause?: unknown): Promise<void> {
+    if (this.#finished || !this.#admitted) return;
+    const open = this.#open;
+    this.#open = undefined;
+    // Held work not ended by now was not read to its end: the client left, unless something failed.
+    if (open !== undefined) await open.end(cause ?? new ClientClosedError());
+    else this.finish(cause);
   }
 
   /** The `attempt` number of the next call to `slot`, counting it. */
@@ -213,18 +253,11 @@ export class RequestRun implements CallScope {
     latencyMs: number,
     outcome: string,
     upstreamStatus: number | null,
+    deployment: string | null,
   ): void {
-    this.#addAttempt(
-      candidate.provider,
-      candidate.model,
-      0,
-      0,
-      NO_CACHE_TOKENS,
-      false,
-      0,
-      latencyMs,
-      outcome,
-      upstreamStatus,
+    const { provider, model } = candidate;
+    this.attempts.push(
+      attemptRow(this.attempts.length, { provider, model, latencyMs, outcome, upstreamStatus, deployment }),
     );
   }
 
@@ -237,20 +270,21 @@ export class RequestRun implements CallScope {
     const doneAt = deps.clock.monotonic();
     const usage = call.reported ?? (await call.estimate(deps.tokenizer));
     const { price, source } = deps.priceBook.resolve(call.adapter.kind, call.model);
-    this.#addAttempt(
-      call.provider,
-      call.model,
-      usage.inputTokens,
-      usage.outputTokens,
-      // An estimate knows nothing of the upstream's cache: all of it is plain input.
-      call.reported === undefined ? NO_CACHE_TOKENS : splitCacheTokens(usage),
-      call.reported === undefined,
-      priceUsage(usage, price),
-      roundMs(doneAt - call.startedAt),
-      call.outcome ?? 'ok',
-      200,
+    this.attempts.push(
+      attemptRow(this.attempts.length, {
+        provider: call.provider,
+        model: call.model,
+        usage,
+        usageEstimated: call.reported === undefined,
+        costUsd: priceUsage(usage, price),
+        latencyMs: roundMs(doneAt - call.startedAt),
+        outcome: call.outcome ?? 'ok',
+        upstreamStatus: call.upstreamStatus === undefined ? 200 : call.upstreamStatus,
+        deployment: this.#answeringDeployment,
+      }),
     );
     this.#provider = call.provider;
+    this.#deployment = this.#answeringDeployment;
     this.#model = call.model;
     this.#priceSource = source;
     this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
@@ -308,13 +342,14 @@ export class RequestRun implements CallScope {
       errorCode: code,
       createdAt: this.receivedAt,
       ...sumCacheTokens(this.attempts),
-      deployment: null,
+      deployment: this.#deployment,
       cacheHit: false,
       costSavedUsd: 0,
       mcpServer: null,
       mcpTool: null,
       attempts: this.attempts,
     };
+    for (const release of this.#releases) release();
     deps.recorder.record(record);
     deps.metrics?.finished(record);
     this.trace?.finished(record, error);
@@ -327,59 +362,34 @@ export class RequestRun implements CallScope {
     return true;
   }
 
+  /**
+   * An abandoned call as an attempt: the prompt's tokens as the limits estimate them (four
+   * characters to a token; a guess, marked estimated), nothing out, priced. Not the tokenizer:
+   * its thread (85 MiB) is never started for a gateway whose upstreams report usage, and a client
+   * that leaves must not start it.
+   */
+  async #accountAbandoned({ candidate, adapter, startedAt, deployment }: AbandonedCall): Promise<void> {
+    this.#answeringDeployment = deployment;
+    const texts = this.#inputTexts;
+    const inputTokens = guessTokens(typeof texts === 'function' ? texts() : texts);
+    await this.account({
+      provider: candidate.provider,
+      adapter,
+      model: candidate.model,
+      reported: undefined,
+      estimate: async () => ({ inputTokens, outputTokens: 0 }),
+      startedAt,
+      outcome: 'client_closed',
+      upstreamStatus: null,
+    });
+  }
+
   /** A request refused before admission leaves no ledger row, but is counted. */
   #refused(error: unknown): void {
     if (error instanceof ApiError)
       this.#deps.metrics?.refused(this.app, this.operation, this.frontDoor, error);
   }
-
-  #addAttempt(
-    provider: string,
-    model: string,
-    tokensIn: number,
-    tokensOut: number,
-    cache: PromptCacheTokens,
-    usageEstimated: boolean,
-    costUsd: number,
-    latencyMs: number,
-    outcome: string,
-    upstreamStatus: number | null,
-  ): void {
-    this.attempts.push({
-      attempt: this.attempts.length,
-      provider,
-      model,
-      tokensIn,
-      tokensOut,
-      usageEstimated,
-      costUsd,
-      latencyMs,
-      outcome,
-      upstreamStatus,
-      cacheReadTokens: cache.cacheReadTokens,
-      cacheWrite5mTokens: cache.cacheWrite5mTokens,
-      cacheWrite1hTokens: cache.cacheWrite1hTokens,
-      deployment: null,
-    });
-  }
 }
 
 const NO_CANDIDATES: readonly PlannedCandidate[] = Object.freeze([]);
-
-/** A request's prompt-cache tokens: those of every attempt, as its `tokensIn` is theirs. */
-function sumCacheTokens(attempts: readonly UsageAttempt[]): CacheTokens {
-  const sum: CacheTokens = { cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
-  for (const attempt of attempts) {
-    sum.cacheReadTokens += attempt.cacheReadTokens;
-    sum.cacheWrite5mTokens += attempt.cacheWrite5mTokens;
-    sum.cacheWrite1hTokens += attempt.cacheWrite1hTokens;
-  }
-  return sum;
-}
-
-function statusOf(error: unknown): { status: number; code: string | null } {
-  if (error === undefined) return { status: 200, code: null };
-  if (error instanceof ClientClosedError) return { status: CLIENT_CLOSED_STATUS, code: 'client_closed' };
-  if (error instanceof ApiError) return { status: error.statusCode, code: error.code };
-  return { status: 500, code: 'internal_error' };
-}
+const NO_TEXTS: readonly string[] = Object.freeze([]);

@@ -1,20 +1,20 @@
-import { ApiError, type ErrorEnvelope } from '../../platform/errors.ts';
-import type { FinishReason, ToolCall } from '../domain/messages.ts';
+import type { ErrorEnvelope } from '../../platform/errors.ts';
+import type { ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
-import type { ChatStreamEvent } from '../providers/provider.ts';
-import { isProviderError } from '../providers/provider-error.ts';
-import { ClientClosedError } from './client-closed-error.ts';
 import type { RequestRun } from './request-run.ts';
-import { admitChat, answerMessage, type ChatAnswer, estimateChatUsage, toChatCall } from './run-chat.ts';
-import { toGatewayError } from './upstream-error-mapping.ts';
+import { admitChat, type ChatAnswer, toChatCall } from './run-chat.ts';
+import { UpstreamStream } from './upstream-stream.ts';
 
-export type StreamEvent =
+/** A chat stream's events; a door's translation may read less of the answer than `done` holds. */
+export type StreamEventOf<Answer> =
   | { event: 'delta'; data: { content: string } }
   /** One complete tool call, as the adapter assembled it. */
   | { event: 'tool_call'; data: ToolCall }
-  | { event: 'done'; data: ChatAnswer }
+  | { event: 'done'; data: Answer }
   | { event: 'error'; data: ErrorEnvelope };
+
+export type StreamEvent = StreamEventOf<ChatAnswer>;
 
 export interface ChatStream {
   /**
@@ -26,18 +26,20 @@ export interface ChatStream {
   events: AsyncGenerator<StreamEvent, void, undefined>;
 }
 
-type FirstEvent = Awaited<ReturnType<typeof callFirstEvent>>;
-
 /**
  * POST /v1/chat with `stream: true`. Resolves once an upstream has sent its first event, so
  * retries and fallback happen before any byte reaches the client; rejects with the gateway error
- * when no candidate answers. After that, failures end the stream with an `error` event. The run
- * finishes when no candidate answers, or when the stream ends (completed, failed, or left by
- * the client, since the writer always returns the generator).
+ * (the run finished with it) when no candidate answers. After that, failures end the stream with
+ * an `error` event.
+ *
+ * The open stream is held by the run: it ends (accounted, the run finished, the upstream let go)
+ * when its events end, however they end, or when the edge closes the run first. A writer may
+ * return `events` before it pulled a single one (the client gone by the first frame): the run
+ * still records the request.
  */
 export async function openChatStream(input: ChatInput, run: RequestRun): Promise<ChatStream> {
   await admitChat(input, run);
-  let success: FirstEvent;
+  let success: Awaited<ReturnType<typeof callFirstEvent>>;
   try {
     success = await callFirstEvent(input, run);
   } catch (error) {
@@ -45,99 +47,9 @@ export async function openChatStream(input: ChatInput, run: RequestRun): Promise
     throw error;
   }
   run.markFirstByte();
-  const first = success.value.first;
-  let model = success.candidate.model;
-  let pending: ChatStreamEvent | undefined = first.done ? undefined : first.value;
-  let promptUsage: ReportedUsage | undefined;
-  // Adapters that know the answering model say so first; the start event carries it.
-  if (pending?.type === 'model') {
-    model = pending.model;
-    promptUsage = pending.promptUsage;
-    pending = undefined;
-  }
-  const start: ChatStream['start'] = { id: run.id, provider: success.candidate.provider, model };
-  if (promptUsage !== undefined) start.promptUsage = promptUsage;
-  return { start, events: streamEvents(input, run, success, start, pending) };
-}
-
-async function* streamEvents(
-  input: ChatInput,
-  run: RequestRun,
-  success: FirstEvent,
-  start: ChatStream['start'],
-  pending: ChatStreamEvent | undefined,
-): AsyncGenerator<StreamEvent, void, undefined> {
-  const { iterator, first } = success.value;
-  let model = start.model;
-  let content = '';
-  const toolCalls: ToolCall[] = [];
-  let finishReason: FinishReason | undefined;
-  let stopSequence: string | undefined;
-  let usage: ReportedUsage | undefined;
-  let failure: unknown;
-  let error: unknown;
-  try {
-    let next: IteratorResult<ChatStreamEvent> | undefined =
-      pending === undefined ? undefined : { done: false, value: pending };
-    if (first.done) next = first;
-    for (;;) {
-      next ??= await iterator.next();
-      if (next.done) break;
-      const event = next.value;
-      next = undefined;
-      if (event.type === 'delta') {
-        if (event.content === '') continue;
-        content += event.content;
-        yield { event: 'delta', data: { content: event.content } };
-      } else if (event.type === 'tool_call') {
-        toolCalls.push(event.call);
-        yield { event: 'tool_call', data: event.call };
-      } else if (event.type === 'usage') usage = event.usage;
-      else if (event.type === 'model') model = event.model;
-      else if (event.type === 'finish') {
-        finishReason = event.reason;
-        stopSequence = event.stopSequence;
-      }
-    }
-  } catch (thrown) {
-    failure = run.signal.aborted ? new ClientClosedError() : thrown;
-  } finally {
-    if (failure === undefined && run.signal.aborted) failure = new ClientClosedError();
-    run.markDone();
-    await run.account({
-      provider: start.provider,
-      adapter: success.adapter,
-      model,
-      // A stream cut short has no trustworthy usage: estimate what was seen.
-      reported: failure === undefined ? usage : undefined,
-      estimate: (tokenizer) => estimateChatUsage(tokenizer, input.messages, content, input.tools, toolCalls),
-      startedAt: success.startedAt,
-      outcome: failure === undefined ? 'ok' : 'stream_failed',
-      finishReason,
-    });
-    if (failure !== undefined) {
-      error = failure instanceof ClientClosedError ? failure : toMidStreamError(failure, start.provider);
-    }
-    run.finish(error);
-    await iterator.return?.();
-  }
-  if (error instanceof ApiError) {
-    yield { event: 'error', data: error.toEnvelope() };
-    return;
-  }
-  if (error !== undefined) return;
-  const answer: ChatAnswer = {
-    id: run.id,
-    provider: start.provider,
-    model,
-    message: answerMessage(content, toolCalls),
-    // An adapter that never said why it stopped: the calls say it, else it simply ended.
-    finishReason: finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
-    usage: run.usage(),
-    latencyMs: run.elapsedMs(),
-  };
-  if (stopSequence !== undefined) answer.stopSequence = stopSequence;
-  yield { event: 'done', data: answer };
+  const stream = new UpstreamStream(input, run, success);
+  run.hold(stream);
+  return { start: stream.start, events: stream.events() };
 }
 
 function callFirstEvent(input: ChatInput, run: RequestRun) {
@@ -150,14 +62,16 @@ function callFirstEvent(input: ChatInput, run: RequestRun) {
   });
 }
 
-function toMidStreamError(error: unknown, provider: string): ApiError {
-  if (isProviderError(error)) {
-    const mapped = toGatewayError(error, [
-      { provider, model: '', status: error.status ?? null, failure: error.failure },
-    ]);
-    if (mapped instanceof ApiError) return mapped;
-  }
-  return error instanceof ApiError
-    ? error
-    : new ApiError('upstream_error', `${provider} failed during the stream`, { cause: error });
+/** A whole answer as a stream (a door that streams an answer it could not stream: JSON output). */
+export function answerAsStream(answer: ChatAnswer): ChatStream {
+  return {
+    start: { id: answer.id, provider: answer.provider, model: answer.model },
+    events: answerEvents(answer),
+  };
+}
+
+async function* answerEvents(answer: ChatAnswer): AsyncGenerator<StreamEvent, void, undefined> {
+  if (answer.message.content !== '') yield { event: 'delta', data: { content: answer.message.content } };
+  for (const call of answer.message.toolCalls ?? []) yield { event: 'tool_call', data: call };
+  yield { event: 'done', data: answer };
 }

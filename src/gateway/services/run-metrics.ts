@@ -11,6 +11,6 @@ export interface RunMetrics {
   finished(record: UsageRecord): void;
   /** A request refused before it was admitted (no route, a limit reached): it leaves no ledger row. */
   refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void;
-  /** A candidate passed over without a call because its circuit is open. */
-  skipped(slot: ProviderSlot): void;
+  /** A deployment (null: a slot without deployments) passed over without a call because its circuit is open. */
+  skipped(slot: ProviderSlot, deployment: string | null): void;
 }

@@ -12,8 +12,8 @@ import type { TraceHeaders } from '../providers/http/trace-headers.ts';
  * Undefined when tracing is off.
  */
 export interface RunTrace {
-  /** Opens the span of one upstream call; answers the headers that carry it upstream. */
-  startAttempt(slot: ProviderSlot, model: string, attempt: number): TraceHeaders;
+  /** Opens the span of one upstream call (to `deployment`, null for a slot of one); answers the headers that carry it upstream. */
+  startAttempt(slot: ProviderSlot, model: string, attempt: number, deployment?: string | null): TraceHeaders;
   /** The open call failed (a ProviderError or the client leaving). */
   attemptFailed(error: unknown): void;
   /** The open call answered (a stream: ended); `outcome` is `ok` or `stream_failed`. */

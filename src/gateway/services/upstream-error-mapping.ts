@@ -7,14 +7,15 @@ export interface FailedCall {
   model: string;
   status: number | null;
   failure: string;
+  /** The slot's deployment that was called (CONTRACT 5.6); absent for a slot without deployments. */
+  deployment?: string;
 }
 
 /**
  * The error a caller sees when no candidate answered: which provider failed and why, from the
  * last failure, with every attempt listed. Never the upstream's body or key.
  */
-export function toGatewayError(last: unknown, failures: readonly FailedCall[]): ApiError | ClientClosedError {
-  if (last instanceof ClientClosedError) return last;
+export function toGatewayError(last: unknown, failures: readonly FailedCall[]): ApiError {
   if (last instanceof ApiError) return last;
   if (!(last instanceof ProviderError)) {
     return new ApiError('internal_error', 'the gateway failed while calling the upstream', { cause: last });

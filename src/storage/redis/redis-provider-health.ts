@@ -1,6 +1,5 @@
 import type { CircuitSettings } from '../../config/config-types.ts';
-import { PROVIDER_SLOTS, type ProviderSlot } from '../../config/config-types.ts';
-import type { CircuitState, ProviderHealth } from '../provider-health.ts';
+import type { CircuitKey, CircuitState, ProviderHealth } from '../provider-health.ts';
 import type { Redis } from './redis-client.ts';
 
 // Count a failure; open the circuit (open_until = ARGV[1] + cooldown) at the threshold or when a
@@ -23,36 +22,46 @@ interface Mirror {
 }
 
 /**
- * The circuit breaker shared through Redis: every instance sees a slot opened by any of them.
- * The hot path reads a local mirror (no Redis round trip per call); the mirror is refreshed
- * every `pollMs` and after each write. Each instance lets at most one half-open probe through.
+ * The circuit breaker shared through Redis: every instance sees a circuit (a slot's, or a
+ * deployment's) opened by any of them. The hot path reads a local mirror (no Redis round trip
+ * per call); the mirror of every configured circuit is refreshed every `pollMs` and after each
+ * write. Each instance lets at most one half-open probe through.
  */
 export class RedisProviderHealth implements ProviderHealth {
   readonly #redis: Redis;
   readonly #settings: CircuitSettings;
   readonly #prefix: string;
-  readonly #mirror = new Map<ProviderSlot, Mirror>();
+  readonly #mirror = new Map<CircuitKey, Mirror>();
+  readonly #circuits: readonly CircuitKey[];
   readonly #timer: NodeJS.Timeout;
 
-  constructor(redis: Redis, settings: CircuitSettings, keyPrefix: string, pollMs = 500) {
+  /** `circuits`: every circuit the configuration has (configuredCircuits), the ones the poll reads. */
+  constructor(
+    redis: Redis,
+    settings: CircuitSettings,
+    keyPrefix: string,
+    circuits: readonly CircuitKey[],
+    pollMs = 500,
+  ) {
     this.#redis = redis;
     this.#settings = settings;
     this.#prefix = `${keyPrefix}circuit:`;
-    for (const slot of PROVIDER_SLOTS) this.#mirror.set(slot, { openUntil: 0, failures: 0, probing: false });
+    this.#circuits = circuits;
+    for (const key of circuits) this.#mirror.set(key, { openUntil: 0, failures: 0, probing: false });
     this.#timer = setInterval(() => void this.refresh(), pollMs);
     this.#timer.unref();
   }
 
-  /** Reads every slot's shared state into the mirror. */
+  /** Reads every circuit's shared state into the mirror. */
   async refresh(): Promise<void> {
     try {
-      const keys = PROVIDER_SLOTS.flatMap((slot) => [
-        this.#key(slot, 'open_until'),
-        this.#key(slot, 'failures'),
+      const keys = this.#circuits.flatMap((circuit) => [
+        this.#key(circuit, 'open_until'),
+        this.#key(circuit, 'failures'),
       ]);
       const values = await this.#redis.mget(...keys);
-      PROVIDER_SLOTS.forEach((slot, i) => {
-        const mirror = this.#mirror.get(slot) as Mirror;
+      this.#circuits.forEach((circuit, i) => {
+        const mirror = this.#mirrorOf(circuit);
         mirror.openUntil = Number(values[i * 2] ?? 0);
         mirror.failures = Number(values[i * 2 + 1] ?? 0);
       });
@@ -61,27 +70,27 @@ export class RedisProviderHealth implements ProviderHealth {
     }
   }
 
-  tryAcquire(slot: ProviderSlot, now: number): boolean {
-    const mirror = this.#mirror.get(slot) as Mirror;
+  tryAcquire(circuit: CircuitKey, now: number): boolean {
+    const mirror = this.#mirrorOf(circuit);
     if (mirror.openUntil === 0) return true;
     if (now < mirror.openUntil || mirror.probing) return false;
     mirror.probing = true;
     return true;
   }
 
-  recordSuccess(slot: ProviderSlot): void {
-    const mirror = this.#mirror.get(slot) as Mirror;
+  recordSuccess(circuit: CircuitKey): void {
+    const mirror = this.#mirrorOf(circuit);
     const wasProbing = mirror.probing;
     mirror.probing = false;
     // Successes are the common case: only touch Redis when there is something to clear.
     if (mirror.failures === 0 && mirror.openUntil === 0 && !wasProbing) return;
     mirror.failures = 0;
     mirror.openUntil = 0;
-    void this.#redis.del(this.#key(slot, 'failures'), this.#key(slot, 'open_until')).catch(() => {});
+    void this.#redis.del(this.#key(circuit, 'failures'), this.#key(circuit, 'open_until')).catch(() => {});
   }
 
-  recordFailure(slot: ProviderSlot, now: number): void {
-    const mirror = this.#mirror.get(slot) as Mirror;
+  recordFailure(circuit: CircuitKey, now: number): void {
+    const mirror = this.#mirrorOf(circuit);
     const probe = mirror.probing;
     mirror.probing = false;
     mirror.failures++;
@@ -91,8 +100,8 @@ export class RedisProviderHealth implements ProviderHealth {
       this.#redis.eval(
         RECORD_FAILURE,
         2,
-        this.#key(slot, 'failures'),
-        this.#key(slot, 'open_until'),
+        this.#key(circuit, 'failures'),
+        this.#key(circuit, 'open_until'),
         now,
         cooldownMs,
         failureThreshold,
@@ -105,12 +114,12 @@ export class RedisProviderHealth implements ProviderHealth {
       .catch(() => {});
   }
 
-  release(slot: ProviderSlot): void {
-    (this.#mirror.get(slot) as Mirror).probing = false;
+  release(circuit: CircuitKey): void {
+    this.#mirrorOf(circuit).probing = false;
   }
 
-  state(slot: ProviderSlot, now: number): CircuitState {
-    const { openUntil } = this.#mirror.get(slot) as Mirror;
+  state(circuit: CircuitKey, now: number): CircuitState {
+    const { openUntil } = this.#mirrorOf(circuit);
     if (openUntil === 0) return 'closed';
     return now < openUntil ? 'open' : 'half_open';
   }
@@ -119,7 +128,17 @@ export class RedisProviderHealth implements ProviderHealth {
     clearInterval(this.#timer);
   }
 
-  #key(slot: ProviderSlot, name: string): string {
-    return `${this.#prefix}${slot}:${name}`;
+  #key(circuit: CircuitKey, name: string): string {
+    return `${this.#prefix}${circuit}:${name}`;
+  }
+
+  /** A circuit outside the configured ones gets a mirror on first use, which the poll does not read. */
+  #mirrorOf(circuit: CircuitKey): Mirror {
+    let mirror = this.#mirror.get(circuit);
+    if (mirror === undefined) {
+      mirror = { openUntil: 0, failures: 0, probing: false };
+      this.#mirror.set(circuit, mirror);
+    }
+    return mirror;
   }
 }

@@ -1,22 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
-import type { ChatInput } from '../../domain/use-case-inputs.ts';
-import { startRequestRun } from '../../http/start-request-run.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import { resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { runChat } from '../../services/run-chat.ts';
-import { openChatStream } from '../../services/run-chat-stream.ts';
-import { validateToolRequest } from '../../services/validate-tool-request.ts';
-import { COST_HEADER, formatCost } from '../cost-header.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
+import { serveChat } from '../serve-chat.ts';
+import { ANTHROPIC_CHAT } from './anthropic-chat.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
 import { countInputTokens } from './count-input-tokens.ts';
-import { nameToolFault } from './name-tool-fault.ts';
-import { readCountTokensRequest, readMessagesRequest } from './read-messages-request.ts';
-import { toAnthropicEvents } from './to-anthropic-events.ts';
-import { toAnthropicMessage } from './to-anthropic-message.ts';
-import { writeAnthropicStream } from './write-anthropic-stream.ts';
+import { readCountTokensRequest } from './read-messages-request.ts';
 
 /** Where the door's routes live; the SDKs add it to the base URL themselves. */
 export const ANTHROPIC_DOOR_PREFIX = '/v1/messages';
@@ -61,36 +53,9 @@ function refuseOtherRoutes(request: FastifyRequest): never {
 function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
   // Not in the gateway's OpenAPI document, which describes its own API: Anthropic's reference
   // describes these, and docs/anthropic-door.md what differs.
-  door.post('', { schema: { hide: true } }, async (request, reply) => {
-    const parsed = readMessagesRequest(request.body);
-    const input: ChatInput = { ...parsed.input, ...resolveModelField(deps, parsed.model) };
-    // Before the run starts: a request refused here never ran and leaves no record.
-    try {
-      validateToolRequest(input, deps.schemas);
-    } catch (error) {
-      throw nameToolFault(error);
-    }
-    const operation = parsed.stream ? 'chat_stream' : 'chat';
-    const run = startRequestRun(request, reply, deps, operation, { metadata: parsed.metadata }, 'anthropic');
-    if (!parsed.stream) {
-      const answer = await runChat(input, run);
-      return reply
-        .headers(run.responseHeaders)
-        .header(COST_HEADER, formatCost(answer.usage))
-        .header('request-id', String(request.id))
-        .send(toAnthropicMessage(answer, parsed.singleToolCall));
-    }
-    const stream = await openChatStream(input, run);
-    const events = toAnthropicEvents(stream.start, stream.events, parsed.singleToolCall);
-    await writeAnthropicStream(
-      reply,
-      events,
-      stream.events,
-      deps.config.streamKeepAliveMs,
-      run.responseHeaders,
-    );
-    return reply;
-  });
+  door.post('', { schema: { hide: true } }, (request, reply) =>
+    serveChat(request, reply, deps, ANTHROPIC_CHAT),
+  );
 }
 
 function registerCountTokens(door: TypedInstance, deps: GatewayDeps): void {

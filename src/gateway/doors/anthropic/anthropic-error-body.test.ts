@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ErrorCode, errorStatus } from '../../../platform/errors.ts';
+import { GATEWAY_ERRORS, type GatewayErrorCode, SHARED_ERRORS } from '../../../platform/errors.ts';
 import { toAnthropicErrorBody, toAnthropicErrorType } from './anthropic-error-body.ts';
 
 describe('toAnthropicErrorType', () => {
-  it('gives every code of the catalogue the type Anthropic documents for its status', () => {
-    const expected: Record<ErrorCode, string> = {
+  it('gives every code the gateway answers with the type Anthropic documents for its status', () => {
+    const expected: Record<GatewayErrorCode, string> = {
       invalid_request: 'invalid_request_error',
       invalid_json: 'invalid_request_error',
       unsupported_capability: 'invalid_request_error',
-      invalid_email: 'invalid_request_error',
       unauthorized: 'authentication_error',
       forbidden: 'permission_error',
       not_found: 'not_found_error',
@@ -20,7 +19,7 @@ describe('toAnthropicErrorType', () => {
       rate_limited: 'rate_limit_error',
       headers_too_large: 'invalid_request_error',
       internal_error: 'api_error',
-      upstream_failure: 'api_error',
+      client_closed: 'invalid_request_error',
       upstream_error: 'api_error',
       json_validation_failed: 'api_error',
       provider_unavailable: 'overloaded_error',
@@ -28,8 +27,9 @@ describe('toAnthropicErrorType', () => {
       service_unavailable: 'overloaded_error',
       upstream_timeout: 'timeout_error',
     };
-    for (const code of Object.keys(errorStatus) as ErrorCode[]) {
-      assert.equal(toAnthropicErrorType(code, errorStatus[code]), expected[code], code);
+    const statuses: Record<GatewayErrorCode, number> = { ...SHARED_ERRORS, ...GATEWAY_ERRORS };
+    for (const code of Object.keys(statuses) as GatewayErrorCode[]) {
+      assert.equal(toAnthropicErrorType(code, statuses[code]), expected[code], code);
     }
   });
 

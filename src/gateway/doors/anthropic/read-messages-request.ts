@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolDefinition } from '../../domain/messages.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
+import type { DoorChatRequest } from '../chat-door.ts';
 import { readMessages, readSystem } from './read-messages.ts';
 import { readToolSelection } from './read-tools.ts';
 import {
@@ -24,17 +25,17 @@ import {
  * fields that do not change it (`metadata`, `service_tier`, `cache_control`, `speed`, …) are
  * ignored, as are fields this door does not know.
  */
-export interface MessagesRequest {
-  /** The `model` field as sent; the route turns it into a slot, route or model. */
+export type MessagesRequest = DoorChatRequest & {
+  use: 'chat';
+  /** The `model` field as sent; the edge turns it into a slot, route or model. */
   model: string;
   /** Everything of the chat input but the addressing. */
   input: Omit<ChatInput, 'provider' | 'model' | 'task'>;
-  stream: boolean;
   /** `disable_parallel_tool_use`: keep only the answer's first tool call. */
   singleToolCall: boolean;
   /** Anthropic's `metadata` (`user_id`), kept in the gateway's records, never sent upstream. */
   metadata: JsonObject | undefined;
-}
+};
 
 /** Longest `model` accepted; real names are far shorter. */
 const MAX_MODEL_LENGTH = 256;
@@ -77,11 +78,13 @@ export function readMessagesRequest(body: unknown): MessagesRequest {
     input.toolChoice = selection.toolChoice;
 
   return {
+    use: 'chat',
     model,
     input,
     stream: optional(object, 'stream', root, readBoolean) ?? false,
     singleToolCall: selection.singleToolCall,
     metadata: isObject(object.metadata) ? object.metadata : undefined,
+    session: { userId: isObject(object.metadata) ? object.metadata.user_id : undefined },
   };
 }
 

@@ -1,6 +1,7 @@
-import { type ErrorEnvelope, errorStatus } from '../../../platform/errors.ts';
+import { errorStatus } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
 import type { ReportedUsage } from '../../domain/reported-usage.ts';
+import type { StreamEventOf } from '../../services/run-chat-stream.ts';
 import { type AnthropicErrorBody, toAnthropicErrorBody } from './anthropic-error-body.ts';
 import {
   type AnsweredChat,
@@ -55,11 +56,7 @@ export interface SseMessage {
 }
 
 /** The service's stream events this translation reads: `delta`s and `tool_call`s, then `done` or `error`. */
-export type GatewayStreamEvent =
-  | { event: 'delta'; data: { content: string } }
-  | { event: 'tool_call'; data: ToolCall }
-  | { event: 'done'; data: AnsweredChat }
-  | { event: 'error'; data: ErrorEnvelope };
+export type GatewayStreamEvent = StreamEventOf<AnsweredChat>;
 
 export interface StreamStart {
   id: string;

@@ -5,7 +5,7 @@ import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
  * The request bodies of the OpenAI-compatible door, as OpenAI's API reference and the `openai`
  * package's types describe them (`ChatCompletionCreateParams`, `EmbeddingCreateParams`). Unlike the
  * native schemas these are open: OpenAI adds fields often, and a client may send any of them, so an
- * unknown field is accepted here and the translation (`to-chat-input.ts`) decides whether it is
+ * unknown field is accepted here and the translation (`read-completion-request.ts`) decides whether it is
  * harmless (ignored) or changes the answer (a 400 naming it). Only the fields the door reads are
  * typed; null stands for "not set", as the SDKs send it.
  */
@@ -97,6 +97,8 @@ export const OpenAIChatRequest = Type.Object({
   ),
   n: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  // The request's session key (CONTRACT 5.6): it keeps a session on one deployment of its slot.
+  prompt_cache_key: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
 export type OpenAIChatBody = Static<typeof OpenAIChatRequest>;

@@ -53,7 +53,7 @@ export class OtelRunTrace implements RunTrace {
     this.#vendorOf = vendorOf;
   }
 
-  startAttempt(slot: ProviderSlot, model: string, attempt: number): TraceHeaders {
+  startAttempt(slot: ProviderSlot, model: string, attempt: number, deployment?: string | null): TraceHeaders {
     this.#attempt?.end();
     this.#requestModel = model;
     const attributes: Attributes = {
@@ -63,6 +63,8 @@ export class OtelRunTrace implements RunTrace {
       'gateway.provider.slot': slot,
       'gateway.attempt': attempt,
     };
+    if (deployment !== undefined && deployment !== null)
+      attributes['gateway.provider.deployment'] = deployment;
     const span = this.#tracer.startSpan(
       `${this.#operation} ${model}`,
       { kind: SpanKind.CLIENT, attributes },
@@ -144,6 +146,7 @@ export class OtelRunTrace implements RunTrace {
       attributes['gen_ai.provider.name'] = this.#vendorOf(record.provider as ProviderSlot);
       attributes['gateway.provider.slot'] = record.provider;
     }
+    if (record.deployment !== null) attributes['gateway.provider.deployment'] = record.deployment;
     if (record.model !== null) attributes['gen_ai.response.model'] = record.model;
     if (record.errorCode !== null) {
       attributes['error.type'] = record.errorCode;

@@ -78,19 +78,6 @@ describe('AnthropicProvider against a mock Messages API', () => {
     mock.requests.length = 0;
   });
 
-  it('describes itself: no embeddings, temperature up to 1, structured output natively', () => {
-    assert.equal(provider.kind, 'anthropic');
-    assert.equal(provider.slot, 'provider-b');
-    assert.deepEqual(provider.capabilities, {
-      chat: true,
-      stream: true,
-      embed: false,
-      nativeJsonSchema: true,
-      maxTemperature: 1,
-      tools: true,
-    });
-  });
-
   it('sends a Messages request and maps the answer, cache tokens included in input', async () => {
     const result = await provider.chat(conversation, context());
     assert.equal(mock.requests.length, 1);

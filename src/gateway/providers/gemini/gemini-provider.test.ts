@@ -55,19 +55,6 @@ describe('GeminiProvider against a mock Gemini API', () => {
     mock.streamEventDelayMs = 5;
   });
 
-  it('declares its kind and capabilities', () => {
-    assert.equal(provider.kind, 'gemini');
-    assert.equal(provider.slot, 'provider-b');
-    assert.deepEqual(provider.capabilities, {
-      chat: true,
-      stream: true,
-      embed: true,
-      nativeJsonSchema: true,
-      maxTemperature: 2,
-      tools: true,
-    });
-  });
-
   it('chat: sends generateContent with the key in a header only, and maps the answer and usage', async () => {
     const result = await provider.chat(
       {

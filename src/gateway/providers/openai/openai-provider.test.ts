@@ -57,19 +57,6 @@ describe('OpenAIProvider against a mock OpenAI server', () => {
     mock.configure({ streamChunks: undefined, chunkDelayMs: 0 });
   });
 
-  it('declares its kind and capabilities', () => {
-    assert.equal(provider.kind, 'openai');
-    assert.equal(provider.slot, 'provider-a');
-    assert.deepEqual(provider.capabilities, {
-      chat: true,
-      stream: true,
-      embed: true,
-      nativeJsonSchema: true,
-      maxTemperature: 2,
-      tools: true,
-    });
-  });
-
   it('chat: posts a Chat Completions body with the bearer key and maps the answer', async () => {
     const result = await provider.chat(
       { ...call, jsonSchema: { name: 'answer', schema: { type: 'object' } } },

@@ -1,0 +1,67 @@
+import type { FrontDoor } from '../domain/messages.ts';
+import type { SessionFields } from '../domain/session-key.ts';
+import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
+import type { ChatAnswer } from '../services/run-chat.ts';
+import type { ChatStream } from '../services/run-chat-stream.ts';
+
+/**
+ * A chat request read through a door, in the gateway's words: the use case it goes to (the chat,
+ * or the JSON one for a door that asks for structured output, OpenAI's `response_format`), its
+ * input, and what the edge needs to know to serve it.
+ */
+export type DoorChatRequest = ({ use: 'chat'; input: ChatInput } | { use: 'json'; input: JsonInput }) & {
+  /**
+   * A vendor door's `model` field: resolved by `serveChat` to the input's provider, model and
+   * task (CONTRACT 4.2). Undefined where the body addresses the route itself (the native API).
+   */
+  model?: string | undefined;
+  stream: boolean;
+  /** Kept in the gateway's records. */
+  metadata: Record<string, unknown> | undefined;
+  /** What the body names of a session (CONTRACT 5.6); the headers are read for every door. */
+  session?: SessionFields | undefined;
+};
+
+/** What a door's answer may need of its request besides the answer itself. */
+export interface AnswerContext {
+  requestId: string;
+  /** Epoch ms when the request reached the gateway. */
+  receivedAt: number;
+}
+
+/** A whole answer in a door's shape: the headers its vendor's body has no room for, and the body. */
+export interface DoorAnswer {
+  headers: Readonly<Record<string, string>>;
+  body: unknown;
+  /** For a body already written as JSON text or bytes, which Fastify would not name JSON. */
+  contentType?: string;
+}
+
+/**
+ * A front door's chat, in pure parts that `serveChat` puts together: everything that differs
+ * between two doors, and nothing of the request's life (the run, its limits, its record, the
+ * writing of a stream), which is the same on every door and written once. `R` is the door's own
+ * reading of a request, which its answer and frames get back (OpenAI's `include_usage`,
+ * Anthropic's `disable_parallel_tool_use`).
+ */
+export interface ChatDoor<R extends DoorChatRequest> {
+  /** The ledger's `front_door`. */
+  frontDoor: FrontDoor;
+  /** The body, read and checked: throws the door's 400s for what it cannot carry. */
+  read(body: unknown): R;
+  /**
+   * A fault the shared tool validation found, named by JSON Pointers into the ChatInput, renamed
+   * to the fields the client wrote (or the error as it is, when the two agree).
+   */
+  renameFault(error: unknown): unknown;
+  /** Headers on every answer, streamed or not (Anthropic's `request-id`). */
+  headers(context: AnswerContext): Readonly<Record<string, string>>;
+  /** A whole answer as the door's body, with the headers it needs (the cost). */
+  answer(answer: ChatAnswer, request: R, context: AnswerContext): DoorAnswer;
+  /** The stream as server-sent frames; the generator's return value is the last of them. */
+  frames(stream: ChatStream, request: R, context: AnswerContext): AsyncGenerator<string, string, undefined>;
+  /** What an idle stream gets to stay open: a comment, unless the wire format has its own. */
+  keepAlive: string;
+}
+
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

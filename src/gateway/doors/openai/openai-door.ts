@@ -1,0 +1,64 @@
+import type { TypedInstance } from '../../http/typed-instance.ts';
+import { listAddressableModels, resolveModelField } from '../../services/address-model.ts';
+import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { runEmbed } from '../../services/run-embed.ts';
+import { doorErrorHandler } from '../door-error-handler.ts';
+import { serveChat } from '../serve-chat.ts';
+import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { OPENAI_CHAT } from './openai-chat.ts';
+import { openAIErrorBody } from './openai-error-body.ts';
+import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
+import { readEmbeddingsRequest } from './read-embeddings-request.ts';
+import { costHeader } from './to-openai-completion.ts';
+import { embeddingsBody } from './to-openai-embeddings.ts';
+import { toOpenAIModelList } from './to-openai-model-list.ts';
+
+/**
+ * The OpenAI-compatible door (CONTRACT 4.2), base URL `http://host:8787/v1`: `POST
+ * /v1/chat/completions` and `POST /v1/embeddings`, each a translation onto the same use cases as
+ * the native routes, and `GET /v1/models`. Registered inside the authenticated /v1 scope, in a
+ * context of its own whose error handler answers every failure in OpenAI's error shape, with the
+ * native route's status: the auth hook's 401 and Fastify's own 400/413/415 included.
+ */
+export async function registerOpenAIDoor(v1: TypedInstance, deps: GatewayDeps): Promise<void> {
+  await v1.register(async (door: TypedInstance) => {
+    door.setErrorHandler(doorErrorHandler((error) => openAIErrorBody(error.statusCode, error.toEnvelope())));
+    door.post('/v1/chat/completions', { schema: { hide: true, body: OpenAIChatRequest } }, (request, reply) =>
+      serveChat(request, reply, deps, OPENAI_CHAT),
+    );
+    registerEmbeddings(door, deps);
+    registerModels(door, deps);
+  });
+}
+
+function registerEmbeddings(app: TypedInstance, deps: GatewayDeps): void {
+  app.post('/v1/embeddings', { schema: { hide: true, body: OpenAIEmbeddingsRequest } }, (request, reply) => {
+    const body = request.body;
+    const input = readEmbeddingsRequest(body, resolveModelField(deps, body.model, 'embed'));
+    const start = {
+      operation: 'embed',
+      frontDoor: 'openai',
+      task: undefined,
+      metadata: body.metadata ?? undefined,
+    } as const;
+    return serveRun(request, reply, deps, start, async (run) => {
+      const answer = await runEmbed(deps, input, run);
+      sendAnswer(reply, run, {
+        headers: costHeader(answer.usage),
+        body: embeddingsBody(answer, body.encoding_format ?? 'float'),
+        contentType: JSON_TEXT,
+      });
+    });
+  });
+}
+
+function registerModels(app: TypedInstance, deps: GatewayDeps): void {
+  // What the model field resolves depends on the configuration alone: listed once.
+  const created = Math.floor(deps.clock.now() / 1000);
+  const models = listAddressableModels(deps).map((listed) => ({
+    id: listed.id,
+    ownedBy: listed.kind === 'route' ? 'gateway' : listed.slot,
+  }));
+  const body = toOpenAIModelList(models, created);
+  app.get('/v1/models', { schema: { hide: true } }, async () => body);
+}

@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { writeEventStream } from '../http/write-event-stream.ts';
+import { resolveModelField } from '../services/address-model.ts';
+import type { GatewayDeps } from '../services/gateway-deps.ts';
+import type { RequestRun } from '../services/request-run.ts';
+import { type ChatAnswer, runChat } from '../services/run-chat.ts';
+import { answerAsStream, type ChatStream, openChatStream } from '../services/run-chat-stream.ts';
+import { type JsonAnswer, runJson } from '../services/run-json.ts';
+import { validateToolRequest } from '../services/validate-tool-request.ts';
+import type { AnswerContext, ChatDoor, DoorChatRequest } from './chat-door.ts';
+import { sendAnswer, serveRun } from './serve-run.ts';
+
+/**
+ * The one chat handler, for every door: reads the body through the door, resolves its `model`
+ * field, validates the tools (before the run starts: a request refused here never ran; the door
+ * renames the fault's fields to its own), starts the run, answers or streams in the door's shape,
+ * and closes the run whatever happens (`serveRun`). A door is a `ChatDoor` of pure parts; what
+ * it cannot forget (tool validation, the run's record, its limits) happens here.
+ */
+export function serveChat<R extends DoorChatRequest>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: GatewayDeps,
+  door: ChatDoor<R>,
+): Promise<FastifyReply> {
+  const read = door.read(request.body);
+  const address = read.model === undefined ? undefined : resolveModelField(deps, read.model);
+  const start = { frontDoor: door.frontDoor, metadata: read.metadata, session: read.session };
+  if (read.use === 'json') {
+    const input = address === undefined ? read.input : { ...read.input, ...address };
+    return serveRun(request, reply, deps, { ...start, operation: 'json', task: input.task }, async (run) => {
+      const answer = jsonAsChat(await runJson(deps, input, run));
+      await deliver(reply, deps, door, read, run, read.stream ? answerAsStream(answer) : answer);
+    });
+  }
+  const input = address === undefined ? read.input : { ...read.input, ...address };
+  try {
+    validateToolRequest(input, deps.schemas);
+  } catch (error) {
+    throw door.renameFault(error);
+  }
+  const operation = read.stream ? 'chat_stream' : 'chat';
+  return serveRun(request, reply, deps, { ...start, operation, task: input.task }, async (run) => {
+    const answer = read.stream ? await openChatStream(input, run) : await runChat(input, run);
+    await deliver(reply, deps, door, read, run, answer);
+  });
+}
+
+/** Sends a whole answer, or writes a stream, in the door's shape. */
+async function deliver<R extends DoorChatRequest>(
+  reply: FastifyReply,
+  deps: GatewayDeps,
+  door: ChatDoor<R>,
+  read: R,
+  run: RequestRun,
+  answer: ChatAnswer | ChatStream,
+): Promise<void> {
+  const context: AnswerContext = { requestId: String(reply.request.id), receivedAt: run.receivedAt };
+  if ('start' in answer) {
+    const headers = { ...run.responseHeaders, ...door.headers(context) };
+    const frames = door.frames(answer, read, context);
+    await writeEventStream(reply, frames, deps.config.streamKeepAliveMs, headers, door.keepAlive);
+    return;
+  }
+  reply.headers(door.headers(context));
+  sendAnswer(reply, run, door.answer(answer, read, context));
+}
+
+/** The JSON use case's answer as a chat answer: the validated value, as JSON text. */
+function jsonAsChat(answer: JsonAnswer): ChatAnswer {
+  return {
+    id: answer.id,
+    provider: answer.provider,
+    model: answer.model,
+    message: { role: 'assistant', content: JSON.stringify(answer.data) },
+    finishReason: 'stop',
+    usage: answer.usage,
+    latencyMs: answer.latencyMs,
+  };
+}

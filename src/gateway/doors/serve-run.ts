@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type RunStart, startRequestRun } from '../http/start-request-run.ts';
+import { ClientClosedError } from '../services/client-closed-error.ts';
+import type { GatewayDeps } from '../services/gateway-deps.ts';
+import type { RequestRun } from '../services/request-run.ts';
+import type { DoorAnswer } from './chat-door.ts';
+
+/**
+ * The edge of every request that runs a use case, on every door: starts the request's run, lets
+ * `answer` send the answer (or write the stream), and closes the run in `finally`, whatever
+ * happened in between (CONTRACT 5.1): the run finishes with the failure that escaped, as 499
+ * `client_closed` when the client was gone before the answer was written whole, or as a success.
+ * A run already finished (a use case that failed) or never admitted (refused by a limit) is left
+ * as it is; a held stream that nobody read to its end is ended here.
+ */
+export async function serveRun(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: GatewayDeps,
+  start: RunStart,
+  answer: (run: RequestRun) => Promise<unknown>,
+): Promise<FastifyReply> {
+  const run = startRequestRun(request, reply, deps, start);
+  let failure: unknown;
+  try {
+    await answer(run);
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    await run.close(failure ?? unanswered(reply, run));
+  }
+  return reply;
+}
+
+/**
+ * Sends a whole answer: the run's headers (its limits' state, known once the use case admitted
+ * the request), the door's, then the body.
+ */
+export function sendAnswer(reply: FastifyReply, run: RequestRun, answer: DoorAnswer): void {
+  reply.headers(run.responseHeaders).headers(answer.headers);
+  if (answer.contentType !== undefined) reply.type(answer.contentType);
+  reply.send(answer.body);
+}
+
+/** What a door sends for a body it wrote as JSON itself (embeddings). */
+export const JSON_TEXT = 'application/json; charset=utf-8';
+
+/**
+ * The client left before the answer was handed over whole: its connection's `close` came before
+ * the answer was (the run was told), or the connection is gone and nothing was ended on it (a
+ * writer that stopped at a closed socket).
+ */
+function unanswered(reply: FastifyReply, run: RequestRun): ClientClosedError | undefined {
+  const raw = reply.raw;
+  return run.signal.aborted || (raw.destroyed && !raw.writableEnded) ? new ClientClosedError() : undefined;
+}

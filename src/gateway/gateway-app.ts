@@ -1,0 +1,95 @@
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { respondWithError } from '../platform/error-handler.ts';
+import { createBaseApp } from '../platform/fastify-base.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { MetricsRegistry } from '../platform/metrics/metrics-registry.ts';
+import { registerMetricsRoute } from '../platform/metrics/metrics-route.ts';
+import type { Storage } from '../storage/ports.ts';
+import { registerAdmin } from './admin/admin-plugin.ts';
+import type { CredentialVerifier } from './auth/credential-verifier.ts';
+import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
+import { registerLivenessRoute } from './doors/native/liveness-route.ts';
+import { registerNativeDoor } from './doors/native/native-door.ts';
+import {
+  ChatResponse,
+  EmbedResponse,
+  GatewayHealth,
+  JsonResponse,
+  SHARED_SCHEMAS,
+} from './doors/native/native-schemas.ts';
+import { openApiOptions } from './doors/native/openapi-document.ts';
+import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
+import { createAuthHook } from './http/authenticate.ts';
+import { traceRequests } from './http/trace-requests.ts';
+import type { TypedInstance } from './http/typed-instance.ts';
+import type { RefusalCounter } from './limits/refusal-counter.ts';
+import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
+import type { GatewayDeps } from './services/gateway-deps.ts';
+
+export interface GatewayAppDeps extends GatewayDeps {
+  storage: Storage;
+  logger: Logger;
+  verifier: CredentialVerifier;
+  /** Both surfaces' metrics; undefined when metrics are off (then /metrics is a 404). */
+  metricsRegistry?: MetricsRegistry | undefined;
+  /** Undefined unless an OTLP endpoint is configured. */
+  tracing?: GatewayTracing | undefined;
+  refusals: RefusalCounter;
+}
+
+/**
+ * Surface A: the plumbing first (request ids and the envelope from the base app, GET /health,
+ * GET /openapi.json, GET /metrics, the dashboard and /admin/api with ADMIN_TOKEN, and the
+ * authenticated /v1 scope with its hooks), then every door inside that scope: the native API,
+ * OpenAI's and Anthropic's. A door's chat goes through the one handler (`doors/serve-chat.ts`).
+ */
+export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
+  const app = createBaseApp({
+    logger: deps.logger,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    trustProxy: deps.config.trustProxy,
+    timeouts: deps.config.connections,
+  });
+  for (const schema of [...SHARED_SCHEMAS, ChatResponse, EmbedResponse, JsonResponse, GatewayHealth])
+    app.addSchema(schema);
+  await app.register(swagger, openApiOptions(deps.config.publicGatewayUrl));
+
+  registerLivenessRoute(app, deps.config);
+  registerAdmin(app, {
+    adminToken: deps.config.adminToken,
+    publicUrl: deps.config.publicGatewayUrl,
+    storage: deps.storage,
+    recorder: deps.recorder,
+    refusals: deps.refusals,
+    limiter: deps.limiter,
+    now: () => deps.clock.now(),
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  if (deps.metricsRegistry !== undefined)
+    registerMetricsRoute(app, deps.metricsRegistry, deps.config.metrics.token);
+
+  await app.register(async (untyped) => {
+    const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
+    v1.setErrorHandler(respondWithError);
+    if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
+    v1.addHook('onRequest', createAuthHook(deps.verifier));
+    // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
+    // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
+    v1.addHook('preHandler', (_request, _reply, done) => {
+      const backlog = deps.recorder.whenWritable();
+      if (backlog === undefined) done();
+      else void backlog.then(() => done(), done);
+    });
+    await registerDoors(v1, deps);
+  });
+  return app;
+}
+
+/** Every door, inside the authenticated /v1 scope: a new door is one more line here. */
+async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<void> {
+  registerNativeDoor(v1, deps);
+  await registerOpenAIDoor(v1, deps);
+  await registerAnthropicDoor(v1, deps);
+}

@@ -1,0 +1,63 @@
+import { ApiError } from '../../platform/errors.ts';
+import type { CacheTokens, UsageAttempt } from '../../storage/ports.ts';
+import { NO_CACHE_TOKENS, type ReportedUsage, splitCacheTokens } from '../domain/reported-usage.ts';
+
+/** What a run knows of one upstream call when it keeps it as an attempt. */
+export interface AttemptFields {
+  provider: string;
+  model: string;
+  /** What the call used; none for a call that failed. */
+  usage?: ReportedUsage;
+  usageEstimated?: boolean;
+  costUsd?: number;
+  latencyMs: number;
+  /** `ok`, or the error code the attempt ended with. */
+  outcome: string;
+  upstreamStatus: number | null;
+  /** The slot's deployment that took the call (CONTRACT 5.6), null for a slot of one. */
+  deployment: string | null;
+}
+
+/**
+ * An attempt row of the ledger: a failed call has no tokens and no cost. The prompt-cache tokens
+ * are those the upstream reported; an estimate has none (a tokenizer knows nothing of the cache).
+ */
+export function attemptRow(index: number, fields: AttemptFields): UsageAttempt {
+  const usage = fields.usage;
+  const cache =
+    usage === undefined || fields.usageEstimated === true ? NO_CACHE_TOKENS : splitCacheTokens(usage);
+  return {
+    attempt: index,
+    provider: fields.provider,
+    model: fields.model,
+    tokensIn: usage?.inputTokens ?? 0,
+    tokensOut: usage?.outputTokens ?? 0,
+    usageEstimated: fields.usageEstimated ?? false,
+    costUsd: fields.costUsd ?? 0,
+    latencyMs: fields.latencyMs,
+    outcome: fields.outcome,
+    upstreamStatus: fields.upstreamStatus,
+    cacheReadTokens: cache.cacheReadTokens,
+    cacheWrite5mTokens: cache.cacheWrite5mTokens,
+    cacheWrite1hTokens: cache.cacheWrite1hTokens,
+    deployment: fields.deployment,
+  };
+}
+
+/** A request's prompt-cache tokens: those of every attempt, as its `tokensIn` is theirs. */
+export function sumCacheTokens(attempts: readonly UsageAttempt[]): CacheTokens {
+  const sum: CacheTokens = { cacheReadTokens: 0, cacheWrite5mTokens: 0, cacheWrite1hTokens: 0 };
+  for (const attempt of attempts) {
+    sum.cacheReadTokens += attempt.cacheReadTokens;
+    sum.cacheWrite5mTokens += attempt.cacheWrite5mTokens;
+    sum.cacheWrite1hTokens += attempt.cacheWrite1hTokens;
+  }
+  return sum;
+}
+
+/** The ledger's status and error code of a request that ended with `error` (undefined: success). */
+export function statusOf(error: unknown): { status: number; code: string | null } {
+  if (error === undefined) return { status: 200, code: null };
+  if (error instanceof ApiError) return { status: error.statusCode, code: error.code };
+  return { status: 500, code: 'internal_error' };
+}
