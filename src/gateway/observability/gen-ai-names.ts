@@ -29,7 +29,7 @@ export const GEN_AI_OPERATION_NAME: Record<Operation, string> = {
  * `gen_ai.token.type`: the conventions' well-known values are `input` and `output` only, and allow
  * custom ones. The prompt cache's reads and writes take the names the conventions give their
  * counts (`gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens`): parts
- * of `input`, which includes them as the conventions say (decision 0012).
+ * of `input`, which includes them as the conventions say (decision 0017).
  */
 export const GEN_AI_TOKEN_TYPE = {
   input: 'input',
