@@ -12,6 +12,7 @@ import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
 import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
+import { modelLabelsFor } from './gateway/observability/model-labels.ts';
 import { type GatewayTracing, startTracing } from './gateway/observability/tracing/gateway-tracing.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
@@ -131,6 +132,7 @@ async function buildOpening(
           config,
           health: shared.health,
           ledgerPending: () => recorder.pending,
+          modelLabel: modelLabelsFor(config, registry.profiles, priceBook),
           sharedCounting: () => shared.sharedCounting(),
           now: () => clock.now(),
         });

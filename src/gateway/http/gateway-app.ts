@@ -15,6 +15,7 @@ import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-clos
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { createAuthHook } from './authenticate.ts';
 import { registerChatRoute } from './chat-route.ts';
+import { countRequestsWithoutRun } from './count-requests-without-run.ts';
 import { registerEmbedRoute } from './embed-route.ts';
 import { registerHealthRoute } from './health-route.ts';
 import { registerJsonRoute } from './json-route.ts';
@@ -85,6 +86,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     });
     if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
     v1.addHook('onRequest', createAuthHook(deps.verifier));
+    countRequestsWithoutRun(v1, deps.metrics);
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
     // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
     v1.addHook('preHandler', (_request, _reply, done) => {

@@ -25,6 +25,7 @@ export function startRequestRun(
   body: { task?: string | undefined; metadata?: Record<string, unknown> | undefined },
   frontDoor: FrontDoor = 'native',
 ): RequestRun {
+  request.runStarted = true;
   const controller = new AbortController();
   const onClose = () => {
     if (!reply.raw.writableFinished) controller.abort();
