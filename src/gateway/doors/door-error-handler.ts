@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toApiError } from '../../platform/error-handler.ts';
 import type { ApiError } from '../../platform/errors.ts';
 import { CLIENT_CLOSED_STATUS, ClientClosedError } from '../services/client-closed-error.ts';
+import { passUpstreamRejection } from './upstream-rejection.ts';
 
 /** A door's error body for a gateway error: the vendor's shape around the same status. */
 export type ErrorBodyOf = (error: ApiError, request: FastifyRequest) => unknown;
@@ -17,7 +18,7 @@ export function doorErrorHandler(bodyOf: ErrorBodyOf) {
       request.log.info('client closed the request before the answer');
       return reply.code(CLIENT_CLOSED_STATUS).send();
     }
-    const apiError = toApiError(error);
+    const apiError = passUpstreamRejection(toApiError(error));
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     if (apiError.headers !== undefined) reply.headers(apiError.headers);
     return reply

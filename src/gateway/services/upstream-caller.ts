@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RetrySettings } from '../../config/config-types.ts';
+import type { ProviderSlot, RetrySettings } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
@@ -157,7 +157,7 @@ export class UpstreamCaller {
           );
           // A rejection (400, 401, 403, a quota 429) would fail the same way elsewhere: no fallback.
           if (decision.retry === false && decision.reason === 'not_retryable')
-            throw toGatewayError(error, failures);
+            throw toGatewayError(error, failures, configuredKeys(registry, candidate.provider));
           if (!decision.retry) break;
           try {
             await this.#deps.wait(decision.delayMs, scope.signal);
@@ -179,4 +179,10 @@ export class UpstreamCaller {
     }
     throw toGatewayError(last, failures);
   }
+}
+
+/** The keys configured for a slot, which no message from its upstream may repeat. */
+function configuredKeys(registry: ProviderRegistry, slot: ProviderSlot): string[] {
+  const key = (registry.settings(slot) as { apiKey?: string | undefined }).apiKey;
+  return key === undefined ? [] : [key];
 }
