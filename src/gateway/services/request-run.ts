@@ -152,7 +152,11 @@ export class RequestRun implements CallScope {
       price,
     );
     try {
-      this.#admission = await deps.limiter.admit(this.app, estimate);
+      this.#admission = await deps.limiter.admit(
+        this.app,
+        estimate,
+        this.frontDoor === 'anthropic' ? 'anthropic' : 'openai',
+      );
     } catch (error) {
       this.#refused(error);
       throw error;
