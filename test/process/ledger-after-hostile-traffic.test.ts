@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -86,8 +86,23 @@ async function usageRequests(origin: string, app: { name: string; secret: string
   return body.totals.requests;
 }
 
-const describeLoad = (name: string, r: TimedLoadResult) =>
-  `${name}: ${r.answers} answered, ${r.rate.toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(1)} ms, ${r.failures} failed`;
+/** CPU ms the server process has used (all its threads), from /proc. */
+function serverCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+const describeLoad = (name: string, r: TimedLoadResult & { cpuMs: number }) =>
+  `${name}: ${r.answers} answered, ${r.rate.toFixed(0)} req/s, p99 ${r.p99Ms.toFixed(1)} ms, ${r.failures} failed, ` +
+  `server CPU ${((r.cpuMs * 1000) / Math.max(1, r.answers)).toFixed(0)} µs a request`;
+
+/** The database files' sizes in MiB (the WAL grows while checkpoints cannot finish). */
+function databaseFiles(dir: string): string {
+  return readdirSync(dir)
+    .filter((name) => /\.(db|sqlite)(-wal)?$|-wal$/.test(name))
+    .map((name) => `${name} ${(statSync(join(dir, name)).size / 2 ** 20).toFixed(1)} MiB`)
+    .join(', ');
+}
 
 describe('the embedded ledger after hostile traffic', () => {
   let server: RunningServer;
@@ -112,12 +127,14 @@ describe('the embedded ledger after hostile traffic', () => {
   /** A load of one app's chats, then how many of its answered requests GET /v1/usage holds 1 s after the last answer. */
   const loadAndCount = async (app: { name: string; secret: string }) => {
     const before = await usageRequests(origin, app);
-    const load = await runTimedLoad({
+    const cpuBefore = serverCpuMs(server.child.pid as number);
+    const timed = await runTimedLoad({
       origin,
       headers: auth(app),
       connections: CONNECTIONS,
       durationMs: LOAD_MS,
     });
+    const load = { ...timed, cpuMs: serverCpuMs(server.child.pid as number) - cpuBefore };
     const wait = load.lastAnswerAt + 1_000 - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     return { load, counted: (await usageRequests(origin, app)) - before };
@@ -128,7 +145,9 @@ describe('the embedded ledger after hostile traffic', () => {
     for (const app of APPS)
       await runTimedLoad({ origin, headers: auth(app), connections: 2, durationMs: 500 });
     const fresh = await loadAndCount(APPS[0] as (typeof APPS)[number]);
-    t.diagnostic(`${describeLoad('fresh', fresh.load)}; usage 1 s later: ${fresh.counted}`);
+    t.diagnostic(
+      `${describeLoad('fresh', fresh.load)}; usage 1 s later: ${fresh.counted}; ${databaseFiles(dataDir)}`,
+    );
 
     // The hostile phase.
     const started = performance.now();
@@ -156,9 +175,13 @@ describe('the embedded ledger after hostile traffic', () => {
     );
     // Mixed load meanwhile: the hostile app's chats.
     const mixed = await loadAndCount(APPS[1] as (typeof APPS)[number]);
-    t.diagnostic(`${describeLoad('mixed', mixed.load)}; usage 1 s later: ${mixed.counted}`);
+    t.diagnostic(
+      `${describeLoad('mixed', mixed.load)}; usage 1 s later: ${mixed.counted}; ${databaseFiles(dataDir)}`,
+    );
     const afterwards = await loadAndCount(APPS[2] as (typeof APPS)[number]);
-    t.diagnostic(`${describeLoad('after', afterwards.load)}; usage 1 s later: ${afterwards.counted}`);
+    t.diagnostic(
+      `${describeLoad('after', afterwards.load)}; usage 1 s later: ${afterwards.counted}; ${databaseFiles(dataDir)}`,
+    );
 
     assert.equal(fresh.counted, fresh.load.answers, 'fresh: every answered request in the ledger 1 s later');
     assert.equal(mixed.counted, mixed.load.answers, 'mixed: every answered request in the ledger 1 s later');

@@ -27,7 +27,7 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
   let out = text;
   for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
   for (const pattern of SECRET_LIKE) {
-    out = out.replace(pattern, (match, name?: string, separator?: string) =>
+    out = out.replace(pattern, (_match, name?: string, separator?: string) =>
       typeof name === 'string' && typeof separator === 'string'
         ? `${name}${separator}[redacted]`
         : '[redacted]',
