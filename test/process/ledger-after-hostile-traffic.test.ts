@@ -17,6 +17,7 @@ import { runTimedLoad, type TimedLoadResult } from '../helpers/timed-chat-load.t
  */
 const LONG = process.env.LEDGER_HOSTILE_LONG === '1';
 const FUZZED = LONG ? 10_000 : 1_500;
+const LONG_NAMES = LONG ? 1_000 : 300;
 const LOAD_MS = LONG ? 10_000 : 3_000;
 const CONNECTIONS = 20;
 const APPS = ['fresh', 'hostile', 'after'].map((name) => ({ name, secret: `${name}-secret-0123456789` }));
@@ -158,8 +159,20 @@ describe('the embedded ledger after hostile traffic', () => {
       headers: { ...auth(FUZZ_APP), 'content-type': 'application/json' },
       payload: c.body,
     }));
-    const hostileStatuses = await sendAll(origin, [...hostile, ...hostile], 4);
-    const wrongSecrets = Array.from({ length: 400 }, (_, i) => ({
+    // Names as long as a body allows: on main each answered one became a key of the ledger's
+    // rollups, and every later insert of that hour read through them (the writer fell to ~200 rows/s).
+    const longNames = Array.from({ length: LONG_NAMES }, (_, i) => ({
+      method: 'POST',
+      url: i % 2 === 0 ? '/v1/chat' : '/v1/json',
+      headers: { ...auth(FUZZ_APP), 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        ...chat,
+        model: `${i}-${'m'.repeat(1_000 * (1 + (i % 100)))}`,
+        ...(i % 2 === 0 ? {} : { schema: { type: 'object' } }),
+      }),
+    }));
+    const hostileStatuses = await sendAll(origin, [...hostile, ...(LONG ? hostile : []), ...longNames], 4);
+    const wrongSecrets = Array.from({ length: LONG ? 400 : 100 }, (_, i) => ({
       method: 'POST',
       url: '/v1/chat',
       headers: {

@@ -3,6 +3,7 @@ import { roundMs } from '../../platform/clock.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.ts';
 import type { FinishReason, FrontDoor } from '../domain/messages.ts';
+import { MAX_MODEL_NAME_LENGTH } from '../domain/model-addressing.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
@@ -237,7 +238,7 @@ export class RequestRun implements CallScope {
       200,
     );
     this.#provider = call.provider;
-    this.#model = call.model;
+    this.#model = boundedName(call.model);
     this.#priceSource = source;
     this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
   }
@@ -275,7 +276,7 @@ export class RequestRun implements CallScope {
       app: this.app,
       operation: this.operation,
       frontDoor: this.frontDoor,
-      task: this.task ?? null,
+      task: this.task === undefined ? null : boundedName(this.task),
       provider: this.#provider,
       model: this.#model,
       tokensIn: usage.tokensIn,
@@ -324,7 +325,7 @@ export class RequestRun implements CallScope {
     this.attempts.push({
       attempt: this.attempts.length,
       provider,
-      model,
+      model: boundedName(model),
       tokensIn,
       tokensOut,
       usageEstimated,
@@ -343,4 +344,14 @@ function statusOf(error: unknown): { status: number; code: string | null } {
   if (error instanceof ClientClosedError) return { status: CLIENT_CLOSED_STATUS, code: 'client_closed' };
   if (error instanceof ApiError) return { status: error.statusCode, code: error.code };
   return { status: 500, code: 'internal_error' };
+}
+
+/**
+ * A name as the ledger keeps it: at most MAX_MODEL_NAME_LENGTH characters. The doors and the native
+ * schemas bound what clients send; this bounds what an upstream reports, as the ledger's rollups
+ * key on the model (a long key slows every later insert into them; PostgreSQL refuses an index
+ * entry past about 2.7 kB, which would fail the batch for good).
+ */
+function boundedName(name: string): string {
+  return name.length <= MAX_MODEL_NAME_LENGTH ? name : name.slice(0, MAX_MODEL_NAME_LENGTH);
 }
