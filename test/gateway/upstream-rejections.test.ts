@@ -51,7 +51,7 @@ describe('an upstream 404 or 400 through every door', () => {
   });
   const messages = [{ role: 'user' as const, content: 'hello' }];
 
-  it('the Anthropic SDK, with its default retries, gets NotFoundError at once from one upstream call', async () => {
+  it('the Anthropic SDK, with its default retries, gets NotFoundError at once from one upstream call', async (t) => {
     const client = new Anthropic({ baseURL: origin, apiKey: `${APP}:${SECRET}` });
     for (const stream of [false, true]) {
       anthropic.failNext(1, { status: 404, body: notFound('claude-nope-9') });
@@ -64,6 +64,9 @@ describe('an upstream 404 or 400 through every door', () => {
           (caught: unknown) => caught,
         );
       const elapsed = performance.now() - started;
+      t.diagnostic(
+        `Anthropic SDK, stream ${stream}: ${String(error)} after ${elapsed.toFixed(0)} ms, ${anthropic.requests.length - calls} upstream calls`,
+      );
       assert.ok(error instanceof Anthropic.NotFoundError, `stream ${stream}: ${String(error)}`);
       assert.equal((error.error as { error: { type: string } }).error.type, 'not_found_error');
       const message = (error.error as { error: { message: string } }).error.message;
@@ -74,7 +77,7 @@ describe('an upstream 404 or 400 through every door', () => {
     }
   });
 
-  it('the OpenAI SDK, with its default retries, gets NotFoundError and BadRequestError at once', async () => {
+  it('the OpenAI SDK, with its default retries, gets NotFoundError and BadRequestError at once', async (t) => {
     const client = new OpenAI({ baseURL: `${origin}/v1`, apiKey: `${APP}:${SECRET}` });
     for (const [status, ErrorType] of [
       [404, OpenAI.NotFoundError],
@@ -98,6 +101,9 @@ describe('an upstream 404 or 400 through every door', () => {
         (caught: unknown) => caught,
       );
       const elapsed = performance.now() - started;
+      t.diagnostic(
+        `OpenAI SDK, upstream ${status}: ${String(error)} after ${elapsed.toFixed(0)} ms, ${openai.requests.length} upstream calls`,
+      );
       assert.ok(error instanceof ErrorType, `${status}: ${String(error)}`);
       assert.match(error.message, /The model 'gpt-nope' does not exist/);
       assert.ok(!error.message.includes(echoedKey) && !error.message.includes(OPENAI_KEY), error.message);
@@ -106,10 +112,14 @@ describe('an upstream 404 or 400 through every door', () => {
     }
   });
 
-  it('the native API answers 502 upstream_error naming provider and status, with the message', async () => {
+  it('the native API answers 502 upstream_error naming provider and status, with the message', async (t) => {
     anthropic.failNext(1, { status: 404, body: notFound('claude-nope-9') });
     const calls = anthropic.requests.length;
+    const started = performance.now();
     const res = await gw.chat({ messages, provider: 'provider-a', model: 'claude-nope-9' });
+    t.diagnostic(
+      `native: ${res.status} ${res.body.error?.message} after ${(performance.now() - started).toFixed(0)} ms, ${anthropic.requests.length - calls} upstream calls`,
+    );
     assert.equal(res.status, 502);
     assert.equal(res.body.error.code, 'upstream_error');
     assert.match(
