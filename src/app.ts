@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
-import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
+import { CredentialVerifier, type CredentialVerifierOptions } from './gateway/auth/credential-verifier.ts';
 import { registerAnthropicDoor } from './gateway/doors/anthropic/anthropic-door.ts';
 import { registerOpenAIDoor } from './gateway/doors/openai/openai-routes.ts';
 import { buildGatewayApp } from './gateway/http/gateway-app.ts';
@@ -60,6 +60,8 @@ export interface BuildOptions {
   adapterFactories?: typeof ADAPTER_FACTORIES;
   /** The tokenizer's thread, with its options (tests give one whose worker they can kill). */
   tokenizer?: TokenizerThread;
+  /** The credential checks' limits (the fuzz answers throttled checks without their delay). */
+  credentialChecks?: CredentialVerifierOptions;
 }
 
 export const DEMO_APP = 'demo';
@@ -122,7 +124,7 @@ async function buildOpening(
     config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
   );
   opened.push(() => recorder.flush({ final: true }));
-  const verifier = new CredentialVerifier(storage.apps, clock);
+  const verifier = new CredentialVerifier(storage.apps, clock, options.credentialChecks);
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
   const metrics =

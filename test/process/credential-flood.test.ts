@@ -75,8 +75,9 @@ describe('a flood of wrong secrets for a known app name', () => {
         connections: REAL_CONNECTIONS,
         durationMs: PHASE_MS,
       });
+    // Warmed up first (credentials verified, the tokenizer loaded, the code compiled).
     await runTimedLoad({
-      ...{ origin, connections: 4, durationMs: 1_000 },
+      ...{ origin, connections: REAL_CONNECTIONS, durationMs: 2_000 },
       headers: { authorization: `Bearer ${REAL.app}:${REAL.secret}` },
     });
     // Phases alternate, so that the shared machine's own swings fall on both sides alike.
@@ -93,10 +94,11 @@ describe('a flood of wrong secrets for a known app name', () => {
       floodOn = false;
       floods.push(await flooding);
     }
-    const sum = (results: TimedLoadResult[], pick: (r: TimedLoadResult) => number) =>
-      results.reduce((total, r) => total + pick(r), 0) / results.length;
-    const base = { rate: sum(unflooded, (r) => r.rate), p99: sum(unflooded, (r) => r.p99Ms) };
-    const under = { rate: sum(flooded, (r) => r.rate), p99: sum(flooded, (r) => r.p99Ms) };
+    // Medians of the rounds: one round caught by another process on this shared machine does not decide.
+    const median = (results: TimedLoadResult[], pick: (r: TimedLoadResult) => number) =>
+      results.map(pick).sort((a, b) => a - b)[Math.floor(results.length / 2)] as number;
+    const base = { rate: median(unflooded, (r) => r.rate), p99: median(unflooded, (r) => r.p99Ms) };
+    const under = { rate: median(flooded, (r) => r.rate), p99: median(flooded, (r) => r.p99Ms) };
     for (const [i, r] of unflooded.entries()) t.diagnostic(describeLoad(`unflooded ${i + 1}`, r));
     for (const [i, r] of flooded.entries()) t.diagnostic(describeLoad(`flooded ${i + 1}`, r));
     for (const [i, f] of floods.entries())

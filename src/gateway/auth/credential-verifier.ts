@@ -49,6 +49,12 @@ export interface CredentialVerifierOptions {
   /** Slow checks started per second on average, and at most at once after a quiet time. */
   slowChecksPerSecond?: number;
   slowChecksBurst?: number;
+  /**
+   * How long a throttled check waits before its 429 goes out: a client that ignores Retry-After
+   * and sends again at once gets one answer a second per connection, so a flood of wrong secrets
+   * costs the process a timer each rather than the time of every other caller.
+   */
+  throttledAnswerDelayMs?: number;
 }
 
 const ACCEPTED: CredentialVerdict = { outcome: 'accepted' };
@@ -105,6 +111,7 @@ export class CredentialVerifier {
     this.#store = store;
     this.#clock = clock;
     this.#recheckMs = options.recheckMs ?? 5_000;
+    this.throttledAnswerDelayMs = options.throttledAnswerDelayMs ?? 1_000;
     this.#maxFailures = options.maxRememberedFailures ?? 10_000;
     this.#absent = new BoundedCache(options.maxRememberedAbsentApps ?? 10_000);
     const windowMs = options.failureWindowMs ?? 60_000;
@@ -122,6 +129,9 @@ export class CredentialVerifier {
       now: () => clock.monotonic(),
     });
   }
+
+  /** How long the auth hook holds a throttled answer (see the option). */
+  readonly throttledAnswerDelayMs: number;
 
   /** App names cached, known and absent (bounded: tests and metrics read it). */
   get cachedNames(): number {

@@ -11,13 +11,6 @@ declare module 'fastify' {
 }
 
 /**
- * How long a throttled check waits before its 429 goes out: a client that ignores Retry-After and
- * sends again at once gets one answer a second per connection, so a flood of wrong secrets costs
- * the process a timer each rather than the time of every other caller.
- */
-const THROTTLED_ANSWER_DELAY_MS = 1_000;
-
-/**
  * onRequest hook for /v1: the credentials (any form `readCredentials` accepts) must match.
  * It runs before the body is read, so unauthenticated callers cannot make the gateway parse
  * large bodies. A wrong app and a wrong secret get the same 401, so it reveals
@@ -26,11 +19,8 @@ const THROTTLED_ANSWER_DELAY_MS = 1_000;
  * callback rather than `async` so that a credential the cache already knows (nearly every
  * request) costs no promise and no extra turn of the microtask queue.
  */
-export function createAuthHook(
-  verifier: CredentialVerifier,
-  options: { throttledAnswerDelayMs?: number } = {},
-) {
-  const delayMs = options.throttledAnswerDelayMs ?? THROTTLED_ANSWER_DELAY_MS;
+export function createAuthHook(verifier: CredentialVerifier) {
+  const delayMs = verifier.throttledAnswerDelayMs;
   return function authenticate(
     request: FastifyRequest,
     _reply: FastifyReply,
@@ -54,7 +44,8 @@ export function createAuthHook(
           `too many failed credential checks from this client address or for this app; retry after ${verdict.retryAfterSeconds} s`,
           { headers: { 'retry-after': String(verdict.retryAfterSeconds) } },
         );
-        setTimeout(() => done(refusal), delayMs);
+        if (delayMs === 0) done(refusal);
+        else setTimeout(() => done(refusal), delayMs);
       }
     };
     const checked = verifier.check(app, secret, request.ip);
