@@ -75,25 +75,37 @@ describe('/metrics and RSS under many thousand invented model, task and route na
     return {
       bytes: text.length,
       lines: text.split('\n').filter((line) => /^(gateway_|gen_ai_)/.test(line)).length,
+      heapMiB: Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20,
     };
   };
 
   it('keeps the gateway’s series and the process’s RSS flat', async (t) => {
     assert.deepEqual([...(await sendNames(WARM_UP))], [[200, WARM_UP]]);
     const warm = { metrics: await scrape(), rss: rssMiB(server.child.pid as number) };
-    const statuses = await sendNames(NAMES);
+    const half = await sendNames(NAMES / 2);
+    const middle = { metrics: await scrape(), rss: rssMiB(server.child.pid as number) };
+    const statuses = await sendNames(NAMES / 2);
     const end = { metrics: await scrape(), rss: rssMiB(server.child.pid as number) };
+    const describe = (names: number, at: typeof end) =>
+      `after ${names} names: ${at.metrics.lines} lines, ${at.metrics.bytes} bytes, heap used ${at.metrics.heapMiB.toFixed(0)} MiB, RSS ${at.rss.toFixed(0)} MiB`;
     t.diagnostic(
-      `after ${WARM_UP} names: ${warm.metrics.lines} lines, ${warm.metrics.bytes} bytes, RSS ${warm.rss.toFixed(0)} MiB; ` +
-        `after ${NAMES} more: ${end.metrics.lines} lines, ${end.metrics.bytes} bytes, RSS ${end.rss.toFixed(0)} MiB`,
+      [describe(WARM_UP, warm), describe(WARM_UP + NAMES / 2, middle), describe(WARM_UP + NAMES, end)].join(
+        '; ',
+      ),
     );
-    assert.deepEqual([...statuses], [[200, NAMES]]);
+    assert.deepEqual([...half], [[200, NAMES / 2]]);
+    assert.deepEqual([...statuses], [[200, NAMES / 2]]);
     assert.equal(end.metrics.lines, warm.metrics.lines);
     // Counter values grow a digit or two; the series do not.
     assert.ok(
       end.metrics.bytes < warm.metrics.bytes * 1.05,
       `${warm.metrics.bytes} then ${end.metrics.bytes} bytes`,
     );
-    assert.ok(end.rss - warm.rss < 40, `RSS ${warm.rss.toFixed(0)} then ${end.rss.toFixed(0)} MiB`);
+    // The heap grows to its working size in the first half; the second half must add no more.
+    assert.ok(
+      end.metrics.heapMiB - middle.metrics.heapMiB < 20,
+      `heap ${middle.metrics.heapMiB.toFixed(0)} then ${end.metrics.heapMiB.toFixed(0)} MiB`,
+    );
+    assert.ok(end.rss - middle.rss < 40, `RSS ${middle.rss.toFixed(0)} then ${end.rss.toFixed(0)} MiB`);
   });
 });
