@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/config-types.ts';
 import { AppAdmin } from './gateway/auth/app-admin.ts';
-import { CredentialVerifier } from './gateway/auth/credential-verifier.ts';
+import { CredentialVerifier, type CredentialVerifierOptions } from './gateway/auth/credential-verifier.ts';
 import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
@@ -11,6 +11,7 @@ import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
 import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
+import { modelLabelsFor } from './gateway/observability/model-labels.ts';
 import { type GatewayTracing, startTracing } from './gateway/observability/tracing/gateway-tracing.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
 import {
@@ -58,6 +59,8 @@ export interface BuildOptions {
   adapterFactories?: typeof ADAPTER_FACTORIES;
   /** The tokenizer's thread, with its options (tests give one whose worker they can kill). */
   tokenizer?: TokenizerThread;
+  /** The credential checks' limits (the fuzz answers throttled checks without their delay). */
+  credentialChecks?: CredentialVerifierOptions;
 }
 
 export const DEMO_APP = 'demo';
@@ -120,7 +123,7 @@ async function buildOpening(
     config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
   );
   opened.push(() => recorder.flush({ final: true }));
-  const verifier = new CredentialVerifier(storage.apps, clock);
+  const verifier = new CredentialVerifier(storage.apps, clock, options.credentialChecks);
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
   const balancer = new DeploymentBalancer({
@@ -138,6 +141,7 @@ async function buildOpening(
           health: shared.health,
           balancer,
           ledgerPending: () => recorder.pending,
+          modelLabel: modelLabelsFor(config, registry.profiles, priceBook),
           sharedCounting: () => shared.sharedCounting(),
           now: () => clock.now(),
         });

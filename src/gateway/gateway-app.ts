@@ -22,6 +22,7 @@ import {
 import { openApiOptions } from './doors/native/openapi-document.ts';
 import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
+import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
 import type { RefusalCounter } from './limits/refusal-counter.ts';
@@ -75,6 +76,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     v1.setErrorHandler(respondWithError);
     if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
     v1.addHook('onRequest', createAuthHook(deps.verifier));
+    countRequestsWithoutRun(v1, deps.metrics);
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
     // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
     v1.addHook('preHandler', (_request, _reply, done) => {

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { generateSecret, hashSecret, verifySecret } from './secret-hash.ts';
+import {
+  generateSecret,
+  hashSecret,
+  preferredHashForm,
+  verifyKeyedSecret,
+  verifySecret,
+} from './secret-hash.ts';
 
 describe('secret hashing', () => {
   it('verifies the secret it hashed and nothing else', async () => {
@@ -26,6 +32,27 @@ describe('secret hashing', () => {
     ]) {
       assert.equal(await verifySecret('anything', stored), false, stored);
     }
+  });
+
+  it('stores a generated secret in the keyed form and checks it at once', async () => {
+    const secret = generateSecret();
+    const stored = await hashSecret(secret);
+    assert.match(stored, /^keyed\$[\w-]{22}\$[\w-]{43}$/);
+    assert.ok(!stored.includes(secret.slice(4)));
+    assert.equal(verifyKeyedSecret(secret, stored), true);
+    assert.equal(await verifySecret(secret, stored), true);
+    assert.equal(verifyKeyedSecret(generateSecret(), stored), false);
+    assert.equal(verifyKeyedSecret(`${secret}x`, stored), false);
+    assert.notEqual(await hashSecret(secret), stored, 'salted');
+    assert.equal(preferredHashForm(secret), 'keyed');
+    assert.equal(
+      preferredHashForm(`${secret}x`),
+      'scrypt',
+      'anything not exactly generated-shaped is scrypt',
+    );
+    assert.equal(preferredHashForm('gws_short'), 'scrypt');
+    for (const malformed of ['keyed$', 'keyed$$', 'keyed$salt$short', `keyed$$${stored.split('$')[2]}`])
+      assert.equal(verifyKeyedSecret(secret, malformed), false, malformed);
   });
 
   it('generates long, distinct, URL-safe secrets', () => {

@@ -8,7 +8,7 @@ import type { LedgerInsights } from './ledger-insights.ts';
 
 export interface AppRecord {
   name: string;
-  /** `scrypt$N$r$p$salt$hash`, never the secret itself. */
+  /** `keyed$salt$mac` or `scrypt$N$r$p$salt$hash` (platform/secret-hash.ts), never the secret itself. */
   secretHash: string;
   createdAt: number;
   rotatedAt: number | null;
@@ -29,6 +29,12 @@ export interface AppStore {
   createApp(name: string, secretHash: string, at: number): Promise<void>;
   /** Replaces the secret and clears a revocation. Returns false for an unknown app. */
   setSecret(name: string, secretHash: string, at: number): Promise<boolean>;
+  /**
+   * Stores another hash of the same secret (a migration to a cheaper form), only while the stored
+   * hash is still `expected` and the app active: a rotation or revocation made meanwhile wins.
+   * Returns whether it replaced it. Not a rotation: `rotatedAt` is left as it was.
+   */
+  replaceSecretHash(name: string, expected: string, secretHash: string): Promise<boolean>;
   /** Returns false for an unknown or already revoked app. */
   revokeApp(name: string, at: number): Promise<boolean>;
 }

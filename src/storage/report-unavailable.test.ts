@@ -27,6 +27,9 @@ class FlakyApps implements AppStore {
   async setSecret() {
     return true;
   }
+  async replaceSecretHash() {
+    return false;
+  }
   async revokeApp() {
     return false;
   }

@@ -111,6 +111,19 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       assert.equal(await storage.apps.revokeApp('ghost', 1), false);
     });
 
+    it('replaces a hash only while it is the stored one and the app is active, keeping rotatedAt', async () => {
+      await storage.apps.createApp('gamma', 'old', 1);
+      assert.equal(await storage.apps.replaceSecretHash('gamma', 'other', 'new'), false);
+      assert.equal((await storage.apps.findApp('gamma'))?.secretHash, 'old');
+      assert.equal(await storage.apps.replaceSecretHash('gamma', 'old', 'new'), true);
+      const found = await storage.apps.findApp('gamma');
+      assert.equal(found?.secretHash, 'new');
+      assert.equal(found?.rotatedAt, null, 'a change of form is not a rotation');
+      await storage.apps.revokeApp('gamma', 2);
+      assert.equal(await storage.apps.replaceSecretHash('gamma', 'new', 'newer'), false);
+      assert.equal(await storage.apps.replaceSecretHash('ghost', 'x', 'y'), false);
+    });
+
     it('appends usage batches with their attempts and reads them back exactly', async () => {
       const records = [
         sampleRecord('u1'),

@@ -119,7 +119,7 @@ describe('the Anthropic door: errors the SDK raises as its own types', () => {
     assert.equal(body.error.type, 'authentication_error');
   });
 
-  it('5xx: an upstream that rejects the request is InternalServerError (502 api_error), as on the native route', async () => {
+  it("an upstream's own 400 is BadRequestError (400 invalid_request_error), not retried by the SDK (contract 5.2)", async () => {
     const error = await rejection(
       () =>
         client.messages.create({
@@ -128,10 +128,11 @@ describe('the Anthropic door: errors the SDK raises as its own types', () => {
           messages: [question],
           metadata: { simulated: { fault: 'bad_request' } },
         } as never),
-      Anthropic.InternalServerError,
+      Anthropic.BadRequestError,
     );
-    assert.equal(error.status, 502);
-    assert.equal(errorBody(error).error.type, 'api_error');
+    assert.equal(error.status, 400);
+    assert.equal(errorBody(error).error.type, 'invalid_request_error');
+    assert.match(errorBody(error).error.message, /rejected the request \(HTTP 400\)/);
   });
 
   it('an upstream that keeps timing out is 504 timeout_error (GatewayTimeoutError)', async () => {

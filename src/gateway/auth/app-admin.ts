@@ -1,7 +1,13 @@
 import type { AppSeed } from '../../config/config-types.ts';
 import { APP_NAME_PATTERN } from '../../config/parse-apps.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { generateSecret, hashSecret, verifySecret } from '../../platform/secret-hash.ts';
+import {
+  generateSecret,
+  hashSecret,
+  preferredHashForm,
+  secretHashForm,
+  verifySecret,
+} from '../../platform/secret-hash.ts';
 import { AppExistsError, type AppRecord, type AppStore } from '../../storage/ports.ts';
 
 export class AppAdminError extends Error {
@@ -62,7 +68,8 @@ export class AppAdmin {
 
   /**
    * Makes the seeded apps (GATEWAY_APPS, config `apps`) exist with exactly the given secrets.
-   * An app whose stored secret already matches is left untouched, so restarts do not rehash.
+   * An app whose stored secret already matches, in the form it would be stored in today, is left
+   * untouched, so restarts do not rehash.
    * Instances starting together with the same seeds all succeed: an insert lost to another
    * instance falls back to checking the secret that instance stored. Given different secrets for
    * one name, the instance that writes last wins, as it would one after the other.
@@ -76,6 +83,10 @@ export class AppAdmin {
       if (existing === undefined) throw new AppAdminError(`app '${seed.name}' vanished while seeding`);
       if (existing.revokedAt !== null || !(await verifySecret(seed.secret, existing.secretHash))) {
         await this.#store.setSecret(seed.name, await hashSecret(seed.secret), this.#clock.now());
+      } else if (secretHashForm(existing.secretHash) !== preferredHashForm(seed.secret)) {
+        // The same secret in another form than it gets today (a generated secret hashed with
+        // scrypt before decision 0013): stored again, so that its checks cost what they should.
+        await this.#store.replaceSecretHash(seed.name, existing.secretHash, await hashSecret(seed.secret));
       }
     }
   }

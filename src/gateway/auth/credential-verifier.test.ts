@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hashSecret } from '../../platform/secret-hash.ts';
+import { generateSecret, hashSecret, secretHashForm } from '../../platform/secret-hash.ts';
 import type { AppRecord, AppStore } from '../../storage/ports.ts';
 import { CredentialVerifier } from './credential-verifier.ts';
 
@@ -22,6 +22,12 @@ class CountingStore implements AppStore {
     if (app) Object.assign(app, { secretHash, rotatedAt: at, revokedAt: null });
     return app !== undefined;
   }
+  async replaceSecretHash(name: string, expected: string, secretHash: string) {
+    const app = this.apps.get(name);
+    if (app === undefined || app.secretHash !== expected || app.revokedAt !== null) return false;
+    app.secretHash = secretHash;
+    return true;
+  }
   async revokeApp(name: string, at: number) {
     const app = this.apps.get(name);
     if (app) app.revokedAt = at;
@@ -29,11 +35,11 @@ class CountingStore implements AppStore {
   }
 }
 
-function setup() {
+function setup(options: ConstructorParameters<typeof CredentialVerifier>[2] = {}) {
   let now = 1_000;
   const clock = { now: () => now, monotonic: () => now };
   const store = new CountingStore();
-  const verifier = new CredentialVerifier(store, clock, { recheckMs: 5_000 });
+  const verifier = new CredentialVerifier(store, clock, { recheckMs: 5_000, ...options });
   return { store, verifier, advance: (ms: number) => (now += ms) };
 }
 
@@ -99,4 +105,135 @@ describe('CredentialVerifier', () => {
     assert.equal(await verifier.verify('web', 'old'), false);
     assert.equal(await verifier.verify('web', 'new'), true);
   });
+
+  it('checks a generated secret against its keyed hash at once: a wrong one, for a known or an unknown app, runs no scrypt', async () => {
+    const { store, verifier } = setup();
+    const secret = generateSecret();
+    await store.createApp('web', await hashSecret(secret), 0);
+    assert.equal(secretHashForm((await store.findApp('web'))?.secretHash ?? ''), 'keyed');
+    assert.equal(await verifier.verify('web', secret, 'a'), true);
+    await verifier.verify('ghost', generateSecret(), 'a');
+    for (const name of ['web', 'ghost']) {
+      // Both records are cached now: the verdict is given synchronously, so no scrypt ran.
+      const verdict = verifier.check(name, generateSecret(), 'a');
+      assert.ok(!(verdict instanceof Promise), name);
+      assert.deepEqual(verdict, { outcome: 'refused' }, name);
+    }
+    assert.equal(verifier.slowCheckLoad, 0);
+  });
+
+  it('runs a non-generated secret through the slow line whether the app exists, is keyed or is unknown', async () => {
+    const { store, verifier } = setup();
+    await store.createApp('keyed-app', await hashSecret(generateSecret()), 0);
+    await store.createApp('scrypt-app', await hashSecret('operator chosen'), 0);
+    for (const name of ['keyed-app', 'scrypt-app', 'ghost']) {
+      await verifier.verify(name, 'warm the record', 'a');
+      const verdict = verifier.check(name, `wrong for ${name}`, 'a');
+      assert.ok(verdict instanceof Promise, name);
+      assert.equal(verifier.slowCheckLoad, 1, `${name}: a scrypt (real or decoy) runs`);
+      assert.deepEqual(await verdict, { outcome: 'refused' });
+    }
+  });
+
+  it('moves a generated secret stored as scrypt to the keyed form once it verifies, without touching rotatedAt', async () => {
+    const { store, verifier } = setup();
+    const secret = generateSecret();
+    await store.createApp('legacy', await hashScrypt(secret), 0);
+    assert.equal(await verifier.verify('legacy', secret, 'a'), true);
+    await new Promise((resolve) => setImmediate(resolve));
+    const record = await store.findApp('legacy');
+    assert.equal(secretHashForm(record?.secretHash ?? ''), 'keyed');
+    assert.equal(record?.rotatedAt, null);
+    const fresh = new CredentialVerifier(store, { now: () => 0, monotonic: () => 0 });
+    assert.ok(!((await fresh.check('legacy', generateSecret(), 'a')) instanceof Promise));
+    assert.equal(await fresh.verify('legacy', secret, 'a'), true);
+  });
+
+  it('throttles an address past its failures, while a verified credential from it and other addresses go on', async () => {
+    const { store, verifier, advance } = setup({ failuresPerAddress: 5, failureWindowMs: 60_000 });
+    const secret = generateSecret();
+    await store.createApp('web', await hashSecret(secret), 0);
+    assert.equal(await verifier.verify('web', secret, 'stranger'), true);
+    for (let i = 0; i < 5; i++)
+      assert.equal(await verifier.verify('web', generateSecret(), 'stranger'), false);
+    const throttled = await verifier.check('web', generateSecret(), 'stranger');
+    assert.equal(throttled.outcome, 'throttled');
+    assert.ok(throttled.outcome === 'throttled' && throttled.retryAfterSeconds === 60);
+    assert.deepEqual(
+      await verifier.check('ghost', generateSecret(), 'stranger'),
+      throttled,
+      'unknown names alike',
+    );
+    assert.equal(
+      await verifier.verify('web', secret, 'stranger'),
+      true,
+      'a cached credential is not throttled',
+    );
+    assert.deepEqual(await verifier.check('web', generateSecret(), 'friend'), { outcome: 'refused' });
+    advance(60_000);
+    assert.deepEqual(await verifier.check('web', generateSecret(), 'stranger'), { outcome: 'refused' });
+  });
+
+  it('throttles slow checks for an app name failed from many addresses, not its generated secrets', async () => {
+    const { store, verifier } = setup({ failuresPerName: 3 });
+    await store.createApp('web', await hashSecret('operator chosen'), 0);
+    for (let i = 0; i < 3; i++)
+      assert.equal(await verifier.verify('web', `wrong ${i}`, `address ${i}`), false);
+    assert.equal((await verifier.check('web', 'wrong 4', 'address 4')).outcome, 'throttled');
+    assert.equal((await verifier.check('other', 'wrong 4', 'address 4')).outcome, 'refused');
+    assert.equal((await verifier.check('ghost', generateSecret(), 'address 4')).outcome, 'refused');
+  });
+
+  it('throttles the slow checks of an address past its slow failures, not its keyed ones', async () => {
+    const { store, verifier } = setup({ slowFailuresPerAddress: 2 });
+    await store.createApp('web', await hashSecret('operator chosen'), 0);
+    for (let i = 0; i < 2; i++) assert.equal(await verifier.verify('web', `wrong ${i}`, 'stranger'), false);
+    assert.equal((await verifier.check('other', 'wrong 3', 'stranger')).outcome, 'throttled');
+    assert.equal((await verifier.check('other', generateSecret(), 'stranger')).outcome, 'refused');
+    assert.equal((await verifier.check('web', 'wrong 3', 'neighbour')).outcome, 'refused');
+  });
+
+  it('refuses slow checks past the bounded line without running them', async () => {
+    const { store, verifier } = setup({ slowChecksRunning: 1, slowChecksWaiting: 2 });
+    await store.createApp('web', await hashSecret('operator chosen'), 0);
+    await verifier.verify('web', 'warm', 'a');
+    const verdicts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => verifier.check('web', `wrong ${i}`, `address ${i}`)),
+    );
+    assert.deepEqual(
+      verdicts.map((verdict) => verdict.outcome),
+      ['refused', 'refused', 'refused', 'throttled', 'throttled', 'throttled'],
+    );
+  });
 });
+
+describe('CredentialVerifier: the slow checks a second', () => {
+  it('runs at most the burst of scrypt checks at once, then one per interval', async () => {
+    const { store, verifier, advance } = setup({ slowChecksPerSecond: 1, slowChecksBurst: 2 });
+    await store.createApp('web', await hashSecret('operator chosen'), 0);
+    const outcomes = async () =>
+      (
+        await Promise.all([0, 1, 2].map((i) => verifier.check('web', `wrong ${i} ${Math.random()}`, `a${i}`)))
+      ).map((verdict) => verdict.outcome);
+    assert.deepEqual(await outcomes(), ['refused', 'refused', 'throttled']);
+    advance(1_000);
+    assert.deepEqual(await outcomes(), ['refused', 'throttled', 'throttled']);
+    assert.deepEqual(
+      (await verifier.check('ghost', generateSecret(), 'a9')).outcome,
+      'refused',
+      'keyed checks need no token',
+    );
+  });
+});
+
+/** A scrypt hash of any secret, as every secret was stored before decision 0013. */
+async function hashScrypt(secret: string): Promise<string> {
+  const { scrypt, randomBytes } = await import('node:crypto');
+  const salt = randomBytes(16);
+  const key = await new Promise<Buffer>((resolve, reject) =>
+    scrypt(secret, salt, 32, { N: 16_384, r: 8, p: 1 }, (error, derived) =>
+      error ? reject(error) : resolve(derived),
+    ),
+  );
+  return `scrypt$16384$8$1$${salt.toString('base64url')}$${key.toString('base64url')}`;
+}

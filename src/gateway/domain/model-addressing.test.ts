@@ -129,6 +129,33 @@ describe('addressModel', () => {
     assert.deepEqual(address('claude-haiku-4-5', 'embed'), { model: 'claude-haiku-4-5' });
   });
 
+  it('a vendor family name goes to the first slot of that kind in route order, when one exists', () => {
+    const kinds: Record<ProviderSlot, SlotProfile> = {
+      'provider-a': { ...slots['provider-a'], kind: 'openai' },
+      'provider-b': { ...slots['provider-b'], kind: 'anthropic' },
+      'provider-c': { ...slots['provider-c'], kind: 'gemini' },
+    };
+    const of = (name: string, operation: AddressedOperation = 'chat') => {
+      const result = addressModel(name, operation, routing, kinds);
+      assert.ok(result.ok);
+      return result.address;
+    };
+    assert.deepEqual(of('claude-opus-4-1'), { provider: 'provider-b', model: 'claude-opus-4-1' });
+    assert.deepEqual(of('gpt-5'), { provider: 'provider-a', model: 'gpt-5' });
+    assert.deepEqual(of('o3-mini'), { provider: 'provider-a', model: 'o3-mini' });
+    assert.deepEqual(of('gemini-3-pro'), { provider: 'provider-c', model: 'gemini-3-pro' });
+    assert.deepEqual(of('omni-model'), { model: 'omni-model' }, 'o without a digit is no family');
+    assert.deepEqual(
+      of('claude-embed', 'embed'),
+      { model: 'claude-embed' },
+      'the anthropic slot cannot embed',
+    );
+    // No slot of the kind: the default route, as before.
+    const simulated = { ...kinds, 'provider-b': { ...kinds['provider-b'], kind: 'simulated' as const } };
+    const result = addressModel('claude-opus-4-1', 'chat', routing, simulated);
+    assert.deepEqual(result.ok && result.address, { model: 'claude-opus-4-1' });
+  });
+
   it('any other name goes to the default route with that model', () => {
     assert.deepEqual(address('gpt-5'), { model: 'gpt-5' });
     assert.deepEqual(address('provider-b'), { model: 'provider-b' }, 'a slot name alone is a plain name');

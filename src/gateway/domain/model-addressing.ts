@@ -1,5 +1,6 @@
 import {
   PROVIDER_SLOTS,
+  type ProviderKind,
   type ProviderSlot,
   type RouteCandidate,
   type RoutingSettings,
@@ -16,7 +17,10 @@ import type { SlotProfile } from './routing.ts';
  *    only: embeddings have no task routes, so there a task name is read as a model name).
  * 3. Any other name goes to the slot whose configured models include it: the first such slot in
  *    route order (see `slotsInRouteOrder`), pinned with that model.
- * 4. Else the default route, asked for that model (as a native `model` without `provider`).
+ * 4. A vendor family's name (`claude-*` to an `anthropic` slot, `gpt-*` and `o<digit>*` to an
+ *    `openai` one, `gemini-*` to a `gemini` one: contract 5.2, 5.9) goes to the first slot of that
+ *    kind in route order, pinned with that model, when there is one.
+ * 5. Else the default route, asked for that model (as a native `model` without `provider`).
  *
  * A prefix that is not a slot (`meta-llama/llama-3`, `provider-x/m`) is part of a plain name.
  */
@@ -60,6 +64,8 @@ export function addressModel(
     return { ok: true, address: { task: name } };
   const owner = modelOwners(operation, routing, slots).get(name);
   if (owner !== undefined) return { ok: true, address: { provider: owner, model: name } };
+  const family = familySlot(name, operation, routing, slots);
+  if (family !== undefined) return { ok: true, address: { provider: family, model: name } };
   return { ok: true, address: { model: name } };
 }
 
@@ -144,6 +150,28 @@ export function configuredModels(
     }
   }
   return names;
+}
+
+/** The vendor kind whose model names look like this one, if any. */
+function familyOf(name: string): ProviderKind | undefined {
+  if (name.startsWith('claude-')) return 'anthropic';
+  if (name.startsWith('gpt-') || /^o\d/.test(name)) return 'openai';
+  if (name.startsWith('gemini-')) return 'gemini';
+  return undefined;
+}
+
+/** The first slot in route order of the kind the name's family belongs to (that can embed, for embeddings). */
+function familySlot(
+  name: string,
+  operation: AddressedOperation,
+  routing: RoutingSettings,
+  slots: Record<ProviderSlot, SlotProfile>,
+): ProviderSlot | undefined {
+  const kind = familyOf(name);
+  if (kind === undefined) return undefined;
+  return slotsInRouteOrder(operation, routing).find(
+    (slot) => slots[slot].kind === kind && (operation !== 'embed' || slots[slot].canEmbed),
+  );
 }
 
 function isSlot(name: string): name is ProviderSlot {

@@ -1,4 +1,9 @@
-import type { ProviderSlot, RouteCandidate, RoutingSettings } from '../../config/config-types.ts';
+import type {
+  ProviderKind,
+  ProviderSlot,
+  RouteCandidate,
+  RoutingSettings,
+} from '../../config/config-types.ts';
 
 export type RoutedOperation = 'chat' | 'embed' | 'json';
 
@@ -13,6 +18,8 @@ export interface RouteRequest {
 
 /** What routing needs to know of each slot. */
 export interface SlotProfile {
+  /** The slot's upstream kind; it places vendor-family model names (model-addressing.ts). */
+  kind?: ProviderKind;
   chatModel: string;
   embedModel: string | undefined;
   models: readonly string[];

@@ -38,6 +38,7 @@ export function startRequestRun(
   deps: GatewayDeps,
   start: RunStart,
 ): RequestRun {
+  request.runStarted = true;
   const elapsed = reply.elapsedTime;
   const clock = deps.clock;
   const run = new RequestRun(deps, {

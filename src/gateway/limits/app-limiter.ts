@@ -1,6 +1,7 @@
 import type { AppLimits, LimitSettings } from '../../config/config-types.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { LimitStore } from '../../storage/limit-store.ts';
+import { type LimitConvention, type LimitState, limitHeaders } from './limit-headers.ts';
 import { dayWindow, type LimitWindow, minuteWindow, monthWindow, toNanoDollars } from './limit-windows.ts';
 
 /** What a request is expected to use, reserved up front and settled when it ends. */
@@ -10,7 +11,7 @@ export interface UsageEstimate {
 }
 
 export interface Admission {
-  /** RateLimit header fields to send with the answer. */
+  /** The limit state's header fields to send with the answer, in the door's convention (limit-headers.ts). */
   headers: Record<string, string>;
   /** Replaces the reservation with what was used and frees the concurrency lease. Runs once. */
   settle(actual: UsageEstimate): Promise<void>;
@@ -63,7 +64,11 @@ export class AppLimiter {
     return own ?? this.#settings.default;
   }
 
-  async admit(app: string, estimate: UsageEstimate): Promise<Admission> {
+  async admit(
+    app: string,
+    estimate: UsageEstimate,
+    convention: LimitConvention = 'openai',
+  ): Promise<Admission> {
     const limits = this.limitsFor(app);
     if (Object.keys(limits).length === 0) return NO_LIMITS;
     const now = this.#now();
@@ -78,7 +83,7 @@ export class AppLimiter {
       );
       if (lease === undefined) {
         this.#onRefusal(app, 'concurrent requests', now);
-        throw refusal(app, 'concurrent requests', 1, limits, undefined, now);
+        throw refusal(app, 'concurrent requests', 1, limits, {}, now, convention);
       }
     }
     const amounts: Record<Measure, number> = {
@@ -87,7 +92,7 @@ export class AppLimiter {
       cost: toNanoDollars(estimate.costUsd),
     };
     const made: Counter[] = [];
-    let rpm: { used: number; resetAt: number } | undefined;
+    const state: LimitState = {};
     for (const counter of countersFor(app, limits, now)) {
       const result = await this.#store.reserve(
         counter.key,
@@ -100,21 +105,15 @@ export class AppLimiter {
         if (lease !== undefined) await this.#store.releaseLease(leaseKey, lease);
         const retryAfter = Math.max(1, Math.ceil((result.resetAt - now) / 1000));
         this.#onRefusal(app, counter.name, now);
-        throw refusal(
-          app,
-          counter.name,
-          retryAfter,
-          limits,
-          counter.measure === 'requests' ? result : rpm,
-          now,
-        );
+        noteState(state, counter, result);
+        throw refusal(app, counter.name, retryAfter, limits, state, now, convention);
       }
       made.push(counter);
-      if (counter.name === 'requests per minute') rpm = result;
+      noteState(state, counter, result);
     }
     let settled = false;
     return {
-      headers: rateLimitHeaders(limits, rpm, now),
+      headers: limitHeaders(limits, state, now, convention),
       settle: async (actual) => {
         if (settled) return;
         settled = true;
@@ -174,31 +173,24 @@ function nanoLimit(usd: number | undefined): number | undefined {
   return usd === undefined ? undefined : toNanoDollars(usd);
 }
 
+/** A per-minute counter's result, kept for the headers (a refusal's `used` is what refused it). */
+function noteState(state: LimitState, counter: Counter, result: { used: number; resetAt: number }): void {
+  const window = { limit: counter.limit, used: result.used, resetAt: result.resetAt };
+  if (counter.name === 'requests per minute') state.requests = window;
+  else if (counter.name === 'tokens per minute') state.tokens = window;
+}
+
 function refusal(
   app: string,
   limit: string,
   retryAfter: number,
   limits: AppLimits,
-  rpm: { used: number; resetAt: number } | undefined,
+  state: LimitState,
   now: number,
+  convention: LimitConvention,
 ): ApiError {
   return new ApiError('rate_limited', `app '${app}' reached its ${limit} limit`, {
-    headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(limits, rpm, now) },
+    headers: { 'retry-after': String(retryAfter), ...limitHeaders(limits, state, now, convention) },
     details: { limit, retryAfterSeconds: retryAfter },
   });
-}
-
-/** RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers) for the requests-per-minute policy. */
-function rateLimitHeaders(
-  limits: AppLimits,
-  rpm: { used: number; resetAt: number } | undefined,
-  now: number,
-): Record<string, string> {
-  if (limits.requestsPerMinute === undefined) return {};
-  const remaining = Math.max(0, limits.requestsPerMinute - (rpm?.used ?? limits.requestsPerMinute));
-  const reset = Math.max(0, Math.ceil(((rpm?.resetAt ?? minuteWindow(now).resetAt) - now) / 1000));
-  return {
-    'ratelimit-policy': `"requests";q=${limits.requestsPerMinute};w=60`,
-    ratelimit: `"requests";r=${remaining};t=${reset}`,
-  };
 }

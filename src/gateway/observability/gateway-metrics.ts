@@ -37,6 +37,8 @@ export interface GatewayMetricsSources {
   balancer: Pick<DeploymentBalancer, 'inFlightOf' | 'isResting'>;
   /** Ledger records accepted but not yet written. */
   ledgerPending: () => number;
+  /** The label value of a model name (model-labels.ts); the name itself when absent. */
+  modelLabel?: (slot: string, model: string) => string;
   /** Undefined without REDIS_URL. */
   sharedCounting: () => SharedCountingState | undefined;
   now: () => number;
@@ -51,7 +53,7 @@ export class GatewayMetrics implements RunMetrics {
   readonly #vendor: Record<ProviderSlot, string>;
   readonly #requests = new CounterFamily(
     'gateway_requests_total',
-    'Requests that reached a run, by how they ended (status is the HTTP status; 499: the client left) and the deployment that answered.',
+    'Inference requests of authenticated apps, by how they ended (status is the HTTP status; 499: the client left; provider, deployment and model empty when refused before an upstream was chosen).',
     ['front_door', 'operation', 'app', 'provider', 'deployment', 'model', 'status'],
   );
   readonly #duration = new HistogramFamily(
@@ -85,7 +87,14 @@ export class GatewayMetrics implements RunMetrics {
   readonly #operationDuration = new HistogramFamily(
     'gen_ai_client_operation_duration_seconds',
     'Duration of each upstream call (OpenTelemetry GenAI gen_ai.client.operation.duration); error_type set when it failed.',
-    ['gen_ai_operation_name', 'gen_ai_provider_name', 'provider', 'model', 'error_type'],
+    [
+      'gen_ai_operation_name',
+      'gen_ai_provider_name',
+      'gen_ai_request_model',
+      'provider',
+      'model',
+      'error_type',
+    ],
     SECONDS_BUCKETS,
   );
   readonly #cost = new CounterFamily(
@@ -112,9 +121,11 @@ export class GatewayMetrics implements RunMetrics {
   );
   /** HTTP statuses as label text, made once each. */
   readonly #statusText = new Map<number, string>();
+  readonly #model: (slot: string, model: string) => string;
 
   constructor(registry: MetricsRegistry, sources: GatewayMetricsSources) {
     const providers = sources.config.providers;
+    this.#model = sources.modelLabel ?? ((_slot, model) => model);
     this.#vendor = Object.fromEntries(
       PROVIDER_SLOTS.map((slot) => [slot, GEN_AI_PROVIDER_NAME[providers[slot].kind]]),
     ) as Record<ProviderSlot, string>;
@@ -192,7 +203,7 @@ export class GatewayMetrics implements RunMetrics {
     const frontDoor = record.frontDoor;
     const provider = record.provider ?? '';
     const deployment = record.deployment ?? '';
-    const model = record.model ?? '';
+    const model = this.#model(provider, record.model ?? '');
     const status = this.#status(record.status);
     this.#requests.series([frontDoor, operation, record.app, provider, deployment, model, status]).inc();
     this.#duration
@@ -214,35 +225,41 @@ export class GatewayMetrics implements RunMetrics {
       const slot = attempt.provider as ProviderSlot;
       const vendor = this.#vendor[slot] ?? '';
       const answered = attempt.upstreamStatus === 200;
-      this.#attempts.series([slot, attempt.deployment ?? '', attempt.model, attempt.outcome]).inc();
+      const attemptModel = this.#model(slot, attempt.model);
+      this.#attempts.series([slot, attempt.deployment ?? '', attemptModel, attempt.outcome]).inc();
       this.#operationDuration
         .series([
           genAiOperation,
           vendor,
+          attemptModel,
           slot,
-          attempt.model,
+          attemptModel,
           attempt.outcome === 'ok' ? '' : attempt.outcome,
         ])
         .observe(attempt.latencyMs / 1000);
       if (!answered) continue;
       this.#tokens
-        .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.input, slot, attempt.model, record.app])
+        .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.input, slot, attemptModel, record.app])
         .observe(attempt.tokensIn);
       this.#tokens
-        .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.output, slot, attempt.model, record.app])
+        .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.output, slot, attemptModel, record.app])
         .observe(attempt.tokensOut);
       // Parts of the input above: observed only when the upstream reported some, so their _count is
       // the calls that read from (or wrote to) the prompt cache.
       if (attempt.cacheReadTokens > 0)
         this.#tokens
-          .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.cacheRead, slot, attempt.model, record.app])
+          .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.cacheRead, slot, attemptModel, record.app])
           .observe(attempt.cacheReadTokens);
       const written = attempt.cacheWrite5mTokens + attempt.cacheWrite1hTokens;
       if (written > 0)
         this.#tokens
-          .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.cacheCreation, slot, attempt.model, record.app])
+          .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.cacheCreation, slot, attemptModel, record.app])
           .observe(written);
     }
+  }
+
+  refusedBeforeRun(app: string, operation: Operation, frontDoor: string, status: number): void {
+    this.#requests.series([frontDoor, operation, app, '', '', '', this.#status(status)]).inc();
   }
 
   refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void {

@@ -23,6 +23,11 @@ export interface ProviderErrorInit {
   retryAfterMs?: number;
   /** A short, safe description: never the upstream's raw body or a key. */
   detail?: string;
+  /**
+   * A 400's or 404's own message, with whatever looks like a secret removed (upstream-message.ts):
+   * the client is told it, so that it knows what to change (contract 5.2).
+   */
+  upstreamMessage?: string;
   cause?: unknown;
 }
 
@@ -36,6 +41,7 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
+  readonly upstreamMessage: string | undefined;
 
   constructor(init: ProviderErrorInit) {
     const where = init.status === undefined ? init.failure : `HTTP ${init.status}`;
@@ -45,6 +51,7 @@ export class ProviderError extends Error {
     this.failure = init.failure;
     this.status = init.status;
     this.retryAfterMs = init.retryAfterMs;
+    this.upstreamMessage = init.upstreamMessage;
     this.retryable = init.retryable ?? decideRetryable(init.failure, init.status);
   }
 }

@@ -78,6 +78,7 @@ export class ProviderRegistry {
       PROVIDER_SLOTS.map((slot) => [
         slot,
         {
+          kind: settings[slot].kind,
           chatModel: settings[slot].chatModel,
           embedModel: adapters[slot].capabilities.embed ? settings[slot].embedModel : undefined,
           models: settings[slot].models,

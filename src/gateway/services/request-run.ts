@@ -18,7 +18,7 @@ import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import type { AbandonedCall, AdmissionInput, AnsweredCall, OpenWork, RunInit } from './request-run-inputs.ts';
-import { attemptRow, statusOf, sumCacheTokens } from './run-attempts.ts';
+import { attemptRow, boundedName, statusOf, sumCacheTokens } from './run-attempts.ts';
 import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
@@ -149,7 +149,11 @@ export class RequestRun implements CallScope {
       price,
     );
     try {
-      this.#admission = await deps.limiter.admit(this.app, estimate);
+      this.#admission = await deps.limiter.admit(
+        this.app,
+        estimate,
+        this.frontDoor === 'anthropic' ? 'anthropic' : 'openai',
+      );
     } catch (error) {
       this.#refused(error);
       throw error;
@@ -285,7 +289,7 @@ export class RequestRun implements CallScope {
     );
     this.#provider = call.provider;
     this.#deployment = this.#answeringDeployment;
-    this.#model = call.model;
+    this.#model = boundedName(call.model);
     this.#priceSource = source;
     this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
   }
@@ -326,7 +330,7 @@ export class RequestRun implements CallScope {
       app: this.app,
       operation: this.operation,
       frontDoor: this.frontDoor,
-      task: this.task ?? null,
+      task: this.task === undefined ? null : boundedName(this.task),
       provider: this.#provider,
       model: this.#model,
       tokensIn: usage.tokensIn,

@@ -1,5 +1,6 @@
 import { ApiError } from '../../platform/errors.ts';
 import type { CacheTokens, UsageAttempt } from '../../storage/ports.ts';
+import { MAX_MODEL_NAME_LENGTH } from '../domain/model-addressing.ts';
 import { NO_CACHE_TOKENS, type ReportedUsage, splitCacheTokens } from '../domain/reported-usage.ts';
 
 /** What a run knows of one upstream call when it keeps it as an attempt. */
@@ -29,7 +30,7 @@ export function attemptRow(index: number, fields: AttemptFields): UsageAttempt {
   return {
     attempt: index,
     provider: fields.provider,
-    model: fields.model,
+    model: boundedName(fields.model),
     tokensIn: usage?.inputTokens ?? 0,
     tokensOut: usage?.outputTokens ?? 0,
     usageEstimated: fields.usageEstimated ?? false,
@@ -60,4 +61,14 @@ export function statusOf(error: unknown): { status: number; code: string | null 
   if (error === undefined) return { status: 200, code: null };
   if (error instanceof ApiError) return { status: error.statusCode, code: error.code };
   return { status: 500, code: 'internal_error' };
+}
+
+/**
+ * A name as the ledger keeps it: at most MAX_MODEL_NAME_LENGTH characters. The doors and the native
+ * schemas bound what clients send; this bounds what an upstream reports, as the ledger's rollups
+ * key on the model (a long key slows every later insert into them; PostgreSQL refuses an index
+ * entry past about 2.7 kB, which would fail the batch for good).
+ */
+export function boundedName(name: string): string {
+  return name.length <= MAX_MODEL_NAME_LENGTH ? name : name.slice(0, MAX_MODEL_NAME_LENGTH);
 }

@@ -11,6 +11,11 @@ export interface RunMetrics {
   finished(record: UsageRecord): void;
   /** A request refused before it was admitted (no route, a limit reached): it leaves no ledger row. */
   refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void;
+  /**
+   * A request of an authenticated app answered with an error before any run started (its body
+   * malformed, too large or invalid): no ledger row, but counted under its app.
+   */
+  refusedBeforeRun(app: string, operation: Operation, frontDoor: string, status: number): void;
   /** A deployment (null: a slot without deployments) passed over without a call because its circuit is open. */
   skipped(slot: ProviderSlot, deployment: string | null): void;
 }

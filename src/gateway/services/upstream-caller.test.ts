@@ -52,7 +52,10 @@ function setUp(script: Record<string, (number | 'ok')[]>, slotB: (number | 'ok')
       callLimitMs: 1_000,
     },
   };
-  const registry = { pool: (slot: string) => pools[slot] } as unknown as ProviderRegistry;
+  const registry = {
+    pool: (slot: string) => pools[slot],
+    settings: () => ({ apiKey: undefined }),
+  } as unknown as ProviderRegistry;
   const health = new InProcessProviderHealth(circuit);
   const caller = new UpstreamCaller({
     registry,

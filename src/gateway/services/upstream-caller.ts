@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { RetrySettings } from '../../config/config-types.ts';
+import type { ProviderSlot, RetrySettings } from '../../config/config-types.ts';
 import { DEFAULTS } from '../../config/defaults.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { roundMs } from '../../platform/clock.ts';
@@ -272,7 +272,8 @@ export class UpstreamCaller {
     const several = this.#deps.registry.pool(candidate.provider).deployments.length > 1;
     const ownRefusal = !error.retryable && several && refusesThisDeployment(error);
     // Any other rejection (400, 404, …) would fail the same way elsewhere: no other deployment, no fallback.
-    if (!error.retryable && !ownRefusal) throw toGatewayError(error, failures);
+    if (!error.retryable && !ownRefusal)
+      throw toGatewayError(error, failures, configuredKeys(this.#deps.registry, candidate.provider));
     this.#balancer.rest(deployment, error.retryAfterMs, error.retryable);
     return error;
   }
@@ -305,4 +306,14 @@ function failedCall(
   };
   if (deployment.name !== null) call.deployment = deployment.name;
   return call;
+}
+
+/** The keys configured for a slot and its deployments, which no message from its upstreams may repeat. */
+function configuredKeys(registry: ProviderRegistry, slot: ProviderSlot): string[] {
+  const settings = registry.settings(slot) as {
+    apiKey?: string | undefined;
+    deployments?: readonly { apiKey?: string | undefined }[];
+  };
+  const keys = [settings.apiKey, ...(settings.deployments ?? []).map((deployment) => deployment.apiKey)];
+  return keys.filter((key): key is string => key !== undefined);
 }

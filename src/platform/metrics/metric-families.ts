@@ -32,11 +32,12 @@ export interface MetricFamily {
 const SEPARATOR = '\u001f';
 
 /**
- * Series per family at most. Label values come from bounded sets (apps, slots, configured models,
- * status codes), but a model name is whatever the upstream reports: past the cap, new label sets
- * are counted in one series whose every label is `other`, so memory stays bounded.
+ * Series per family at most. Label values come from bounded sets (apps, slots, models the
+ * configuration or the price data knows, status codes: the gateway maps anything else to `other`),
+ * and this is the backstop whatever a caller sends: past the cap, new label sets are counted in one
+ * series whose every label is `other`, so memory and the scrape stay bounded.
  */
-export const MAX_SERIES_PER_FAMILY = 5_000;
+export const MAX_SERIES_PER_FAMILY = 2_000;
 const OVERFLOW = 'other';
 
 function overflowValues(names: readonly string[]): string[] {

@@ -25,6 +25,7 @@ export class SqliteAppStore implements AppStore {
   readonly #insert: StatementSync;
   readonly #setSecret: StatementSync;
   readonly #revoke: StatementSync;
+  readonly #replaceHash: StatementSync;
 
   constructor(db: DatabaseSync) {
     this.#find = db.prepare('SELECT * FROM apps WHERE name = ?');
@@ -34,6 +35,9 @@ export class SqliteAppStore implements AppStore {
     );
     this.#setSecret = db.prepare(
       'UPDATE apps SET secret_hash = ?, rotated_at = ?, revoked_at = NULL WHERE name = ?',
+    );
+    this.#replaceHash = db.prepare(
+      'UPDATE apps SET secret_hash = ? WHERE name = ? AND secret_hash = ? AND revoked_at IS NULL',
     );
     this.#revoke = db.prepare('UPDATE apps SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL');
   }
@@ -54,6 +58,10 @@ export class SqliteAppStore implements AppStore {
 
   async setSecret(name: string, secretHash: string, at: number): Promise<boolean> {
     return this.#setSecret.run(secretHash, at, name).changes > 0;
+  }
+
+  async replaceSecretHash(name: string, expected: string, secretHash: string): Promise<boolean> {
+    return this.#replaceHash.run(secretHash, name, expected).changes > 0;
   }
 
   async revokeApp(name: string, at: number): Promise<boolean> {

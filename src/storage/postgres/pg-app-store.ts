@@ -58,6 +58,14 @@ export class PgAppStore implements AppStore {
     return (result.rowCount ?? 0) > 0;
   }
 
+  async replaceSecretHash(name: string, expected: string, secretHash: string): Promise<boolean> {
+    const result = await this.#pool.query(
+      'UPDATE apps SET secret_hash = $1 WHERE name = $2 AND secret_hash = $3 AND revoked_at IS NULL',
+      [secretHash, name, expected],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async revokeApp(name: string, at: number): Promise<boolean> {
     const result = await this.#pool.query(
       'UPDATE apps SET revoked_at = $1 WHERE name = $2 AND revoked_at IS NULL',

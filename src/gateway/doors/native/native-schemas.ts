@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { PROVIDER_SLOTS } from '../../../config/config-types.ts';
 import { AnyJson, StringEnum } from '../../../platform/schema-helpers.ts';
 import type { FinishReason as FinishReasonValue } from '../../domain/messages.ts';
+import { MAX_MODEL_NAME_LENGTH } from '../../domain/model-addressing.ts';
 import {
   MAX_TOOL_CALL_ID_LENGTH,
   MAX_TOOL_CALLS_PER_MESSAGE,
@@ -109,11 +110,22 @@ export const FinishReason = StringEnum(FINISH_REASONS, {
   description: 'Why the model stopped: tool_calls when the answer is tool calls the client should run',
 });
 
+/**
+ * Model and task names are bounded as the doors bound theirs: they reach the ledger and its
+ * rollups' keys, and a 100 kB key made every later insert into a rollup read it (issue 27: the
+ * ledger's writer fell to a few hundred rows a second after fuzzed requests with such names).
+ */
+const ModelName = Type.String({ maxLength: MAX_MODEL_NAME_LENGTH });
+const RouteName = Type.String({
+  maxLength: MAX_MODEL_NAME_LENGTH,
+  description: 'Routing hint: selects a configured route',
+});
+
 export const ChatRequest = Type.Object(
   {
     messages: Type.Array(messageRef(), { minItems: 1 }),
-    task: Type.Optional(Type.String({ description: 'Routing hint: selects a configured route' })),
-    model: Type.Optional(Type.String()),
+    task: Type.Optional(RouteName),
+    model: Type.Optional(ModelName),
     provider: Type.Optional(Provider),
     temperature: Type.Optional(Temperature),
     maxTokens: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -139,7 +151,7 @@ export const EmbedRequest = Type.Object(
       items: { type: 'string', minLength: 1 },
       description: 'A non-empty string, or a non-empty array of non-empty strings',
     }),
-    model: Type.Optional(Type.String()),
+    model: Type.Optional(ModelName),
     provider: Type.Optional(Provider),
     metadata: Type.Optional(Metadata),
   },
@@ -155,8 +167,8 @@ export const JsonRequest = Type.Object(
       description: 'JSON Schema (2020-12 by default, draft-07 by $schema) the output must conform to',
     }),
     schemaName: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' })),
-    task: Type.Optional(Type.String()),
-    model: Type.Optional(Type.String()),
+    task: Type.Optional(RouteName),
+    model: Type.Optional(ModelName),
     provider: Type.Optional(Provider),
     temperature: Type.Optional(Temperature),
     metadata: Type.Optional(Metadata),

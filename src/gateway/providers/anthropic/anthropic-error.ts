@@ -3,6 +3,7 @@ import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import { ProviderError } from '../provider-error.ts';
+import { upstreamMessageOf } from '../upstream-message.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -61,12 +62,14 @@ export function mapAnthropicHttpError(
   headers: Headers,
   bodyText: string,
 ): ProviderError {
-  const facts = readErrorFacts(safeJson(bodyText));
+  const body = safeJson(bodyText);
+  const facts = readErrorFacts(body);
   const init: ConstructorParameters<typeof ProviderError>[0] = {
     slot,
     failure: 'http',
     status,
     detail: describe(facts),
+    ...upstreamMessageOf(status, body),
   };
   const retryAfterMs = parseRetryAfter(headers);
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;

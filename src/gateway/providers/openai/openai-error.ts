@@ -3,6 +3,7 @@ import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import { ProviderError } from '../provider-error.ts';
+import { upstreamMessageOf } from '../upstream-message.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -78,7 +79,8 @@ export function errorFromResponse(
   headers: Headers,
   bodyText: string,
 ): ProviderError {
-  const fields = readErrorFields(safeJson(bodyText));
+  const body = safeJson(bodyText);
+  const fields = readErrorFields(body);
   const shouldRetry = headers['x-should-retry'];
   let retryable: boolean | undefined;
   if (status === 429 && isQuota(fields)) retryable = false;
@@ -92,6 +94,7 @@ export function errorFromResponse(
     ...(retryable === undefined ? {} : { retryable }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     ...(detail === undefined ? {} : { detail }),
+    ...upstreamMessageOf(status, body),
   });
 }
 

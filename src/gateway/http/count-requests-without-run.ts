@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Operation } from '../../storage/ports.ts';
+import type { RunMetrics } from '../services/run-metrics.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when the request's run starts: from then on the run counts it. */
+    runStarted?: boolean;
+  }
+}
+
+/** The inference routes, by route pattern: which door and operation a request was for. */
+const INFERENCE_ROUTES: Readonly<Record<string, readonly [frontDoor: string, operation: Operation]>> = {
+  '/v1/chat': ['native', 'chat'],
+  '/v1/embed': ['native', 'embed'],
+  '/v1/json': ['native', 'json'],
+  '/v1/chat/completions': ['openai', 'chat'],
+  '/v1/embeddings': ['openai', 'embed'],
+  '/v1/responses': ['responses', 'chat'],
+  '/v1/messages': ['anthropic', 'chat'],
+};
+
+/**
+ * Counts, under its app, an inference request that passed authentication and was answered before
+ * a run started (a body that is not JSON, too large, or fails the schema: a 400, 413 or 415), so
+ * that the request counter has every authenticated request, not only those that ran. The label
+ * values come from the route pattern, never from the URL a client wrote.
+ */
+export function countRequestsWithoutRun(scope: FastifyInstance, metrics: RunMetrics | undefined): void {
+  if (metrics === undefined) return;
+  scope.addHook('onResponse', (request, reply, done) => {
+    if (request.runStarted !== true && typeof request.appName === 'string') {
+      const route = INFERENCE_ROUTES[request.routeOptions.url ?? ''];
+      if (route !== undefined)
+        metrics.refusedBeforeRun(request.appName, route[1], route[0], reply.statusCode);
+    }
+    done();
+  });
+}
