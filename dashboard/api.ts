@@ -32,6 +32,13 @@ export interface TotalsRow {
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
+  /** Prompt-cache reads and writes, parts of tokensIn. */
+  tokensInCacheRead: number;
+  tokensInCacheWrite: number;
+  /** Answers from the response cache, their share of the requests, and what they saved. */
+  cacheHits: number;
+  cacheHitRate: number;
+  costSavedUsd: number;
 }
 
 export interface UsageAnswer {

@@ -111,13 +111,8 @@ export function percentLines(config: ChartConfiguration<'line'>): ChartConfigura
     ...config,
     options: {
       ...config.options,
-      scales: {
-        y: {
-          beginAtZero: true,
-          title: { display: true, text: 'Failed requests' },
-          ticks: { callback: percent },
-        },
-      },
+      // The axis keeps the title `lines` gave it.
+      scales: { y: { ...config.options?.scales?.['y'], ticks: { callback: percent } } },
       plugins: {
         tooltip: { callbacks: { label: (item) => `${item.dataset.label}: ${percent(item.parsed.y ?? 0)}` } },
       },

@@ -1,3 +1,4 @@
+import { caches } from './cache-view.ts';
 import { destroyCharts } from './charts.ts';
 import { element } from './dom.ts';
 import * as views from './views.ts';
@@ -12,6 +13,7 @@ const RANGES: Record<string, { ms: number; bucket: 'hour' | 'day'; label: string
 const LOADERS: Record<string, views.ViewLoader> = {
   cost: views.cost,
   tokens: views.tokens,
+  caches,
   errors: views.errors,
   latency: views.latency,
   refusals: views.refusals,

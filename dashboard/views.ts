@@ -21,7 +21,7 @@ export interface ViewRange {
 export type ViewLoader = (range: ViewRange, section: HTMLElement) => Promise<Node[]>;
 
 /** The bucket of a row: its `hour` or `day` field. */
-const bucketOf = (row: { day?: string | undefined; hour?: string | undefined }): string =>
+export const bucketOf = (row: { day?: string | undefined; hour?: string | undefined }): string =>
   row.hour ?? row.day ?? '';
 
 /** Lays rows out as series over buckets (a pivot: the API's numbers, placed, not recomputed). */
@@ -45,7 +45,7 @@ const rangeAttributes = (answer: { from: string; to: string }) => ({
   'data-to': answer.to,
 });
 
-function tiles(answer: { from: string; to: string }, ...items: HTMLElement[]): HTMLElement {
+export function tiles(answer: { from: string; to: string }, ...items: HTMLElement[]): HTMLElement {
   return element('div', { class: 'tiles', ...rangeAttributes(answer) }, ...items);
 }
 

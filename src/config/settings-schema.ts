@@ -251,8 +251,22 @@ export const ModelPriceSchema = Type.Object(
   {
     inputPerMTok: Type.Number({ minimum: 0, description: 'US dollars per million tokens.' }),
     outputPerMTok: Type.Number({ minimum: 0 }),
-    cacheReadPerMTok: Type.Optional(Type.Number({ minimum: 0 })),
-    cacheWritePerMTok: Type.Optional(Type.Number({ minimum: 0 })),
+    cacheReadPerMTok: Type.Optional(
+      Type.Number({ minimum: 0, description: 'Prompt-cache reads; the input rate when absent.' }),
+    ),
+    cacheWritePerMTok: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description:
+          'Prompt-cache writes kept 5 minutes, and writes whose upstream names no lifetime; the input rate when absent.',
+      }),
+    ),
+    cacheWrite1hPerMTok: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description: 'Prompt-cache writes kept 1 hour; twice the input rate when absent.',
+      }),
+    ),
   },
   strict,
 );

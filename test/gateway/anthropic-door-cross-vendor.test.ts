@@ -63,8 +63,11 @@ describe('Anthropic door → OpenAI slot (strict mock)', () => {
     ]);
     assert.equal(answer.model, 'gpt-4o-mini-2024-07-18');
     assert.equal(answer.stop_reason, 'end_turn');
-    // As recorded: prompt_tokens 1250 (1024 of them cached), completion_tokens 8.
-    assert.equal(answer.usage.input_tokens, 1250);
+    // As recorded: prompt_tokens 1250 (1024 of them cached), completion_tokens 8. Anthropic's
+    // input_tokens leaves the cache reads out, as Anthropic does.
+    assert.equal(answer.usage.input_tokens, 1250 - 1024);
+    assert.equal(answer.usage.cache_read_input_tokens, 1024);
+    assert.equal(answer.usage.cache_creation_input_tokens, 0);
     assert.equal(answer.usage.output_tokens, 8);
     const sent = mock.requests.at(-1)?.body as Record<string, unknown>;
     assert.equal(sent.model, 'gpt-4o-mini');
@@ -82,7 +85,8 @@ describe('Anthropic door → OpenAI slot (strict mock)', () => {
       .finalMessage();
     const text = final.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
     assert.equal(text, 'The capital of France is Paris.');
-    assert.equal(final.usage.input_tokens, 1250);
+    assert.equal(final.usage.input_tokens, 1250 - 1024);
+    assert.equal(final.usage.cache_read_input_tokens, 1024);
     assert.equal(final.usage.output_tokens, 8);
   });
   it('a tool loop: OpenAI tool_calls come back as tool_use blocks, tool_result goes up as a tool message', async () => {
@@ -175,8 +179,10 @@ describe('Anthropic door → Gemini slot (strict mock)', () => {
     assert.equal(answer.content[0]?.type, 'text');
     assert.match(answer.content[0]?.type === 'text' ? answer.content[0].text : '', /Paris/);
     assert.equal(answer.model, 'gemini-2.5-flash');
-    // As recorded: promptTokenCount 2143; candidatesTokenCount 21 + thoughtsTokenCount 427.
-    assert.equal(answer.usage.input_tokens, 2143);
+    // As recorded: promptTokenCount 2143, of which cachedContentTokenCount 2027; candidatesTokenCount
+    // 21 + thoughtsTokenCount 427.
+    assert.equal(answer.usage.input_tokens, 2143 - 2027);
+    assert.equal(answer.usage.cache_read_input_tokens, 2027);
     assert.equal(answer.usage.output_tokens, 21 + 427);
     assert.match(mock.requests.at(-1)?.path ?? '', /models\/gemini-2\.5-flash:generateContent$/);
   });

@@ -54,6 +54,8 @@ describe('OpenAI door to an Anthropic slot', () => {
       prompt_tokens: PROMPT_TOKENS,
       completion_tokens: COMPLETION_TOKENS,
       total_tokens: PROMPT_TOKENS + COMPLETION_TOKENS,
+      // OpenAI's field for cache reads; it has none for writes, which stay in prompt_tokens.
+      prompt_tokens_details: { cached_tokens: 2048 },
     });
     assert.ok(Number(response.headers.get('x-gateway-cost-usd')) > 0);
     const sent = mock.requests.at(-1)?.body;
@@ -68,6 +70,10 @@ describe('OpenAI door to an Anthropic slot', () => {
     assert.equal(row?.frontDoor, 'openai');
     assert.equal(row?.provider, 'provider-a');
     assert.deepEqual([row?.tokensIn, row?.tokensOut], [PROMPT_TOKENS, COMPLETION_TOKENS]);
+    assert.deepEqual(
+      [row?.cacheReadTokens, row?.cacheWrite5mTokens, row?.cacheWrite1hTokens],
+      [2048, 1024, 0],
+    );
   });
 
   it('a stream with the usage Anthropic reported in the usage chunk, and the cost', async () => {
@@ -131,7 +137,12 @@ describe('OpenAI door to an Anthropic slot', () => {
       country: 'France',
       population: 2102650,
     });
-    assert.deepEqual(first.usage, { prompt_tokens: 412, completion_tokens: 58, total_tokens: 470 });
+    assert.deepEqual(first.usage, {
+      prompt_tokens: 412,
+      completion_tokens: 58,
+      total_tokens: 470,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
 
     // The result goes back as Anthropic's tool_result block, answering that tool_use id.
     messages.push(choice?.message as OpenAI.Chat.ChatCompletionMessageParam, {

@@ -73,6 +73,10 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.equal(request.attributes['gen_ai.response.model'], res.body.model);
       assert.equal(request.attributes['gen_ai.usage.input_tokens'], res.body.usage.tokensIn);
       assert.equal(request.attributes['gen_ai.usage.output_tokens'], res.body.usage.tokensOut);
+      // The recorded answer read 1024 of its prompt tokens from OpenAI's cache and wrote none.
+      assert.equal(res.body.usage.tokensInCacheRead, 1024);
+      assert.equal(request.attributes['gen_ai.usage.cache_read.input_tokens'], 1024);
+      assert.equal(request.attributes['gen_ai.usage.cache_creation.input_tokens'], 0);
       assert.equal(request.attributes['gateway.provider.slot'], 'provider-a');
       assert.equal(request.attributes['gateway.app'], APP);
       assert.equal(request.attributes['gateway.front_door'], 'native');
@@ -88,6 +92,12 @@ for (const protocol of ['http/protobuf', 'http/json'] as const) {
       assert.equal(call.attributes['gen_ai.provider.name'], 'openai');
       assert.equal(call.attributes['gen_ai.response.model'], res.body.model);
       assert.equal(call.attributes['gen_ai.usage.input_tokens'], res.body.usage.tokensIn);
+      assert.equal(call.attributes['gen_ai.usage.cache_read.input_tokens'], 1024);
+      assert.equal(
+        call.attributes['gen_ai.usage.cache_creation.input_tokens'],
+        undefined,
+        'OpenAI reports no cache writes: the call says nothing of them',
+      );
       assert.deepEqual(call.attributes['gen_ai.response.finish_reasons'], ['stop']);
       assert.equal(mock.requests.at(-1)?.headers.traceparent, `00-${INCOMING_TRACE}-${call.spanId}-01`);
       assert.doesNotMatch(JSON.stringify(receiver.spans), new RegExp(PROMPT));

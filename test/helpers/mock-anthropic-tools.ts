@@ -4,6 +4,7 @@ import {
   isObject,
   MockRejection,
   roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
   type ScriptedReply,
 } from './scripted-reply.ts';
 
@@ -204,7 +205,7 @@ function scriptedUsage(reply: ScriptedReply): Record<string, unknown> {
   const usage = reply.usage;
   if (usage === undefined) {
     return {
-      input_tokens: 20,
+      input_tokens: SCRIPTED_PROMPT_TOKENS,
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
       output_tokens: outputTokens(reply),
@@ -213,7 +214,7 @@ function scriptedUsage(reply: ScriptedReply): Record<string, unknown> {
   const write5m = usage.cacheWrite5mTokens ?? 0;
   const write1h = usage.cacheWrite1hTokens ?? 0;
   return {
-    input_tokens: usage.inputTokens ?? 20,
+    input_tokens: usage.inputTokens ?? SCRIPTED_PROMPT_TOKENS,
     cache_creation_input_tokens: write5m + write1h,
     cache_read_input_tokens: usage.cacheReadTokens ?? 0,
     cache_creation: { ephemeral_5m_input_tokens: write5m, ephemeral_1h_input_tokens: write1h },
@@ -274,9 +275,12 @@ export function scriptedEventStream(reply: ScriptedReply): string {
     emit('content_block_stop', { index });
     index++;
   }
+  // message_delta's counts are cumulative (MessageDeltaUsage): the prompt's again, without the
+  // cache_creation split, and the output.
+  const { cache_creation: _split, ...totals } = message['usage'] as Record<string, unknown>;
   emit('message_delta', {
     delta: { stop_reason: message['stop_reason'], stop_sequence: message['stop_sequence'] },
-    usage: { output_tokens: (message['usage'] as { output_tokens: number }).output_tokens },
+    usage: totals,
   });
   emit('message_stop', {});
   return events.join('');

@@ -5,6 +5,7 @@ import {
   isObject,
   MockRejection,
   roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
   type ScriptedReply,
 } from './scripted-reply.ts';
 
@@ -225,9 +226,23 @@ function callParts(reply: ScriptedReply, signature?: string): Record<string, unk
   });
 }
 
+/**
+ * The script's usage as usageMetadata (cached tokens inside `promptTokenCount`, as Gemini counts
+ * them; `cachedContentTokenCount` absent when the script gives none) or the rough one.
+ */
 function usageOf(reply: ScriptedReply): Record<string, number> {
-  const out = roughTokens((reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join(''));
-  return { promptTokenCount: 20, candidatesTokenCount: out, totalTokenCount: 20 + out };
+  const out =
+    reply.usage?.outputTokens ??
+    roughTokens((reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join(''));
+  const prompt = reply.usage?.inputTokens ?? SCRIPTED_PROMPT_TOKENS;
+  const usage: Record<string, number> = {
+    promptTokenCount: prompt,
+    candidatesTokenCount: out,
+    totalTokenCount: prompt + out,
+  };
+  const cached = reply.usage?.cacheReadTokens;
+  if (cached !== undefined) usage['cachedContentTokenCount'] = cached;
+  return usage;
 }
 
 /**

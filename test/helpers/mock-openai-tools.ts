@@ -4,6 +4,7 @@ import {
   isObject,
   MockRejection,
   roughTokens,
+  SCRIPTED_PROMPT_TOKENS,
   type ScriptedReply,
 } from './scripted-reply.ts';
 
@@ -183,7 +184,7 @@ function callIds(reply: ScriptedReply): string[] {
 function usageOf(reply: ScriptedReply): Record<string, unknown> {
   const out = (reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join('');
   const completion = reply.usage?.outputTokens ?? roughTokens(out);
-  const prompt = reply.usage?.inputTokens ?? 20;
+  const prompt = reply.usage?.inputTokens ?? SCRIPTED_PROMPT_TOKENS;
   const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   if (reply.usage?.cacheReadTokens === undefined) return usage;
   return { ...usage, prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } };

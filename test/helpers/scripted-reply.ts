@@ -28,8 +28,9 @@ export interface ScriptedThinking {
 
 /**
  * Usage to report instead of the rough count. Cache counts use each vendor's fields: Anthropic's
- * `cache_read_input_tokens` and `cache_creation` (5-minute and 1-hour writes, `input_tokens`
- * without the cached part); OpenAI's `cached_tokens` (reads only, inside the input count).
+ * `cache_read_input_tokens` and `cache_creation` (5-minute and 1-hour writes; `inputTokens` is
+ * `input_tokens`, without the cached part); OpenAI's `cached_tokens` and Gemini's
+ * `cachedContentTokenCount` (reads only; `inputTokens` is the whole prompt, the reads inside it).
  */
 export interface ScriptedUsage {
   inputTokens?: number;
@@ -56,6 +57,9 @@ export interface ScriptedReply {
   thinking?: ScriptedThinking[];
   usage?: ScriptedUsage;
 }
+
+/** The prompt tokens a scripted answer reports when its `usage` does not say (none of them cached). */
+export const SCRIPTED_PROMPT_TOKENS = 20;
 
 export function argumentsText(call: ScriptedToolCall): string {
   return typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments);
@@ -85,4 +89,29 @@ export class MockRejection extends Error {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Prompt-cache counts of a script: reads, and writes kept 5 minutes and 1 hour (Anthropic only). */
+export interface ScriptedCache {
+  read?: number;
+  write5m?: number;
+  write1h?: number;
+}
+
+/**
+ * A script's `usage` with these cache counts beside `SCRIPTED_PROMPT_TOKENS` uncached ones, in the
+ * vendor's sense of `inputTokens`: Anthropic's leaves the cache out; OpenAI's and Gemini's prompt
+ * count holds the reads (and they report no writes).
+ */
+export function scriptedCacheUsage(
+  vendor: 'anthropic' | 'openai' | 'gemini',
+  cache: ScriptedCache,
+): ScriptedUsage {
+  const read = cache.read ?? 0;
+  if (vendor !== 'anthropic') return { inputTokens: SCRIPTED_PROMPT_TOKENS + read, cacheReadTokens: read };
+  return {
+    cacheReadTokens: read,
+    cacheWrite5mTokens: cache.write5m ?? 0,
+    cacheWrite1hTokens: cache.write1h ?? 0,
+  };
 }

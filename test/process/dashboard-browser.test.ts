@@ -10,12 +10,15 @@ import { CHROMIUM, launchChromium, localOnlyContext } from '../helpers/browser.t
 import { createGateway, type Harness } from '../helpers/gateway-harness.ts';
 
 const ADMIN_TOKEN = 'browser-test-admin-token-0123456789';
-const VIEWS = ['cost', 'tokens', 'errors', 'latency', 'refusals', 'apps', 'failures'] as const;
+const VIEWS = ['cost', 'tokens', 'caches', 'errors', 'latency', 'refusals', 'apps', 'failures'] as const;
 /** DASHBOARD_SCREENSHOTS=docs/images refreshes the README's pictures; otherwise they go to a temporary folder. */
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'dashboard-shots-'));
 const HOUR = 3_600_000;
 
-/** A week of ledger rows over three apps, three models and two providers, with failures and slow calls. */
+/**
+ * A week of ledger rows over three apps, three models and two providers, with failures and slow
+ * calls, prompt-cache reads and writes on chats, and some answers from the response cache.
+ */
 function seedRecords(now: number): UsageRecord[] {
   const apps = ['web', 'batch', 'support-bot'];
   const models: [string, string][] = [
@@ -27,6 +30,13 @@ function seedRecords(now: number): UsageRecord[] {
   for (let i = 0; i < 600; i++) {
     const [provider, model] = models[i % 3] as [string, string];
     const failed = i % 23 === 0;
+    const chat = !model.includes('embedding');
+    const cache = {
+      cacheReadTokens: chat ? (i % 5) * 300 : 0,
+      cacheWrite5mTokens: chat && i % 7 === 0 ? 120 : 0,
+      cacheWrite1hTokens: chat && i % 11 === 0 ? 40 : 0,
+    };
+    const hit = chat && !failed && i % 13 === 0;
     const failure = (
       [
         [502, 'upstream_error'],
@@ -42,9 +52,13 @@ function seedRecords(now: number): UsageRecord[] {
         model,
         operation: model.includes('embedding') ? 'embed' : 'chat',
         createdAt: now - ((i * 977) % (7 * 24)) * HOUR - (i % 50) * 1000,
-        tokensIn: 50 + (i % 40) * 10,
+        tokensIn:
+          50 + (i % 40) * 10 + cache.cacheReadTokens + cache.cacheWrite5mTokens + cache.cacheWrite1hTokens,
         tokensOut: model.includes('embedding') ? 0 : 100 + (i % 30) * 20,
-        costUsd: 0.0004 * (1 + (i % 9)),
+        costUsd: hit ? 0 : 0.0004 * (1 + (i % 9)),
+        ...cache,
+        cacheHit: hit,
+        costSavedUsd: hit ? 0.0004 * (1 + (i % 9)) : 0,
         latencyMs: 80 + ((i * 37) % 900) + (i % 17 === 0 ? 2500 : 0),
         status: failed ? failure[0] : 200,
         errorCode: failed ? failure[1] : null,
@@ -174,6 +188,46 @@ describe('dashboard in Chromium', () => {
     const latency = await admin(`latency?from=${from}&to=${to}`);
     assert.equal(Number(await value('latency-p95')), latency.overall.p95Ms);
     assert.equal(Number(await value('refusals-total')), 10);
+  });
+
+  it('shows the caches as the API counts them: prompt-cache reads and writes, hit rate, money saved', async () => {
+    await page.locator('#view-caches[data-loaded="true"]').waitFor();
+    const tiles = page.locator('#view-caches .tiles');
+    const from = await tiles.getAttribute('data-from');
+    const to = await tiles.getAttribute('data-to');
+    const { totals } = await admin(`usage?from=${from}&to=${to}`);
+    const shown = async (id: string) => {
+      const tile = page.getByTestId(id);
+      return { value: Number(await tile.getAttribute('data-value')), text: await tile.textContent() };
+    };
+    assert.ok(totals.tokensInCacheRead > 0 && totals.tokensInCacheWrite > 0 && totals.cacheHits > 0);
+    assert.deepEqual(await shown('cache-read-tokens'), {
+      value: totals.tokensInCacheRead,
+      text: totals.tokensInCacheRead.toLocaleString('en'),
+    });
+    assert.deepEqual(await shown('cache-write-tokens'), {
+      value: totals.tokensInCacheWrite,
+      text: totals.tokensInCacheWrite.toLocaleString('en'),
+    });
+    assert.deepEqual(await shown('cache-hits'), { value: totals.cacheHits, text: String(totals.cacheHits) });
+    // The hit rate and the money saved are the API's (hits over requests, to 4 decimals; dollars).
+    assert.equal(totals.cacheHitRate, Math.round((totals.cacheHits / totals.requests) * 10_000) / 10_000);
+    assert.deepEqual(await shown('cache-hit-rate'), {
+      value: totals.cacheHitRate,
+      text: `${(totals.cacheHitRate * 100).toFixed(2)}%`,
+    });
+    assert.deepEqual(await shown('cost-saved'), {
+      value: totals.costSavedUsd,
+      text: `$${totals.costSavedUsd.toFixed(totals.costSavedUsd < 1 ? 4 : 2)}`,
+    });
+    // The table behind the charts holds the API's rows: its cache-read column sums to the total.
+    const cells = await page
+      .locator('#view-caches details.data tbody tr')
+      .evaluateAll((rows) => rows.map((row) => (row as any).children[2].textContent as string));
+    assert.equal(
+      cells.reduce((sum, text) => sum + Number(text.replaceAll(',', '')), 0),
+      totals.tokensInCacheRead,
+    );
   });
 
   it('changes a view’s range and stacking from the keyboard', async () => {

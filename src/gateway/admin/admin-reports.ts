@@ -47,15 +47,25 @@ export interface AdminReportDeps {
 
 type Query = Record<string, string | undefined>;
 
-/** A totals row as the admin API answers it: buckets as dates, and the error rate beside the counts. */
+/**
+ * A totals row as the admin API answers it: buckets as dates, and beside the counts the error rate
+ * and the response cache's hit rate (hits / requests), so the dashboard shows figures it never
+ * computes.
+ */
 function presentTotals(row: InsightTotalsRow) {
   const { hour, day, ...rest } = row;
   return {
     ...(day === undefined ? {} : { day: formatBucket('day', day) }),
     ...(hour === undefined ? {} : { hour: formatBucket('hour', hour) }),
     ...rest,
-    errorRate: row.requests === 0 ? 0 : Math.round((row.errors / row.requests) * 10_000) / 10_000,
+    errorRate: shareOf(row.errors, row.requests),
+    cacheHitRate: shareOf(row.cacheHits, row.requests),
   };
+}
+
+/** `part / whole` to 4 decimals; 0 of nothing. */
+function shareOf(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 10_000) / 10_000;
 }
 
 function rangeOut(range: { from: number; to: number }) {

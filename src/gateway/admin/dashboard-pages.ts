@@ -88,6 +88,7 @@ ${HEAD}
 <main>
 ${view('cost', 'Cost and requests over time', STACK_BY)}
 ${view('tokens', 'Tokens in and out')}
+${view('caches', 'Prompt cache and response cache')}
 ${view('errors', 'Error rate')}
 ${view('latency', 'Latency p50 and p95')}
 ${view('refusals', 'Limit refusals')}

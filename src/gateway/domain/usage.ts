@@ -1,4 +1,5 @@
 import { roundCost } from './pricing.ts';
+import type { PromptCacheTokens } from './reported-usage.ts';
 
 /** The Usage object of every answer: totals over every upstream attempt of the request. */
 export interface ResponseUsage {
@@ -7,9 +8,18 @@ export interface ResponseUsage {
   estimatedCost: number;
   /** True when any part of the counts was estimated with a tokenizer rather than reported. */
   estimated: boolean;
+  /** Prompt-cache reads, part of `tokensIn` (CONTRACT 5.3). */
+  tokensInCacheRead: number;
+  /** Prompt-cache writes, 5-minute and 1-hour together, part of `tokensIn`. */
+  tokensInCacheWrite: number;
+  /**
+   * Of `tokensInCacheWrite`, the 1-hour writes. Not a field of the native Usage: the Anthropic
+   * door reports the split (`cache_creation`).
+   */
+  tokensInCacheWrite1h: number;
 }
 
-export interface AttemptCost {
+export interface AttemptCost extends PromptCacheTokens {
   tokensIn: number;
   tokensOut: number;
   costUsd: number;
@@ -21,11 +31,32 @@ export function sumUsage(attempts: readonly AttemptCost[]): ResponseUsage {
   let tokensOut = 0;
   let cost = 0;
   let estimated = false;
+  let cacheRead = 0;
+  let cacheWrite5m = 0;
+  let cacheWrite1h = 0;
   for (const attempt of attempts) {
     tokensIn += attempt.tokensIn;
     tokensOut += attempt.tokensOut;
     cost += attempt.costUsd;
     estimated ||= attempt.estimated;
+    cacheRead += attempt.cacheReadTokens;
+    cacheWrite5m += attempt.cacheWrite5mTokens;
+    cacheWrite1h += attempt.cacheWrite1hTokens;
   }
-  return { tokensIn, tokensOut, estimatedCost: roundCost(cost), estimated };
+  return {
+    tokensIn,
+    tokensOut,
+    estimatedCost: roundCost(cost),
+    estimated,
+    tokensInCacheRead: cacheRead,
+    tokensInCacheWrite: cacheWrite5m + cacheWrite1h,
+    tokensInCacheWrite1h: cacheWrite1h,
+  };
 }
+
+/** The cache fields of a usage without prompt-cache tokens. */
+export const NO_CACHE_USAGE = Object.freeze({
+  tokensInCacheRead: 0,
+  tokensInCacheWrite: 0,
+  tokensInCacheWrite1h: 0,
+});

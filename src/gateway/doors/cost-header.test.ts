@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NO_CACHE_USAGE } from '../domain/usage.ts';
 import { formatCost } from './cost-header.ts';
 
-const usage = { tokensIn: 10, tokensOut: 5, estimatedCost: 0, estimated: false };
+const usage = { tokensIn: 10, tokensOut: 5, estimatedCost: 0, estimated: false, ...NO_CACHE_USAGE };
 
 describe('formatCost', () => {
   it('writes the cost in plain decimals, never in exponent form', () => {

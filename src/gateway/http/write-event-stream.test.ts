@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
+import { sumUsage } from '../domain/usage.ts';
 import { toNativeEvents } from '../doors/native/to-native-events.ts';
 import type { ChatAnswer } from '../services/run-chat.ts';
 import type { ChatStream, StreamEvent } from '../services/run-chat-stream.ts';
@@ -55,7 +56,7 @@ const start = { id: 'chat_1', provider: 'provider-a', model: 'm' };
 /** Every event at once, as from an upstream that answered in one read. */
 async function* burst(count: number): AsyncGenerator<StreamEvent, void, undefined> {
   for (let n = 0; n < count; n++) yield { event: 'delta', data: { content: `${n} ` } };
-  yield { event: 'done', data: {} as ChatAnswer };
+  yield { event: 'done', data: { usage: sumUsage([]) } as ChatAnswer };
 }
 
 /** One event per turn of the event loop, as from an upstream that sends chunks apart. */
@@ -66,7 +67,7 @@ async function* spaced(count: number, log: string[]): AsyncGenerator<StreamEvent
     yield { event: 'delta', data: { content: `${n} ` } };
   }
   await new Promise((resolve) => setImmediate(resolve));
-  yield { event: 'done', data: {} as ChatAnswer };
+  yield { event: 'done', data: { usage: sumUsage([]) } as ChatAnswer };
 }
 
 const eventNames = (text: string) => [...text.matchAll(/^event: (\w+)$/gm)].map((match) => match[1]);

@@ -12,7 +12,7 @@ import { configuredCircuits, type ProviderHealth } from '../../storage/provider-
 import type { SharedCountingState } from '../../storage/redis/redis-availability.ts';
 import type { DeploymentBalancer } from '../balancing/deployment-balancer.ts';
 import type { RunMetrics } from '../services/run-metrics.ts';
-import { GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME } from './gen-ai-names.ts';
+import { GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_TOKEN_TYPE } from './gen-ai-names.ts';
 
 /** The conventions' boundaries for gen_ai.client.token.usage. */
 const TOKEN_BUCKETS = [
@@ -80,7 +80,7 @@ export class GatewayMetrics implements RunMetrics {
   );
   readonly #tokens = new HistogramFamily(
     'gen_ai_client_token_usage',
-    'Tokens per answered upstream call (OpenTelemetry GenAI gen_ai.client.token.usage); _sum is the ledger total.',
+    'Tokens per answered upstream call (OpenTelemetry GenAI gen_ai.client.token.usage); _sum is the ledger total. cache_read and cache_creation are parts of input, observed when not 0.',
     ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_token_type', 'provider', 'model', 'app'],
     TOKEN_BUCKETS,
   );
@@ -101,6 +101,17 @@ export class GatewayMetrics implements RunMetrics {
     'gateway_cost_usd_total',
     'Cost in US dollars as the ledger records it, by app and the slot, deployment and model that served the request.',
     ['app', 'provider', 'deployment', 'model'],
+    COST_UNITS_PER_USD,
+  );
+  readonly #cacheHits = new CounterFamily(
+    'gateway_response_cache_hits_total',
+    "Requests answered from the gateway's response cache, by app.",
+    ['app'],
+  );
+  readonly #costSaved = new CounterFamily(
+    'gateway_response_cache_saved_usd_total',
+    'US dollars the response cache saved (what its hits would have cost), as the ledger records it, by app.',
+    ['app'],
     COST_UNITS_PER_USD,
   );
   readonly #limitRefusals = new CounterFamily(
@@ -127,6 +138,8 @@ export class GatewayMetrics implements RunMetrics {
       this.#tokens,
       this.#operationDuration,
       this.#cost,
+      this.#cacheHits,
+      this.#costSaved,
       this.#limitRefusals,
     ])
       registry.add(family);
@@ -204,6 +217,9 @@ export class GatewayMetrics implements RunMetrics {
       this.#cost
         .series([record.app, provider, deployment, model])
         .inc(Math.round(record.costUsd * COST_UNITS_PER_USD));
+    if (record.cacheHit) this.#cacheHits.series([record.app]).inc();
+    if (record.costSavedUsd > 0)
+      this.#costSaved.series([record.app]).inc(Math.round(record.costSavedUsd * COST_UNITS_PER_USD));
     const genAiOperation = GEN_AI_OPERATION_NAME[operation];
     for (const attempt of record.attempts) {
       const slot = attempt.provider as ProviderSlot;
@@ -223,11 +239,22 @@ export class GatewayMetrics implements RunMetrics {
         .observe(attempt.latencyMs / 1000);
       if (!answered) continue;
       this.#tokens
-        .series([genAiOperation, vendor, 'input', slot, attemptModel, record.app])
+        .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.input, slot, attemptModel, record.app])
         .observe(attempt.tokensIn);
       this.#tokens
-        .series([genAiOperation, vendor, 'output', slot, attemptModel, record.app])
+        .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.output, slot, attemptModel, record.app])
         .observe(attempt.tokensOut);
+      // Parts of the input above: observed only when the upstream reported some, so their _count is
+      // the calls that read from (or wrote to) the prompt cache.
+      if (attempt.cacheReadTokens > 0)
+        this.#tokens
+          .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.cacheRead, slot, attemptModel, record.app])
+          .observe(attempt.cacheReadTokens);
+      const written = attempt.cacheWrite5mTokens + attempt.cacheWrite1hTokens;
+      if (written > 0)
+        this.#tokens
+          .series([genAiOperation, vendor, GEN_AI_TOKEN_TYPE.cacheCreation, slot, attemptModel, record.app])
+          .observe(written);
     }
   }
 

@@ -24,3 +24,20 @@ export const GEN_AI_OPERATION_NAME: Record<Operation, string> = {
   embed: 'embeddings',
   mcp_tool: 'execute_tool',
 };
+
+/**
+ * `gen_ai.token.type`: the conventions' well-known values are `input` and `output` only, and allow
+ * custom ones. The prompt cache's reads and writes take the names the conventions give their
+ * counts (`gen_ai.usage.cache_read.input_tokens`, `gen_ai.usage.cache_creation.input_tokens`): parts
+ * of `input`, which includes them as the conventions say (decision 0017).
+ */
+export const GEN_AI_TOKEN_TYPE = {
+  input: 'input',
+  output: 'output',
+  cacheRead: 'cache_read',
+  cacheCreation: 'cache_creation',
+} as const;
+
+/** The span attributes of the prompt cache's counts (part of `gen_ai.usage.input_tokens`). */
+export const GEN_AI_CACHE_READ_TOKENS = 'gen_ai.usage.cache_read.input_tokens';
+export const GEN_AI_CACHE_CREATION_TOKENS = 'gen_ai.usage.cache_creation.input_tokens';

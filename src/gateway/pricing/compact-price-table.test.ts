@@ -27,6 +27,7 @@ function fromPackage(vendor: string, model: string, when: Date): Rates | undefin
     output: rate('output_mtok'),
     cacheRead: rate('cache_read_mtok'),
     cacheWrite: rate('cache_write_mtok'),
+    cacheWrite1h: rate('cache_write_1h_mtok'),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * The price book's view of `@pydantic/genai-prices`: only the vendors the provider kinds name and
- * only the four rates the book reads, extracted at build time (scripts/extract-prices.ts) into
+ * only the five rates the book reads, extracted at build time (scripts/extract-prices.ts) into
  * `genai-prices-table.generated.ts`. The package itself is about 800 kB of JavaScript whose data
  * cost the process some 18 MB of RSS; these tables cost well under 1 MB. The lookup follows the
  * package's own `calcPrice` for a named provider (a test compares the two over every model).
@@ -16,12 +16,16 @@ export type MatchRule =
   | { contains: string }
   | { regex: string };
 
-/** Per million tokens: input, output, cache read, cache write (null where the model has none). */
+/**
+ * Per million tokens: input, output, cache read, cache write (the package's `cache_write_mtok`,
+ * Anthropic's 5-minute write rate) and 1-hour cache write; null where the model has none.
+ */
 export type RateRow = readonly [
   input: number | null,
   output: number | null,
   cacheRead: number | null,
   cacheWrite: number | null,
+  cacheWrite1h: number | null,
 ];
 
 /** Rates that changed on a date: `[startDate, rates]`, oldest first; a null date means "from the start". */
@@ -38,6 +42,7 @@ export interface Rates {
   output: number | undefined;
   cacheRead: number | undefined;
   cacheWrite: number | undefined;
+  cacheWrite1h: number | undefined;
 }
 
 const compiled = new WeakMap<object, RegExp>();
@@ -115,11 +120,12 @@ export function lookUpRates(
     if (dashed !== name) found = findModel(tables, table, dashed, true);
   }
   if (found === undefined) return undefined;
-  const [input, output, cacheRead, cacheWrite] = ratesAt(found, now);
+  const [input, output, cacheRead, cacheWrite, cacheWrite1h] = ratesAt(found, now);
   return {
     input: input ?? undefined,
     output: output ?? undefined,
     cacheRead: cacheRead ?? undefined,
     cacheWrite: cacheWrite ?? undefined,
+    cacheWrite1h: cacheWrite1h ?? undefined,
   };
 }

@@ -75,6 +75,7 @@ export class PriceBook {
     const price: ModelPrice = { inputPerMTok: rates.input ?? 0, outputPerMTok: rates.output ?? 0 };
     if (rates.cacheRead !== undefined) price.cacheReadPerMTok = rates.cacheRead;
     if (rates.cacheWrite !== undefined) price.cacheWritePerMTok = rates.cacheWrite;
+    if (rates.cacheWrite1h !== undefined) price.cacheWrite1hPerMTok = rates.cacheWrite1h;
     return { price, source: 'genai-prices' };
   }
 }

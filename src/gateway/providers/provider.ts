@@ -65,7 +65,12 @@ export type ChatStreamEvent =
   /** One tool call, sent once it is complete: adapters assemble the upstream's argument deltas. */
   | { type: 'tool_call'; call: ToolCall }
   | { type: 'usage'; usage: ReportedUsage }
-  | { type: 'model'; model: string }
+  /**
+   * The answering model, first; `promptUsage` the prompt's counts (input, cache; output 0) where the
+   * upstream's first event carries them (Anthropic's message_start). `usage` at the end still
+   * holds the whole answer's counts.
+   */
+  | { type: 'model'; model: string; promptUsage?: ReportedUsage }
   /** `stopSequence` as on ChatResult: the sequence that ended the answer, when the upstream says. */
   | { type: 'finish'; reason: FinishReason; stopSequence?: string };
 

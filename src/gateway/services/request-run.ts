@@ -302,6 +302,9 @@ export class RequestRun implements CallScope {
         tokensOut: a.tokensOut,
         costUsd: a.costUsd,
         estimated: a.usageEstimated,
+        cacheReadTokens: a.cacheReadTokens,
+        cacheWrite5mTokens: a.cacheWrite5mTokens,
+        cacheWrite1hTokens: a.cacheWrite1hTokens,
       })),
     );
   }

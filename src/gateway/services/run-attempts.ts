@@ -1,7 +1,7 @@
 import { ApiError } from '../../platform/errors.ts';
 import type { CacheTokens, UsageAttempt } from '../../storage/ports.ts';
 import { MAX_MODEL_NAME_LENGTH } from '../domain/model-addressing.ts';
-import type { ReportedUsage } from '../domain/reported-usage.ts';
+import { NO_CACHE_TOKENS, type ReportedUsage, splitCacheTokens } from '../domain/reported-usage.ts';
 
 /** What a run knows of one upstream call when it keeps it as an attempt. */
 export interface AttemptFields {
@@ -19,9 +19,14 @@ export interface AttemptFields {
   deployment: string | null;
 }
 
-/** An attempt row of the ledger: a failed call has no tokens and no cost. */
+/**
+ * An attempt row of the ledger: a failed call has no tokens and no cost. The prompt-cache tokens
+ * are those the upstream reported; an estimate has none (a tokenizer knows nothing of the cache).
+ */
 export function attemptRow(index: number, fields: AttemptFields): UsageAttempt {
   const usage = fields.usage;
+  const cache =
+    usage === undefined || fields.usageEstimated === true ? NO_CACHE_TOKENS : splitCacheTokens(usage);
   return {
     attempt: index,
     provider: fields.provider,
@@ -33,9 +38,9 @@ export function attemptRow(index: number, fields: AttemptFields): UsageAttempt {
     latencyMs: fields.latencyMs,
     outcome: fields.outcome,
     upstreamStatus: fields.upstreamStatus,
-    cacheReadTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
+    cacheReadTokens: cache.cacheReadTokens,
+    cacheWrite5mTokens: cache.cacheWrite5mTokens,
+    cacheWrite1hTokens: cache.cacheWrite1hTokens,
     deployment: fields.deployment,
   };
 }

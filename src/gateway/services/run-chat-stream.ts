@@ -1,5 +1,6 @@
 import type { ErrorEnvelope } from '../../platform/errors.ts';
 import type { ToolCall } from '../domain/messages.ts';
+import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import type { RequestRun } from './request-run.ts';
 import { admitChat, type ChatAnswer, toChatCall } from './run-chat.ts';
@@ -16,7 +17,11 @@ export type StreamEventOf<Answer> =
 export type StreamEvent = StreamEventOf<ChatAnswer>;
 
 export interface ChatStream {
-  start: { id: string; provider: string; model: string };
+  /**
+   * `promptUsage`: the prompt's counts where the upstream's first event had them (an Anthropic
+   * upstream's), for the Anthropic door's message_start; not part of the native `start` event.
+   */
+  start: { id: string; provider: string; model: string; promptUsage?: ReportedUsage };
   /** Deltas and tool calls as the upstream sends them, then exactly one `done` or `error`. */
   events: AsyncGenerator<StreamEvent, void, undefined>;
 }

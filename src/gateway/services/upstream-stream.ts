@@ -56,14 +56,18 @@ export class UpstreamStream implements OpenWork {
     this.#iterator = success.value.iterator;
     const first = success.value.first;
     let model = success.candidate.model;
+    let promptUsage: ReportedUsage | undefined;
     this.#pending = first;
-    // Adapters that know the answering model say so first; the start event carries it.
+    // Adapters that know the answering model say so first; the start event carries it, and the
+    // prompt's counts when the upstream's first event had them (for the Anthropic door).
     if (!first.done && first.value.type === 'model') {
       model = first.value.model;
+      promptUsage = first.value.promptUsage;
       this.#pending = undefined;
     }
     this.#model = model;
     this.start = { id: run.id, provider: success.candidate.provider, model };
+    if (promptUsage !== undefined) this.start.promptUsage = promptUsage;
   }
 
   /** Deltas and tool calls as they come, then `done` or `error`; returned early, the client left. */

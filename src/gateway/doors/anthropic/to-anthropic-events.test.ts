@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ToolCall } from '../../domain/messages.ts';
+import { NO_CACHE_USAGE } from '../../domain/usage.ts';
 import { type GatewayStreamEvent, type SseMessage, toAnthropicEvents } from './to-anthropic-events.ts';
 import type { AnsweredChat } from './to-anthropic-message.ts';
 
-const usage = { tokensIn: 20, tokensOut: 9, estimatedCost: 0.00042, estimated: false };
+const usage = { tokensIn: 20, tokensOut: 9, estimatedCost: 0.00042, estimated: false, ...NO_CACHE_USAGE };
 const start = { id: 'chat_1', model: 'm' };
 const weather: ToolCall = { id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
 const time: ToolCall = { id: 'call_2', name: 'get_time', arguments: '{}' };
@@ -68,8 +69,9 @@ describe('toAnthropicEvents', () => {
       usage: {
         input_tokens: 20,
         output_tokens: 9,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: null,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
         cost_usd: 0.00042,
       },
     });
@@ -167,8 +169,9 @@ describe('toAnthropicEvents', () => {
       usage: {
         input_tokens: 0,
         output_tokens: 0,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: null,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       },
     });
   });

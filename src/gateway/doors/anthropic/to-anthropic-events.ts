@@ -1,18 +1,18 @@
 import { errorStatus } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
+import type { ReportedUsage } from '../../domain/reported-usage.ts';
 import type { StreamEventOf } from '../../services/run-chat-stream.ts';
 import { type AnthropicErrorBody, toAnthropicErrorBody } from './anthropic-error-body.ts';
 import {
   type AnsweredChat,
   type AnthropicMessage,
-  type AnthropicUsage,
   type ContentBlock,
   type StopReason,
-  toAnthropicUsage,
   toStopReason,
   toStopSequence,
   toToolInput,
 } from './to-anthropic-message.ts';
+import { type AnthropicUsage, toAnthropicStartUsage, toAnthropicUsage } from './to-anthropic-usage.ts';
 
 /**
  * The gateway's chat stream as Anthropic's event sequence (API reference, "Streaming Messages"):
@@ -21,10 +21,13 @@ import {
  * `message_delta` (stop reason and usage) and `message_stop`. A failure after the first byte is
  * Anthropic's `error` event, which the SDK raises as an `APIError`.
  *
- * The gateway learns usage at the end of the stream, so `message_start` carries zero tokens and
- * `message_delta` the totals: `input_tokens` as well as `output_tokens` (the SDK takes both from
- * there), plus `cost_usd`, the cost the vendors' bodies have no field for (CONTRACT 4.2). Tool
- * calls arrive complete, so each `tool_use` block carries its whole input in one delta.
+ * The gateway learns most usage at the end of the stream: `message_start` carries the prompt's
+ * counts (input and prompt cache) when the upstream's first event had them, as an Anthropic
+ * upstream's does, zeros otherwise; `message_delta` carries the totals, `input_tokens` and the
+ * cache counts as well as `output_tokens` (the SDK takes them from there; it keeps message_start's
+ * `cache_creation` split, which only an Anthropic upstream fills), plus `cost_usd`, the cost the
+ * vendors' bodies have no field for (CONTRACT 4.2). Tool calls arrive complete, so each
+ * `tool_use` block carries its whole input in one delta.
  */
 
 /** The `data:` of each event; its `type` repeats the SSE `event:` name. */
@@ -58,6 +61,8 @@ export type GatewayStreamEvent = StreamEventOf<AnsweredChat>;
 export interface StreamStart {
   id: string;
   model: string;
+  /** The prompt's counts, when the upstream reported them with its first event. */
+  promptUsage?: ReportedUsage | undefined;
 }
 
 export async function* toAnthropicEvents(
@@ -126,12 +131,7 @@ function startingMessage(start: StreamStart): AnthropicMessage {
     stop_sequence: null,
     stop_details: null,
     container: null,
-    usage: {
-      input_tokens: 0,
-      output_tokens: 0,
-      cache_creation_input_tokens: null,
-      cache_read_input_tokens: null,
-    },
+    usage: toAnthropicStartUsage(start.promptUsage),
   };
 }
 

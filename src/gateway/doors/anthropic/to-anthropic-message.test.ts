@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { NO_CACHE_USAGE } from '../../domain/usage.ts';
 import {
   type AnsweredChat,
   toAnthropicMessage,
@@ -8,7 +9,7 @@ import {
   UNPARSED_ARGUMENTS_KEY,
 } from './to-anthropic-message.ts';
 
-const usage = { tokensIn: 12, tokensOut: 7, estimatedCost: 0.000123, estimated: false };
+const usage = { tokensIn: 12, tokensOut: 7, estimatedCost: 0.000123, estimated: false, ...NO_CACHE_USAGE };
 
 function answer(extra: Partial<AnsweredChat> = {}): AnsweredChat {
   return {
@@ -36,8 +37,9 @@ describe('toAnthropicMessage', () => {
       usage: {
         input_tokens: 12,
         output_tokens: 7,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: null,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
       },
     });
   });

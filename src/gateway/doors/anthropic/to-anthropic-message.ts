@@ -1,5 +1,6 @@
 import type { FinishReason, ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
+import { type AnthropicUsage, toAnthropicUsage } from './to-anthropic-usage.ts';
 
 /**
  * The gateway's chat answer as Anthropic's `Message` (API reference, "Create a Message",
@@ -33,14 +34,6 @@ export interface ToolUseBlock {
 }
 
 export type ContentBlock = TextBlock | ToolUseBlock;
-
-export interface AnthropicUsage {
-  input_tokens: number;
-  output_tokens: number;
-  /** The gateway's counts include cached tokens in `input_tokens`; it has no breakdown to give. */
-  cache_creation_input_tokens: null;
-  cache_read_input_tokens: null;
-}
 
 export interface AnthropicMessage {
   id: string;
@@ -115,15 +108,6 @@ export function toStopSequence(
   return toStopReason(finishReason, hasToolCalls, stopSequence) === 'stop_sequence'
     ? (stopSequence ?? null)
     : null;
-}
-
-export function toAnthropicUsage(usage: ResponseUsage): AnthropicUsage {
-  return {
-    input_tokens: usage.tokensIn,
-    output_tokens: usage.tokensOut,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-  };
 }
 
 /** The tool calls an answer keeps: only the first when the client disabled parallel tool use. */

@@ -22,7 +22,8 @@ export function embedAnswerJson(answer: EmbedAnswer): string | Buffer {
   const usage = answer.usage;
   const tail =
     `],"usage":{"tokensIn":${usage.tokensIn},"tokensOut":${usage.tokensOut},` +
-    `"estimatedCost":${usage.estimatedCost},"estimated":${usage.estimated}},` +
+    `"estimatedCost":${usage.estimatedCost},"estimated":${usage.estimated},` +
+    `"tokensInCacheRead":${usage.tokensInCacheRead},"tokensInCacheWrite":${usage.tokensInCacheWrite}},` +
     `"latencyMs":${answer.latencyMs}}`;
   const vectors = answer.embeddings.map(toEmbeddingNumbers);
   // A UTF-16 code unit takes at most 3 bytes of UTF-8; a vector adds its brackets and a comma.

@@ -1,13 +1,35 @@
+import type { ResponseUsage } from '../../domain/usage.ts';
 import type { ChatAnswer } from '../../services/run-chat.ts';
+import type { ChatStream } from '../../services/run-chat-stream.ts';
+import type { UsageBody } from './native-schemas.ts';
+
+/** A chat answer as the native API's ChatResponse has it: the contract's fields only. */
+export type NativeChatAnswer = Omit<ChatAnswer, 'stopSequence' | 'usage'> & { usage: UsageBody };
 
 /**
- * A chat answer as the native API's ChatResponse has it (CONTRACT): without `stopSequence`, which
- * only the Anthropic door reports. For the stream's `done` event, which `encodeEvent` writes with
- * JSON.stringify; the plain answer goes through the route's ChatResponse serializer, which writes
- * only the schema's fields.
+ * A chat answer as the native API's ChatResponse has it (CONTRACT): without `stopSequence` and the
+ * 1-hour share of the cache writes, which only the Anthropic door reports. For the stream's `done`
+ * event, which `encodeEvent` writes with JSON.stringify; the plain answer goes through the route's
+ * ChatResponse serializer, which writes only the schema's fields.
  */
-export function nativeChatAnswer(answer: ChatAnswer): ChatAnswer {
-  if (answer.stopSequence === undefined) return answer;
-  const { stopSequence: _reportedByTheAnthropicDoor, ...native } = answer;
-  return native;
+export function nativeChatAnswer(answer: ChatAnswer): NativeChatAnswer {
+  const { stopSequence: _reportedByTheAnthropicDoor, usage, ...native } = answer;
+  return { ...native, usage: nativeUsage(usage) };
+}
+
+/** The native Usage object of an answer's usage. */
+export function nativeUsage(usage: ResponseUsage): UsageBody {
+  return {
+    tokensIn: usage.tokensIn,
+    tokensOut: usage.tokensOut,
+    estimatedCost: usage.estimatedCost,
+    estimated: usage.estimated,
+    tokensInCacheRead: usage.tokensInCacheRead,
+    tokensInCacheWrite: usage.tokensInCacheWrite,
+  };
+}
+
+/** The stream's `start` event: what the door translations may carry beside it stays out. */
+export function nativeStart(start: ChatStream['start']): { id: string; provider: string; model: string } {
+  return { id: start.id, provider: start.provider, model: start.model };
 }

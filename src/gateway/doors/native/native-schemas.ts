@@ -182,6 +182,15 @@ export const Usage = Type.Object(
     tokensOut: Type.Integer({ minimum: 0 }),
     estimatedCost: Type.Number({ minimum: 0, description: 'US dollars, summed over every upstream attempt' }),
     estimated: Type.Boolean({ description: 'True when token counts were estimated with a tokenizer' }),
+    tokensInCacheRead: Type.Integer({
+      minimum: 0,
+      description: "Input tokens read from the upstream's prompt cache, part of tokensIn; 0 when none",
+    }),
+    tokensInCacheWrite: Type.Integer({
+      minimum: 0,
+      description:
+        "Input tokens written to the upstream's prompt cache (5-minute and 1-hour), part of tokensIn; 0 when none",
+    }),
   },
   { $id: 'Usage' },
 );

@@ -1,6 +1,6 @@
 import { encodeEvent } from '../../../platform/sse.ts';
 import type { ChatStream } from '../../services/run-chat-stream.ts';
-import { nativeChatAnswer } from './native-chat-answer.ts';
+import { nativeChatAnswer, nativeStart } from './native-chat-answer.ts';
 
 /**
  * A chat stream as the native API's server-sent events: `start`, `delta` and `tool_call`…, then
@@ -8,7 +8,7 @@ import { nativeChatAnswer } from './native-chat-answer.ts';
  * with the end of the response).
  */
 export async function* toNativeEvents(stream: ChatStream): AsyncGenerator<string, string, undefined> {
-  yield encodeEvent('start', stream.start);
+  yield encodeEvent('start', nativeStart(stream.start));
   for await (const event of stream.events) {
     if (event.event === 'done') return encodeEvent('done', nativeChatAnswer(event.data));
     const frame = encodeEvent(event.event, event.data);

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { NO_CACHE_USAGE } from '../../domain/usage.ts';
 import { answerAsStream } from '../../services/run-chat-stream.ts';
 import { type ChatStreamEvent, ChunkEncoder, DONE_FRAME, toOpenAIChunks } from './to-openai-chunks.ts';
 
-const usage = { tokensIn: 7, tokensOut: 3, estimatedCost: 0.0001, estimated: false };
+const usage = { tokensIn: 7, tokensOut: 3, estimatedCost: 0.0001, estimated: false, ...NO_CACHE_USAGE };
 const options = { id: 'chat_1', model: 'gpt-x', created: 1_700_000_000, includeUsage: true };
 
 /** Every `data:` payload of the frames, parsed; `[DONE]` kept as text. */
@@ -77,6 +78,7 @@ describe('OpenAI stream chunks', () => {
       prompt_tokens: 7,
       completion_tokens: 3,
       total_tokens: 10,
+      prompt_tokens_details: { cached_tokens: 0 },
       cost_usd: 0.0001,
     });
     assert.ok(last.endsWith(DONE_FRAME));

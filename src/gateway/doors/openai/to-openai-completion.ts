@@ -38,12 +38,16 @@ export function toOpenAIToolCalls(calls: readonly ToolCall[]) {
  * OpenAI's usage object. `prompt_tokens` and `completion_tokens` are the gateway's `tokensIn` and
  * `tokensOut`: what the upstream reported (cached input included, reasoning included in the
  * output), summed over the request's attempts, as OpenAI's own fields count them.
+ * `prompt_tokens_details.cached_tokens` is the prompt-cache reads, part of `prompt_tokens` as in
+ * OpenAI's answers; OpenAI has no field for cache writes (an Anthropic upstream's), which stay in
+ * `prompt_tokens` only.
  */
 export function toOpenAIUsage(usage: ResponseUsage) {
   return {
     prompt_tokens: usage.tokensIn,
     completion_tokens: usage.tokensOut,
     total_tokens: usage.tokensIn + usage.tokensOut,
+    prompt_tokens_details: { cached_tokens: usage.tokensInCacheRead },
   };
 }
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { JsonNumberArray } from '../../domain/json-number-array.ts';
+import { NO_CACHE_USAGE } from '../../domain/usage.ts';
 import { embeddingsBody, float32Base64 } from './to-openai-embeddings.ts';
 
-const usage = { tokensIn: 5, tokensOut: 0, estimatedCost: 0, estimated: false };
+const usage = { tokensIn: 5, tokensOut: 0, estimatedCost: 0, estimated: false, ...NO_CACHE_USAGE };
 
 function decode(text: string): number[] {
   const bytes = Buffer.from(text, 'base64');

@@ -9,11 +9,15 @@ import {
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import type { Operation, UsageRecord } from '../../../storage/ports.ts';
 import type { FinishReason } from '../../domain/messages.ts';
-import type { ReportedUsage } from '../../domain/reported-usage.ts';
+import { type ReportedUsage, splitCacheTokens } from '../../domain/reported-usage.ts';
 import type { TraceHeaders } from '../../providers/http/trace-headers.ts';
 import { isProviderError } from '../../providers/provider-error.ts';
 import type { RunTrace } from '../../services/run-trace.ts';
-import { GEN_AI_OPERATION_NAME } from '../gen-ai-names.ts';
+import {
+  GEN_AI_CACHE_CREATION_TOKENS,
+  GEN_AI_CACHE_READ_TOKENS,
+  GEN_AI_OPERATION_NAME,
+} from '../gen-ai-names.ts';
 
 /**
  * One run's spans: a CLIENT child of the request's span per upstream call, named as the GenAI
@@ -101,6 +105,12 @@ export class OtelRunTrace implements RunTrace {
       'gen_ai.usage.input_tokens': usage.inputTokens,
       'gen_ai.usage.output_tokens': usage.outputTokens,
     });
+    // The prompt cache's counts, where the upstream reports them (an estimate knows none).
+    const cache = splitCacheTokens(usage);
+    if (usage.cacheReadTokens !== undefined)
+      span.setAttribute(GEN_AI_CACHE_READ_TOKENS, cache.cacheReadTokens);
+    if (usage.cacheWriteTokens !== undefined)
+      span.setAttribute(GEN_AI_CACHE_CREATION_TOKENS, cache.cacheWrite5mTokens + cache.cacheWrite1hTokens);
     if (finishReason !== undefined) {
       this.#finishReasons = [finishReason];
       span.setAttribute('gen_ai.response.finish_reasons', this.#finishReasons);
@@ -120,6 +130,8 @@ export class OtelRunTrace implements RunTrace {
       'gen_ai.operation.name': this.#operation,
       'gen_ai.usage.input_tokens': record.tokensIn,
       'gen_ai.usage.output_tokens': record.tokensOut,
+      [GEN_AI_CACHE_READ_TOKENS]: record.cacheReadTokens,
+      [GEN_AI_CACHE_CREATION_TOKENS]: record.cacheWrite5mTokens + record.cacheWrite1hTokens,
       'gateway.app': record.app,
       'gateway.operation': record.operation,
       'gateway.front_door': record.frontDoor,

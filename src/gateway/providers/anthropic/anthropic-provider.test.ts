@@ -142,7 +142,11 @@ describe('AnthropicProvider against a mock Messages API', () => {
     const request = mock.requests[0]!;
     assert.equal(request.body.stream, true);
     assert.equal(request.headers['accept'], 'text/event-stream');
-    assert.deepEqual(events.at(0), { type: 'model', model: 'claude-sonnet-4-5-20250929' });
+    assert.deepEqual(events.at(0), {
+      type: 'model',
+      model: 'claude-sonnet-4-5-20250929',
+      promptUsage: { inputTokens: 3093, outputTokens: 0, cacheReadTokens: 2048, cacheWriteTokens: 1024 },
+    });
     assert.equal(
       events
         .filter((e) => e.type === 'delta')
@@ -214,7 +218,11 @@ describe('AnthropicProvider against a mock Messages API', () => {
     mock.stallNextStream(3);
     const controller = new AbortController();
     const iterator = provider.streamChat(conversation, context(controller.signal))[Symbol.asyncIterator]();
-    assert.deepEqual((await iterator.next()).value, { type: 'model', model: 'claude-sonnet-4-5-20250929' });
+    assert.deepEqual((await iterator.next()).value, {
+      type: 'model',
+      model: 'claude-sonnet-4-5-20250929',
+      promptUsage: { inputTokens: 3093, outputTokens: 0, cacheReadTokens: 2048, cacheWriteTokens: 1024 },
+    });
     const abandoned = mock.nextAbandon();
     const pending = iterator.next();
     setTimeout(() => controller.abort(), 20);

@@ -236,7 +236,7 @@ describe('fromAnthropicStream with tool_use blocks', () => {
       ...end,
     ]);
     assert.deepEqual(events, [
-      { type: 'model', model: 'claude-haiku-4-5' },
+      { type: 'model', model: 'claude-haiku-4-5', promptUsage: { inputTokens: 7, outputTokens: 0 } },
       { type: 'delta', content: 'Checking.' },
       { type: 'tool_call', call: { id: 'toolu_a', name: 'get_weather', arguments: '{"city": "Paris"}' } },
       { type: 'tool_call', call: { id: 'toolu_b', name: 'get_time', arguments: '{}' } },

@@ -36,7 +36,17 @@ describe('fromAnthropicStream', () => {
   it('yields model first, the text deltas, then finish and usage (cache tokens in input)', async () => {
     const events = await collect(sseMessages(fixtureText('message-stream.txt')), plain);
     assert.deepEqual(events, [
-      { type: 'model', model: 'claude-sonnet-4-5-20250929' },
+      {
+        type: 'model',
+        model: 'claude-sonnet-4-5-20250929',
+        // message_start's counts: the prompt's side, known before the answer.
+        promptUsage: {
+          inputTokens: 21 + 2048 + 1024,
+          outputTokens: 0,
+          cacheReadTokens: 2048,
+          cacheWriteTokens: 1024,
+        },
+      },
       { type: 'delta', content: 'Paris is' },
       { type: 'delta', content: ' the capital' },
       { type: 'delta', content: ' of France.' },
@@ -58,7 +68,11 @@ describe('fromAnthropicStream', () => {
     const deltas = events.filter((e) => e.type === 'delta').map((e) => e.content);
     assert.equal(deltas.length, 3, 'the empty first fragment is skipped');
     assert.deepEqual(JSON.parse(deltas.join('')), { city: 'Paris', country: 'France', population: 2102650 });
-    assert.deepEqual(events.at(0), { type: 'model', model: 'claude-sonnet-4-5-20250929' });
+    assert.deepEqual(events.at(0), {
+      type: 'model',
+      model: 'claude-sonnet-4-5-20250929',
+      promptUsage: { inputTokens: 412, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    });
     assert.deepEqual(events.slice(-2), [
       { type: 'finish', reason: 'stop' },
       // message_delta carried only output_tokens: input and cache counts stay from message_start.

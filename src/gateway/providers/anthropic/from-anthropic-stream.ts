@@ -10,6 +10,7 @@ import {
   mergeUsageCounts,
   readUsageCounts,
   toReportedUsage,
+  withPromptUsage,
 } from './anthropic-usage.ts';
 import {
   forcedToolContent,
@@ -84,7 +85,7 @@ export async function* fromAnthropicStream(
         if (!isRecord(start)) throw invalidResponse(slot, 'message_start without message');
         started = true;
         counts = readUsageCounts(start['usage']);
-        yield { type: 'model', model: asString(start['model']) ?? context.requestedModel };
+        yield withPromptUsage(asString(start['model']) ?? context.requestedModel, counts);
         break;
       }
       case 'content_block_start': {
