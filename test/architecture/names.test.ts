@@ -7,12 +7,14 @@ import { GATEWAY_ERRORS, SITE_ERRORS } from '../../src/platform/errors.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Every file under the folders, repository-relative. */
+/** Every file under the folders, repository-relative, without installed packages (the test-only
+ * client package under test/clients has its own node_modules once `.ci/run` installed it). */
 function listFiles(...folders: string[]): string[] {
   return folders.flatMap((folder) =>
     readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
-      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name))),
+      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+      .filter((path) => !path.split(/[\\/]/).includes('node_modules')),
   );
 }
 
