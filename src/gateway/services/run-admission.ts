@@ -1,0 +1,33 @@
+import type { FrontDoor } from '../domain/messages.ts';
+import type { PlannedCandidate } from '../domain/routing.ts';
+import type { Admission } from '../limits/app-limiter.ts';
+import { countChars, DEFAULT_OUTPUT_RESERVATION, estimateUsage } from '../limits/estimate-usage.ts';
+import type { GatewayDeps } from './gateway-deps.ts';
+import type { AdmissionInput } from './request-run-inputs.ts';
+
+/**
+ * Reserves an app's limits for a planned request, priced at the first candidate's rates (a cheap
+ * guess the settlement corrects); undefined when the app has no limits. An answer from the
+ * response cache reserves requests only (CONTRACT 5.5). Throws the 429 of a limit reached.
+ */
+export async function reserveLimits(
+  deps: GatewayDeps,
+  app: string,
+  frontDoor: FrontDoor,
+  first: PlannedCandidate,
+  input: AdmissionInput,
+  fromCache: boolean,
+): Promise<Admission | undefined> {
+  const limits = deps.limiter.limitsFor(app);
+  if (Object.keys(limits).length === 0) return undefined;
+  const convention = frontDoor === 'anthropic' ? 'anthropic' : 'openai';
+  if (fromCache) return deps.limiter.admit(app, { tokens: 0, costUsd: 0 }, convention, true);
+  const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
+  const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
+  const estimate = estimateUsage(
+    countChars(texts),
+    input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
+    price,
+  );
+  return deps.limiter.admit(app, estimate, convention);
+}
