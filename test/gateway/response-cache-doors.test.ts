@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { type Harness, shareGateway } from '../helpers/gateway-harness.ts';
 import type { Reply } from '../helpers/inject-reply.ts';
+import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
 import { parseSse, type SseEvent } from '../helpers/parse-sse.ts';
+import { scriptedCacheUsage } from '../helpers/scripted-reply.ts';
 
 /**
  * The response cache through every door (CONTRACT 5.5): a second identical request is a hit with
@@ -245,5 +247,49 @@ describe('response cache: off by default, on per app, route and request', () => 
     assert.equal((await gw.chat(body, use)).headers['x-gateway-cache'], 'miss');
     assert.equal((await gw.chat(body, use)).headers['x-gateway-cache'], 'hit');
     assert.equal((await gw.chat(body)).headers['x-gateway-cache'], undefined, 'not read without the header');
+  });
+});
+
+describe('response cache: a stream hit behind an Anthropic upstream carries the same usage events', () => {
+  let mock: MockAnthropicServer;
+  before(async () => {
+    mock = await startMockAnthropic({ eventDelayMs: 0 });
+  });
+  const gw = shareGateway(() => ({
+    env: { PROVIDER_A_KIND: 'anthropic', PROVIDER_A_BASE_URL: mock.origin, PROVIDER_A_API_KEY: 'k' },
+    file: { responseCache: { enabled: true } },
+  }));
+  after(() => mock.close());
+
+  it("message_start's prompt counts and message_delta's totals are the miss's, at cost 0", async () => {
+    const body = {
+      model: 'provider-a/claude-sonnet-4-5',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'What does this repository do?' }],
+      stream: true,
+    };
+    const cache = { read: 24_000, write5m: 1_200, write1h: 300 };
+    mock.replyNext({ text: 'It routes requests.', usage: scriptedCacheUsage('anthropic', cache) });
+    const miss = await gw.post('/v1/messages', body);
+    const hit = await gw.post('/v1/messages', body);
+    assert.equal(miss.headers['x-gateway-cache'], 'miss');
+    assert.equal(hit.headers['x-gateway-cache'], 'hit');
+    const usageOf = (text: string) => {
+      const events = parseSse(text);
+      const start = events.find((e) => e.event === 'message_start')?.data as { message: { usage: unknown } };
+      const delta = events.find((e) => e.event === 'message_delta')?.data as {
+        usage: { cost_usd: number };
+      };
+      const { cost_usd, ...totals } = delta.usage;
+      return { start: start.message.usage, totals, cost: cost_usd };
+    };
+    const missed = usageOf(miss.text);
+    const replayed = usageOf(hit.text);
+    assert.deepEqual(replayed.start, missed.start);
+    assert.equal((missed.start as { cache_read_input_tokens: number }).cache_read_input_tokens, 24_000);
+    assert.deepEqual(replayed.totals, missed.totals);
+    assert.ok(missed.cost > 0);
+    assert.equal(replayed.cost, 0);
+    assert.equal(Number(hit.headers['x-gateway-cache-saved-usd']), missed.cost);
   });
 });
