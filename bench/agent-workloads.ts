@@ -185,7 +185,13 @@ async function measureHeadOfLine(options: AgentOptions): Promise<HeadOfLineRow[]
   return rows;
 }
 
-async function runConversation(server: string, port: number, pid: number, target: 'gateway' | 'upstream') {
+/** One long conversation, turn after turn, with the server's CPU and each turn's latency. */
+export async function runConversation(
+  server: string,
+  port: number,
+  pid: number,
+  target: 'gateway' | 'upstream',
+): Promise<ConversationRow> {
   const conversation = agentConversation(CONVERSATION.turns, CONVERSATION.finalTokens);
   const latencies: number[] = [];
   let failures = 0;
