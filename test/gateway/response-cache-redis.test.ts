@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { createGateway, type Harness, startGateway } from '../helpers/gateway-harness.ts';
+import { AUTH, createGateway, type Harness, startGateway } from '../helpers/gateway-harness.ts';
+import { sendAndLeave } from '../helpers/leaving-client.ts';
 import { type CutMode, type RedisRelay, startRedisRelay } from '../helpers/redis-relay.ts';
 
 /**
@@ -139,6 +141,34 @@ describe('response cache: coalescing', () => {
       replies.map((r) => r.status),
       [502, 502],
     );
+  });
+
+  it('on: a follower whose client leaves while it waits still leaves its row (499), with no call of its own', async (t) => {
+    const gw = await startGateway(t, { file: { responseCache: { enabled: true, coalesce: true } } });
+    await gw.gateway.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = gw.gateway.server.address() as AddressInfo;
+    // The credential's first check (scrypt) is over before the follower comes: a client that
+    // leaves during it sent no request the handler saw (decision 0012).
+    const warm = (await gw.chat(slow('warm up'), { headers: { 'x-gateway-cache': 'bypass' } })).body.id;
+    const calls = gw.calls.length;
+    const leader = gw.chat(slow('the follower leaves'));
+    const follower = await sendAndLeave(
+      port,
+      { path: '/v1/chat', headers: AUTH, body: JSON.stringify(slow('the follower leaves')) },
+      { afterSentMs: 100 },
+    );
+    assert.ok(follower.left, 'left while waiting');
+    assert.equal((await leader).headers['x-gateway-cache'], 'miss');
+    assert.equal(gw.calls.length, calls + 1);
+    const rows = await waitFor(async () => {
+      await gw.app.recorder.flush();
+      const all = await gw.app.storage.usage.readRecords({ limit: 100 });
+      return all.length === 3 ? all.filter((r) => r.id !== warm) : undefined;
+    });
+    assert.deepEqual(rows.map((r) => r.status).sort(), [200, 499]);
+    const left = rows.find((r) => r.status === 499);
+    assert.deepEqual(left?.attempts, []);
+    assert.equal(left?.costUsd, 0);
   });
 
   it('off: both go upstream, and one answer is kept', async (t) => {
