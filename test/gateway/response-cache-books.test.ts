@@ -197,5 +197,9 @@ describe('response cache: the books', () => {
 
     const metrics = (await gw.get('/metrics', { auth: false })).text;
     assert.match(metrics, new RegExp(`gateway_response_cache_hits_total\\{app="${APP}"\\} 2`));
+    const saved = metrics.match(
+      new RegExp(`gateway_response_cache_saved_usd_total\\{app="${APP}"\\} ([0-9.e-]+)`),
+    );
+    assert.ok(saved !== null && Math.abs(Number(saved[1]) - 2 * missRow.costUsd) < 1e-9, String(saved?.[1]));
   });
 });

@@ -18,7 +18,8 @@ import { sendAnswer, serveRun } from './serve-run.ts';
  * field, validates the tools (before the run starts: a request refused here never ran; the door
  * renames the fault's fields to its own), starts the run, answers or streams in the door's shape,
  * and closes the run whatever happens (`serveRun`). A door is a `ChatDoor` of pure parts; what
- * it cannot forget (tool validation, the run's record, its limits) happens here.
+ * it cannot forget (tool validation, the run's record, its limits, the response cache where the
+ * configuration or the request's `x-gateway-cache` turns it on) happens here.
  */
 export function serveChat<R extends DoorChatRequest>(
   request: FastifyRequest,
