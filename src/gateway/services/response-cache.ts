@@ -40,6 +40,12 @@ export interface CachedAnswer {
   promptUsage?: ReportedUsage;
 }
 
+/**
+ * The form of an entry, part of every key: instances of a later version that keeps entries in
+ * another form, sharing one Redis with these, read none of these entries, and these none of theirs.
+ */
+const ENTRY_VERSION = 1;
+
 /** Why an answer ended that makes it worth keeping: a filtered or unexplained end is not. */
 const KEPT_FINISH_REASONS: ReadonlySet<FinishReason> = new Set(['stop', 'length', 'tool_calls']);
 
@@ -109,7 +115,7 @@ export class ResponseCache {
       stream?: unknown;
       metadata?: unknown;
     };
-    const text = canonicalJson({ app, use: 'chat', candidates, input: asked });
+    const text = canonicalJson({ entry: ENTRY_VERSION, app, use: 'chat', candidates, input: asked });
     return createHash('sha256').update(text).digest('hex');
   }
 
