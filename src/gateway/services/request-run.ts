@@ -132,7 +132,7 @@ export class RequestRun implements CallScope {
    */
   async admit(input: AdmissionInput, fromCache = false): Promise<void> {
     this.#inputTexts = input.texts;
-    const first = this.#candidates[0] as PlannedCandidate;
+    const first = this.#candidates[0];
     try {
       this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
     } catch (error) {
