@@ -37,7 +37,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0.5' },
-    workloads: { type: 'string', default: 'chat,stream,stream-burst,embed,embed-json,json,openai-chat' },
+    workloads: {
+      type: 'string',
+      default: 'chat,stream,stream-burst,embed,embed-json,json,openai-chat,cached-chat',
+    },
     concurrency: { type: 'string', default: '1,50' },
     variants: { type: 'boolean', default: true },
     write: { type: 'boolean', default: true },
