@@ -7,13 +7,9 @@ import { priceUsage } from '../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
-import {
-  countChars,
-  DEFAULT_OUTPUT_RESERVATION,
-  estimateUsage,
-  guessTokens,
-} from '../limits/estimate-usage.ts';
+import { guessTokens } from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
+import { estimateAdmission } from './admission-estimate.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
@@ -87,6 +83,9 @@ export class RequestRun implements CallScope {
   #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
+  /** The upstream MCP server and tool of an `mcp_tool` run (CONTRACT 5.7). */
+  #mcpServer: string | null = null;
+  #mcpTool: string | null = null;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -102,6 +101,12 @@ export class RequestRun implements CallScope {
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
     this.trace = init.trace;
+  }
+
+  /** Names the MCP server and tool this run calls, for its ledger row (an `mcp_tool` run). */
+  callsTool(server: string, tool: string): void {
+    this.#mcpServer = boundedName(server);
+    this.#mcpTool = boundedName(tool);
   }
 
   /** The client went away before the answer ended: the upstream call in flight is cancelled. */
@@ -140,14 +145,7 @@ export class RequestRun implements CallScope {
       this.#admitted = true;
       return;
     }
-    const first = this.#candidates[0] as PlannedCandidate;
-    const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
-    const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
-    const estimate = estimateUsage(
-      countChars(texts),
-      input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
-      price,
-    );
+    const estimate = estimateAdmission(deps, this.#candidates[0], input);
     try {
       this.#admission = await deps.limiter.admit(
         this.app,
@@ -349,8 +347,8 @@ export class RequestRun implements CallScope {
       deployment: this.#deployment,
       cacheHit: false,
       costSavedUsd: 0,
-      mcpServer: null,
-      mcpTool: null,
+      mcpServer: this.#mcpServer,
+      mcpTool: this.#mcpTool,
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();
