@@ -63,6 +63,7 @@ export const McpServerSchema = Type.Object(
     url: Type.String({ minLength: 1, description: "The server's Streamable HTTP endpoint (http or https)." }),
     headers: Type.Optional(
       Type.Record(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$" }), Type.String(), {
+        ...strict,
         description: 'Sent with every request to the server (an Authorization bearer token); never logged.',
       }),
     ),
@@ -75,7 +76,9 @@ export type McpServerFileSettings = Static<typeof McpServerSchema>;
 export const McpFileSchema = Type.Object(
   {
     ...Type.Partial(McpLimitsSchema).properties,
-    servers: Type.Optional(Type.Record(Type.String({ pattern: MCP_SERVER_NAME_PATTERN }), McpServerSchema)),
+    servers: Type.Optional(
+      Type.Record(Type.String({ pattern: MCP_SERVER_NAME_PATTERN }), McpServerSchema, strict),
+    ),
   },
   strict,
 );
