@@ -104,3 +104,38 @@ describe('POST /mcp bounds what a client controls', () => {
     assert.deepEqual(res.json().result.tools, []);
   });
 });
+
+describe('tools/list and a slow upstream', () => {
+  const kit = new McpToolServer();
+  before(() => kit.start());
+  after(() => kit.stop());
+  const gw = shareGateway(() => ({
+    file: {
+      mcp: { servers: { kit: { url: kit.url } }, listTimeoutMs: 300, listCacheMs: 60_000 },
+      apps: [{ name: 'agent', secret: 'agent-secret-0123456789', mcp: { allow: ['kit/*'] } }],
+    },
+  }));
+  const list = async () =>
+    (
+      await gw.gateway.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { ...MCP_HEADERS, ...AGENT },
+        payload: JSON.stringify(rpc('tools/list')),
+      })
+    )
+      .json()
+      .result.tools.map((tool: { name: string }) => tool.name);
+
+  it('answers without a server slower than the listing bound, and lists its tools once its answer came', async () => {
+    kit.listDelayMs = 1_500;
+    const started = performance.now();
+    assert.deepEqual(await list(), []);
+    assert.ok(performance.now() - started < 1_400, 'the listing did not wait for the slow server');
+    // The refresh went on in the background and filled the cache.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const again = performance.now();
+    assert.deepEqual(await list(), ['kit__echo', 'kit__fail', 'kit__slow']);
+    assert.ok(performance.now() - again < 1_000, 'answered from the cache');
+  });
+});

@@ -10,10 +10,11 @@ import { z } from 'zod';
  * (as many servers keep them), for the MCP gateway's tests. Its tools: `echo` (answers its text),
  * `slow` (answers after `ms`), `fail` (a result with isError). It can be stopped and started again
  * on the same port, forgetting its sessions as a restarted server does; it counts the calls it got
- * and the Authorization headers it saw.
+ * and the Authorization headers it saw, and answers tools/list after `listDelayMs` (a slow server).
  */
 export class McpToolServer {
   calls = 0;
+  listDelayMs = 0;
   readonly authorizations: (string | undefined)[] = [];
   #server: Server | undefined;
   #port = 0;
@@ -47,9 +48,12 @@ export class McpToolServer {
   }
 
   async #handle(request: import('node:http').IncomingMessage, response: import('node:http').ServerResponse) {
+    const body = request.method === 'POST' ? await readJson(request) : undefined;
+    if (this.listDelayMs > 0 && (body as { method?: unknown } | undefined)?.method === 'tools/list')
+      await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));
     const sessionId = request.headers['mcp-session-id'];
     const known = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
-    if (known !== undefined) return known.handleRequest(request, response);
+    if (known !== undefined) return known.handleRequest(request, response, body);
     if (typeof sessionId === 'string') {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(
@@ -64,7 +68,7 @@ export class McpToolServer {
       },
     });
     await this.#newServer().connect(transport);
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, body);
   }
 
   #newServer(): McpServer {
@@ -98,4 +102,10 @@ export class McpToolServer {
     });
     return server;
   }
+}
+
+async function readJson(request: import('node:http').IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
