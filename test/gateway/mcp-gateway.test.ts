@@ -161,6 +161,31 @@ describe('the MCP gateway through the official MCP client, to the site and an SD
     assert.ok(elapsed < 4_000, `cut near the 600 ms bound, not after the tool's 5 s (took ${elapsed} ms)`);
   });
 
+  it('records a call whose client left before the answer as 499 client_closed, and cancels it upstream', async () => {
+    const controller = new AbortController();
+    const leaving = fetch(gatewayUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer agent:agent-secret-0123456789',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'kit__slow', arguments: { ms: 400 } },
+      }),
+      signal: controller.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    controller.abort();
+    await assert.rejects(leaving, { name: 'AbortError' });
+    // The gateway hears the connection close, finishes the run and cancels the call upstream
+    // (checked with the ledger rows below).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  });
+
   it('reconnects when the upstream restarts and forgets its session', async () => {
     const client = await connect('agent', 'agent-secret-0123456789');
     assert.equal(textOf(await call(client, 'kit__echo', { text: 'one' })), 'echo: one');
@@ -193,6 +218,12 @@ describe('the MCP gateway through the official MCP client, to the site and an SD
     assert.equal(count('agent kit__fail 200'), 1);
     assert.equal(count('agent gone__anything 502'), 1);
     assert.equal(count('agent kit__slow 504'), 1);
+    assert.equal(count('agent kit__slow 499'), 1);
+    assert.equal(
+      kit.cancelled,
+      2,
+      'the call cut at its bound and the one whose client left were cancelled upstream',
+    );
     assert.equal(count('narrow kit__echo 200'), 1);
     assert.equal(count('limited kit__echo 200'), 2);
     // Refused calls (the allow list, the limit) never ran: no row.
@@ -221,6 +252,7 @@ describe('the MCP gateway through the official MCP client, to the site and an SD
     assert.equal(calls({ server: 'kit', tool: 'echo', outcome: 'rate_limited' }), 1);
     assert.equal(calls({ server: 'kit', tool: 'fail', outcome: 'tool_error' }), 1);
     assert.equal(calls({ server: 'kit', tool: 'slow', outcome: 'timeout' }), 1);
+    assert.equal(calls({ server: 'kit', tool: 'slow', outcome: 'client_closed' }), 1);
     assert.equal(calls({ server: 'kit', tool: 'slow', outcome: 'denied' }), 1);
     assert.equal(calls({ server: 'gone', tool: 'other', outcome: 'unreachable' }), 1);
     assert.equal(calls({ server: 'other', tool: 'other', outcome: 'unknown_tool' }), 1);

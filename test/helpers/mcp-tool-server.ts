@@ -14,6 +14,8 @@ import { z } from 'zod';
  */
 export class McpToolServer {
   calls = 0;
+  /** Calls of `slow` the client cancelled (notifications/cancelled) before they ended. */
+  cancelled = 0;
   listDelayMs = 0;
   readonly authorizations: (string | undefined)[] = [];
   #server: Server | undefined;
@@ -89,6 +91,7 @@ export class McpToolServer {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, ms);
           extra.signal.addEventListener('abort', () => {
+            this.cancelled++;
             clearTimeout(timer);
             resolve();
           });
