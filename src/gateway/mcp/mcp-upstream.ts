@@ -22,6 +22,8 @@ export interface McpUpstreamOptions {
 const MAX_LIST_PAGES = 20;
 /** After a failed listing, listings skip the server this long rather than each wait for it again. */
 const FAILED_LIST_PAUSE_MS = 3_000;
+/** How long closing waits for a server to hear that its session ended. */
+const CLOSE_WAIT_MS = 1_000;
 
 /**
  * One upstream MCP server, reached with the SDK's Client over Streamable HTTP: one connection
@@ -34,8 +36,10 @@ export class McpUpstream {
   readonly name: string;
   readonly #settings: McpServerSettings;
   readonly #options: McpUpstreamOptions;
-  /** The shared connection: its client at once, and when it is ready. */
-  #connection: { client: Client; ready: Promise<Client> } | undefined;
+  /** The shared connection: its client and transport at once, and when it is ready. */
+  #connection:
+    | { client: Client; transport: StreamableHTTPClientTransport; ready: Promise<Client> }
+    | undefined;
   #list: { tools: Tool[]; at: number } | undefined;
   #refresh: Promise<Tool[]> | undefined;
   #failedAt: number | undefined;
@@ -98,7 +102,12 @@ export class McpUpstream {
     this.#closed = true;
     const connection = this.#connection;
     this.#connection = undefined;
-    await connection?.client.close().catch(() => {});
+    if (connection === undefined) return;
+    // A server that keeps sessions is told this one ended (DELETE), briefly: it may be down.
+    const connected = await withinMs(connection.ready, CLOSE_WAIT_MS).catch(() => undefined);
+    if (connected !== undefined)
+      await withinMs(connection.transport.terminateSession(), CLOSE_WAIT_MS).catch(() => {});
+    await connection.client.close().catch(() => {});
   }
 
   async #fetchList(): Promise<Tool[]> {
@@ -153,7 +162,7 @@ export class McpUpstream {
         throw error;
       },
     );
-    this.#connection = { client, ready };
+    this.#connection = { client, transport, ready };
     return ready;
   }
 

@@ -4,6 +4,7 @@ import { ApiError } from '../../../platform/errors.ts';
 import { splitToolName } from '../../domain/mcp-tools.ts';
 import { startRequestRun } from '../../http/start-request-run.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
+import type { McpUpstream } from '../../mcp/mcp-upstream.ts';
 import { toUpstreamError } from '../../mcp/mcp-upstream-error.ts';
 import type { McpCallOutcome } from '../../observability/mcp-metrics.ts';
 import { ClientClosedError } from '../../services/client-closed-error.ts';
@@ -76,7 +77,7 @@ export class ToolCalls {
       );
     }
     try {
-      return await this.#run(server, tool, params.arguments);
+      return await this.#run(upstream, server, tool, params.arguments);
     } finally {
       gateway.leave(app);
     }
@@ -92,6 +93,7 @@ export class ToolCalls {
   }
 
   async #run(
+    upstream: McpUpstream,
     server: string,
     tool: string,
     args: Record<string, unknown> | undefined,
@@ -109,9 +111,8 @@ export class ToolCalls {
         `Refused: ${error.message}${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`,
       );
     }
-    const upstream = this.#gateway.upstream(server);
     try {
-      const result = await (upstream as NonNullable<typeof upstream>).call(tool, args, run.signal);
+      const result = await upstream.call(tool, args, run.signal);
       run.markAnswered();
       this.#count(server, tool, result.isError === true ? 'tool_error' : 'ok');
       return result;
