@@ -121,6 +121,7 @@ describe('the MCP gateway through the official MCP client, to the site and an SD
     assert.ok(kit.authorizations.includes(`Bearer ${UPSTREAM_TOKEN}`));
     const overview = await call(client, 'site__site_overview');
     assert.equal((overview.structuredContent as { name?: string }).name, 'Fieldstone Gateway');
+    assert.doesNotMatch(JSON.stringify([echoed, overview]), new RegExp(UPSTREAM_TOKEN));
     const failed = await call(client, 'kit__fail');
     assert.equal(failed.isError, true);
     assert.equal(textOf(failed), 'it failed, as it always does');
@@ -246,7 +247,9 @@ describe('the MCP gateway through the official MCP client, to the site and an SD
   });
 
   it('counts calls in /metrics by server, tool and outcome, with bounded labels', async () => {
-    const samples = parsePrometheusText((await gw.get('/metrics', { auth: false })).text);
+    const scrape = (await gw.get('/metrics', { auth: false })).text;
+    assert.doesNotMatch(scrape, new RegExp(UPSTREAM_TOKEN));
+    const samples = parsePrometheusText(scrape);
     const calls = (labels: Record<string, string>) => sumOf(samples, 'gateway_mcp_tool_calls_total', labels);
     assert.equal(calls({ server: 'kit', tool: 'echo', outcome: 'ok' }), 7);
     assert.equal(calls({ server: 'kit', tool: 'echo', outcome: 'rate_limited' }), 1);
