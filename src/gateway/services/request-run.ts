@@ -85,6 +85,9 @@ export class RequestRun implements CallScope {
   #open: OpenWork | undefined;
   /** Set when the answer came from the response cache: what the original answer cost. */
   #costSavedUsd: number | undefined;
+  /** The upstream MCP server and tool of an `mcp_tool` run (CONTRACT 5.7). */
+  #mcpServer: string | null = null;
+  #mcpTool: string | null = null;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -100,6 +103,12 @@ export class RequestRun implements CallScope {
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
     this.trace = init.trace;
+  }
+
+  /** Names the MCP server and tool this run calls, for its ledger row (an `mcp_tool` run). */
+  callsTool(server: string, tool: string): void {
+    this.#mcpServer = boundedName(server);
+    this.#mcpTool = boundedName(tool);
   }
 
   /** The client went away before the answer ended: the upstream call in flight is cancelled. */
@@ -340,8 +349,8 @@ export class RequestRun implements CallScope {
       deployment: this.#deployment,
       cacheHit: this.#costSavedUsd !== undefined,
       costSavedUsd: this.#costSavedUsd ?? 0,
-      mcpServer: null,
-      mcpTool: null,
+      mcpServer: this.#mcpServer,
+      mcpTool: this.#mcpTool,
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();
