@@ -69,7 +69,7 @@ export interface ThinkingPart {
 export type ContentPart = TextPart | ImagePart | FilePart | ThinkingPart;
 export type MediaPart = ImagePart | FilePart;
 
-export const PDF_MEDIA_TYPE = 'application/pdf';
+export const PDF_MEDIA_TYPE = 'application/pdf' as const;
 
 /** The image types every vendor of the gateway takes (Anthropic's list, which is the smallest). */
 export const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set([

@@ -10,9 +10,9 @@ import type { ReportedUsage } from '../domain/reported-usage.ts';
 export type {
   ChatMessage,
   ContentPart,
-  ReasoningRequest,
   FinishReason,
   ProviderCapabilities,
+  ReasoningRequest,
   ReportedUsage,
   ToolCall,
   ToolChoice,
