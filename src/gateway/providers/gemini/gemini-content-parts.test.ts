@@ -45,4 +45,13 @@ describe('the Gemini adapter writes content parts', () => {
     ]);
     assert.deepEqual(request.generationConfig?.thinkingConfig, { thinkingBudget: 2048 });
   });
+
+  it('asks a model that does not think (before 2.5) for no thinkingConfig', () => {
+    const request = toGeminiRequest({
+      model: 'gemini-2.0-flash',
+      reasoning: { effort: 'high' },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    assert.equal(request.generationConfig, undefined);
+  });
 });

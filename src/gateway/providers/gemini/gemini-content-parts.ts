@@ -53,7 +53,18 @@ function imageTypeOf(url: string): string {
   return IMAGE_EXTENSIONS[extension] ?? 'image/jpeg';
 }
 
-/** `generationConfig.thinkingConfig` for the request's reasoning: the effort's budget (CONTRACT 5.9). */
-export function toThinkingConfig(reasoning: ReasoningRequest): { thinkingBudget: number } {
+/** Gemini models before 2.5 do not think and refuse a `thinkingConfig` with a 400. */
+const NO_THINKING_MODELS = /^(models\/)?gemini-(1\.|2\.0-)/i;
+
+/**
+ * `generationConfig.thinkingConfig` for the request's reasoning: the effort's budget (CONTRACT
+ * 5.9), within every thinking model's range (2.5 Pro 128–32,768, Flash 0–24,576); undefined for a
+ * model that does not think.
+ */
+export function toThinkingConfig(
+  model: string,
+  reasoning: ReasoningRequest,
+): { thinkingBudget: number } | undefined {
+  if (NO_THINKING_MODELS.test(model)) return undefined;
   return { thinkingBudget: budgetForEffort(reasoning.effort) };
 }

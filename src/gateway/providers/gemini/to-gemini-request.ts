@@ -156,7 +156,8 @@ function toGenerationConfig(call: ChatCall): GeminiGenerationConfig {
   if (call.temperature !== undefined) config.temperature = call.temperature;
   if (call.maxTokens !== undefined) config.maxOutputTokens = call.maxTokens;
   if (call.stop !== undefined && call.stop.length > 0) config.stopSequences = [...call.stop];
-  if (call.reasoning !== undefined) config.thinkingConfig = toThinkingConfig(call.reasoning);
+  const thinking = call.reasoning === undefined ? undefined : toThinkingConfig(call.model, call.reasoning);
+  if (thinking !== undefined) config.thinkingConfig = thinking;
   if (call.jsonSchema !== undefined) {
     // `responseJsonSchema` takes JSON Schema as is (passed through unchanged, as the official SDK
     // does); the older `responseSchema` takes an OpenAPI subset that would need converting.
