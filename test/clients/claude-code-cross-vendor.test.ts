@@ -91,6 +91,34 @@ describe('Claude Code reads a PNG through an OpenAI slot', { skip }, () => {
   });
 });
 
+describe('Claude Code with its defaults through an OpenAI slot', { skip }, () => {
+  let mock: MockOpenAIServer;
+  before(async () => {
+    mock = await startMockOpenAI({ apiKey: 'openai-key' });
+  });
+  const gw = shareGateway(() => ({
+    env: { PROVIDER_A_KIND: 'openai', PROVIDER_A_BASE_URL: mock.baseUrl, PROVIDER_A_API_KEY: 'openai-key' },
+  }));
+  after(() => mock.close());
+
+  it('adaptive thinking reaches OpenAI as reasoning_effort medium, its system blocks as text', async () => {
+    mock.replyNext({ text: 'PONG' });
+    const run = await runClaude({
+      baseUrl: await listenForClients(gw),
+      apiKey: `${APP}:${SECRET}`,
+      prompt: 'Say PONG.',
+    });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.equal(run.result?.['result'], 'PONG');
+    const [request] = mock.requests.filter((recorded) => recorded.path.endsWith('/chat/completions'));
+    assert.ok(request !== undefined);
+    assert.doesNotMatch(request.raw.toString(), /cache_control/);
+    const body = request.body as { reasoning_effort?: string; messages: { role: string }[] };
+    assert.equal(body.reasoning_effort, 'medium');
+    assert.equal(body.messages[0]?.role, 'system');
+  });
+});
+
 describe('Claude Code reads a PNG through a Gemini slot', { skip }, () => {
   let mock: MockGeminiServer;
   before(async () => {
