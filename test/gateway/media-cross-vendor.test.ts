@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { shareGateway } from '../helpers/gateway-harness.ts';
+import { APP, shareGateway, startGateway } from '../helpers/gateway-harness.ts';
 import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
 import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
@@ -268,5 +268,36 @@ describe('images, PDFs, thinking and cache_control across vendors', () => {
     const reply = await gw.post('/v1/chat/completions', completionBody('provider-a/gpt-4o-mini'));
     assert.equal(reply.status, 200, reply.text);
     assert.equal(lastOpenAIBody().reasoning_effort, undefined);
+  });
+});
+
+describe('media in the limits', () => {
+  it("an image's tokens count in the reservation: a small prompt with a large image passes no 1,000-token limit", async (t) => {
+    const gw = await startGateway(t, { file: { limits: { apps: { [APP]: { tokensPerMinute: 1000 } } } } });
+    const ask = (content: unknown[]) =>
+      gw.post('/v1/chat/completions', {
+        model: 'simulated-chat',
+        max_tokens: 10,
+        messages: [{ role: 'user', content }],
+      });
+    const text = { type: 'text', text: 'What is this?' };
+    const small = await ask([
+      text,
+      {
+        type: 'image_url',
+        image_url: { url: `data:image/png;base64,${redSquarePng(20).toString('base64')}` },
+      },
+    ]);
+    assert.equal(small.status, 200, small.text);
+    // 1,200 × 1,200 pixels: 1,600 tokens, refused before any upstream is called.
+    const large = await ask([
+      text,
+      {
+        type: 'image_url',
+        image_url: { url: `data:image/png;base64,${redSquarePng(1200).toString('base64')}` },
+      },
+    ]);
+    assert.equal(large.status, 429, large.text);
+    assert.match(large.body.error.message, /tokens per minute/);
   });
 });

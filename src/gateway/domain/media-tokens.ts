@@ -15,8 +15,9 @@ import type { ChatMessage } from './messages.ts';
  *   none are found there (compressed object streams) or the PDF is a URL, one page per 100 KiB
  *   (at least one).
  *
- * Work is bounded whatever a client sends: headers are decoded from the first few KiB only, page
- * objects from the first MiB.
+ * Work is bounded whatever a client sends: headers are decoded from the first 48 KiB only, page
+ * objects from the first MiB of a PDF, and at most 2 MiB are decoded for one request's PDFs (the
+ * rest are counted by size), so a request of a hundred PDFs costs milliseconds.
  */
 
 export const MAX_IMAGE_TOKENS = 1600;
@@ -27,18 +28,22 @@ const PDF_BYTES_PER_GUESSED_PAGE = 100 * 1024;
 const IMAGE_HEADER_CHARS = 64 * 1024;
 /** Base64 characters decoded to count a PDF's page objects (1 MiB of the file). */
 const PDF_SCAN_CHARS = (1024 * 1024 * 4) / 3;
+/** Base64 characters decoded for all the PDFs of one request (2 MiB of files). */
+const REQUEST_SCAN_CHARS = 2 * PDF_SCAN_CHARS;
 
 export function mediaTokens(messages: readonly ChatMessage[]): number {
   let tokens = 0;
+  const scan = { chars: REQUEST_SCAN_CHARS };
   for (const message of messages) {
     for (const part of message.parts ?? []) {
-      if (part.type === 'image' || part.type === 'file') tokens += mediaPartTokens(part);
+      if (part.type === 'image' || part.type === 'file') tokens += mediaPartTokens(part, scan);
     }
   }
   return tokens;
 }
 
-export function mediaPartTokens(part: MediaPart): number {
+/** `scan.chars`: base64 characters the request may still decode to count PDF pages; spent here. */
+export function mediaPartTokens(part: MediaPart, scan = { chars: PDF_SCAN_CHARS }): number {
   if (part.type === 'image') {
     const size = part.source.kind === 'base64' ? imageSize(part.source.data) : undefined;
     if (size === undefined) return MAX_IMAGE_TOKENS;
@@ -47,13 +52,15 @@ export function mediaPartTokens(part: MediaPart): number {
       Math.min(MAX_IMAGE_TOKENS, Math.ceil((size.width * size.height) / TOKENS_PER_IMAGE_PIXELS)),
     );
   }
-  return pdfPages(part) * TOKENS_PER_PDF_PAGE;
+  return pdfPages(part, scan) * TOKENS_PER_PDF_PAGE;
 }
 
-function pdfPages(part: MediaPart): number {
+function pdfPages(part: MediaPart, scan: { chars: number }): number {
   if (part.source.kind !== 'base64') return 1;
   const data = part.source.data;
-  const bytes = decodePrefix(data, PDF_SCAN_CHARS);
+  const chars = Math.min(PDF_SCAN_CHARS, scan.chars, data.length);
+  scan.chars -= chars;
+  const bytes = chars < 8 ? undefined : decodePrefix(data, chars);
   const pages = bytes === undefined ? 0 : (bytes.match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0);
   if (pages > 0) return pages;
   return Math.max(1, Math.ceil((data.length * 3) / 4 / PDF_BYTES_PER_GUESSED_PAGE));

@@ -85,6 +85,7 @@ export class RequestRun implements CallScope {
   #finished = false;
   /** The request's input texts, guessed in tokens for a call the client abandoned. */
   #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
+  #mediaTokens: AdmissionInput['mediaTokens'];
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
 
@@ -135,6 +136,7 @@ export class RequestRun implements CallScope {
   async admit(input: AdmissionInput): Promise<void> {
     const deps = this.#deps;
     this.#inputTexts = input.texts;
+    this.#mediaTokens = input.mediaTokens;
     const limits = deps.limiter.limitsFor(this.app);
     if (Object.keys(limits).length === 0) {
       this.#admitted = true;
@@ -145,6 +147,7 @@ export class RequestRun implements CallScope {
     const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
     const estimate = estimateUsage(
       countChars(texts),
+      input.mediaTokens?.() ?? 0,
       input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
       price,
     );
@@ -375,7 +378,8 @@ export class RequestRun implements CallScope {
   async #accountAbandoned({ candidate, adapter, startedAt, deployment }: AbandonedCall): Promise<void> {
     this.#answeringDeployment = deployment;
     const texts = this.#inputTexts;
-    const inputTokens = guessTokens(typeof texts === 'function' ? texts() : texts);
+    const inputTokens =
+      guessTokens(typeof texts === 'function' ? texts() : texts) + (this.#mediaTokens?.() ?? 0);
     await this.account({
       provider: candidate.provider,
       adapter,

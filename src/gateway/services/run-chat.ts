@@ -1,4 +1,5 @@
 import type { ReasoningRequest } from '../domain/content-parts.ts';
+import { mediaTokens } from '../domain/media-tokens.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
@@ -58,6 +59,7 @@ export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
   });
   return run.admit({
     texts: () => chatInputTexts(input.messages, input.tools),
+    mediaTokens: () => mediaTokens(input.messages),
     maxOutputTokens: input.maxTokens,
   });
 }
