@@ -301,3 +301,46 @@ describe('media in the limits', () => {
     assert.match(large.body.error.message, /tokens per minute/);
   });
 });
+
+describe('media on the simulated provider', () => {
+  const gw = shareGateway();
+  const png = redSquarePng(300).toString('base64');
+  const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } };
+
+  it('count_tokens and the usage of an answer both count an image as 300 × 300 / 750 tokens', async () => {
+    const count = async (content: unknown[]) => {
+      const reply = await gw.post(
+        '/v1/messages/count_tokens',
+        { model: 'simulated-chat', messages: [{ role: 'user', content }] },
+        { headers: ANTHROPIC_HEADERS },
+      );
+      assert.equal(reply.status, 200, reply.text);
+      return reply.body.input_tokens as number;
+    };
+    const text = { type: 'text', text: 'What is this?' };
+    assert.equal((await count([text, image])) - (await count([text])), 120);
+    const answer = await gw.post(
+      '/v1/messages',
+      { model: 'simulated-chat', max_tokens: 20, messages: [{ role: 'user', content: [text, image] }] },
+      { headers: ANTHROPIC_HEADERS },
+    );
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.usage.input_tokens, await count([text, image]));
+  });
+
+  it('a streamed answer with an image and a PDF on the OpenAI door', async () => {
+    const reply = await gw.post('/v1/chat/completions', {
+      ...completionBody('simulated-chat'),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    assert.equal(reply.status, 200, reply.text);
+    const usage = reply.text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)))
+      .find((chunk) => chunk.usage != null)?.usage;
+    // A 4 × 4 image is 1 token; the one-page PDF 3,000.
+    assert.ok(usage.prompt_tokens > 3000, JSON.stringify(usage));
+  });
+});
