@@ -344,3 +344,33 @@ describe('media on the simulated provider', () => {
     assert.ok(usage.prompt_tokens > 3000, JSON.stringify(usage));
   });
 });
+
+describe('media in the response cache', () => {
+  const gw = shareGateway();
+
+  it('two requests that differ only in their image are two entries', async () => {
+    const ask = (size: number) =>
+      gw.post(
+        '/v1/chat/completions',
+        {
+          model: 'simulated-chat',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'What is this?' },
+                {
+                  type: 'image_url',
+                  image_url: { url: `data:image/png;base64,${redSquarePng(size).toString('base64')}` },
+                },
+              ],
+            },
+          ],
+        },
+        { headers: { 'x-gateway-cache': 'use' } },
+      );
+    assert.equal((await ask(3)).headers['x-gateway-cache'], 'miss');
+    assert.equal((await ask(5)).headers['x-gateway-cache'], 'miss');
+    assert.equal((await ask(3)).headers['x-gateway-cache'], 'hit');
+  });
+});
