@@ -328,6 +328,20 @@ describe('media on the simulated provider', () => {
     assert.equal(answer.body.usage.input_tokens, await count([text, image]));
   });
 
+  it("the native API's messages stay text: a parts field is refused as any unknown field", async () => {
+    const reply = await gw.chat({
+      messages: [
+        {
+          role: 'user',
+          content: 'hi',
+          parts: [{ type: 'image', source: { kind: 'url', url: 'https://a.test/x.png' } }],
+        },
+      ],
+    });
+    assert.equal(reply.status, 400, reply.text);
+    assert.match(reply.text, /parts/);
+  });
+
   it('a streamed answer with an image and a PDF on the OpenAI door', async () => {
     const reply = await gw.post('/v1/chat/completions', {
       ...completionBody('simulated-chat'),
