@@ -81,6 +81,7 @@ export class RequestRun implements CallScope {
   #finished = false;
   /** The request's input texts, guessed in tokens for a call the client abandoned. */
   #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
+  #mediaTokens: AdmissionInput['mediaTokens'];
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
   /** Set when the answer came from the response cache: what the original answer cost. */
@@ -141,6 +142,7 @@ export class RequestRun implements CallScope {
    */
   async admit(input: AdmissionInput, fromCache = false): Promise<void> {
     this.#inputTexts = input.texts;
+    this.#mediaTokens = input.mediaTokens;
     const first = this.#candidates[0];
     try {
       this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
@@ -375,7 +377,8 @@ export class RequestRun implements CallScope {
   async #accountAbandoned({ candidate, adapter, startedAt, deployment }: AbandonedCall): Promise<void> {
     this.#answeringDeployment = deployment;
     const texts = this.#inputTexts;
-    const inputTokens = guessTokens(typeof texts === 'function' ? texts() : texts);
+    const inputTokens =
+      guessTokens(typeof texts === 'function' ? texts() : texts) + (this.#mediaTokens?.() ?? 0);
     await this.account({
       provider: candidate.provider,
       adapter,
