@@ -78,7 +78,10 @@ async function answerMessages(run: RequestRun, input: MessagesInput): Promise<Me
   });
   const answered = success.value;
   if (answered.lane === 'chat')
-    return { lane: 'chat', answer: await chatAnswerOf(run, input.crossVendor(), { ...success, value: answered.result }) };
+    return {
+      lane: 'chat',
+      answer: await chatAnswerOf(run, input.crossVendor(), { ...success, value: answered.result }),
+    };
   run.markAnswered();
   const result = answered.result;
   const texts = input.texts;

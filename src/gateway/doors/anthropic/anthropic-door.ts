@@ -55,9 +55,7 @@ function refuseOtherRoutes(request: FastifyRequest): never {
 function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
   // Not in the gateway's OpenAPI document, which describes its own API: Anthropic's reference
   // describes these, and docs/anthropic-door.md what differs.
-  door.post('', { schema: { hide: true } }, (request, reply) =>
-    serveMessages(request, reply, deps),
-  );
+  door.post('', { schema: { hide: true } }, (request, reply) => serveMessages(request, reply, deps));
 }
 
 function registerCountTokens(door: TypedInstance, deps: GatewayDeps): void {

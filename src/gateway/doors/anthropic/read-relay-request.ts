@@ -36,7 +36,15 @@ export interface RelayRequest {
 const MAX_MODEL_LENGTH = 256;
 
 /** Properties whose strings are no text a model reads as tokens of the prompt: bytes, signatures, names of kinds. */
-const NOT_PROMPT_TEXT = new Set(['data', 'signature', 'type', 'media_type', 'cache_control', 'id', 'tool_use_id']);
+const NOT_PROMPT_TEXT = new Set([
+  'data',
+  'signature',
+  'type',
+  'media_type',
+  'cache_control',
+  'id',
+  'tool_use_id',
+]);
 
 export function readRelayRequest(body: unknown): RelayRequest {
   const object = readObject(body, []);

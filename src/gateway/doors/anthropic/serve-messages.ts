@@ -25,7 +25,11 @@ const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
  * on any other slot reads it whole as the door always has (its 400s, the tools validated) and
  * answers in the gateway's translation (ANTHROPIC_CHAT).
  */
-export function serveMessages(request: FastifyRequest, reply: FastifyReply, deps: GatewayDeps): Promise<FastifyReply> {
+export function serveMessages(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: GatewayDeps,
+): Promise<FastifyReply> {
   const read = readRelayRequest(request.body);
   const address = resolveModelField(deps, read.model);
   const whole = crossVendorReading(request.body, address, deps);
@@ -79,7 +83,10 @@ function crossVendorReading(
   address: ReturnType<typeof resolveModelField>,
   deps: GatewayDeps,
 ): () => { request: MessagesRequest; input: ChatInput } {
-  let outcome: { ok: true; request: MessagesRequest; input: ChatInput } | { ok: false; error: unknown } | undefined;
+  let outcome:
+    | { ok: true; request: MessagesRequest; input: ChatInput }
+    | { ok: false; error: unknown }
+    | undefined;
   return () => {
     if (outcome === undefined) {
       try {
