@@ -40,6 +40,7 @@ const NOT_PROMPT_TEXT = new Set([
   'data',
   'signature',
   'type',
+  'role',
   'media_type',
   'cache_control',
   'id',
