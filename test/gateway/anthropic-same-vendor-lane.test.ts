@@ -4,6 +4,7 @@ import { calcPrice, extractUsage, findProvider } from '@pydantic/genai-prices';
 import { roundCost } from '../../src/gateway/domain/pricing.ts';
 import type { UsageRecord } from '../../src/storage/ports.ts';
 import { APP, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 import {
   type MockAnthropicServer,
   sseMessages,
@@ -302,5 +303,42 @@ describe('the same-vendor lane falls over to an OpenAI slot through the cross-ve
     assert.equal(reply.statusCode, 400, reply.body);
     assert.equal(JSON.parse(reply.body).error.type, 'invalid_request_error');
     assert.equal(openai.requests.length, before);
+  });
+});
+
+describe('the same-vendor lane under the app’s limits (contract 5.8)', () => {
+  let mock: MockAnthropicServer;
+  before(async () => {
+    mock = await startMockAnthropic({ eventDelayMs: 0 });
+  });
+  const gw = shareGateway(() => ({
+    clock: clockAtMinuteStart(),
+    env: { PROVIDER_A_KIND: 'anthropic', PROVIDER_A_BASE_URL: mock.origin, PROVIDER_A_API_KEY: UPSTREAM_KEY },
+    file: { limits: { apps: { [APP]: { requestsPerMinute: 2, tokensPerMinute: 1_000_000 } } } },
+  }));
+  after(() => mock.close());
+
+  it('says the limits in anthropic-ratelimit-* on a relayed answer and stream, and refuses past them', async () => {
+    const body = (stream: boolean) =>
+      JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 16,
+        stream,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+    const plain = await post(gw, body(false));
+    const streamed = await post(gw, body(true));
+    for (const reply of [plain, streamed]) {
+      assert.equal(reply.statusCode, 200, reply.body);
+      assert.equal(reply.headers['anthropic-ratelimit-requests-limit'], '2');
+      assert.equal(reply.headers['anthropic-ratelimit-tokens-limit'], '1000000');
+    }
+    assert.equal(plain.headers['anthropic-ratelimit-requests-remaining'], '1');
+    assert.equal(streamed.headers['anthropic-ratelimit-requests-remaining'], '0');
+    const before = mock.requests.length;
+    const refused = await post(gw, body(false));
+    assert.equal(refused.statusCode, 429, refused.body);
+    assert.equal(JSON.parse(refused.body).error.type, 'rate_limit_error');
+    assert.equal(mock.requests.length, before);
   });
 });
