@@ -53,6 +53,7 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
     args?: string[];
     env?: Record<string, string>;
     workdir?: string;
+    home?: string;
     files?: Record<string, string | Uint8Array>;
   }) {
     const sentBefore = proxy.requests.length;
@@ -69,6 +70,7 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
       args: options.args ?? [],
       env: options.env ?? {},
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
+      ...(options.home === undefined ? {} : { home: options.home }),
       ...(options.files === undefined ? {} : { files: options.files }),
     });
     assert.equal(run.timedOut, false, run.stderr);
@@ -217,6 +219,41 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
       );
     } finally {
       workdir.remove();
+    }
+  });
+
+  it('a second run continues the conversation: the first turn’s thinking block and signature go back unchanged', async () => {
+    const workdir = makeTempDir('claude-continue');
+    const home = makeTempDir('claude-continue-home');
+    const thinking = { args: ['--model', 'claude-sonnet-4-5'], env: { MAX_THINKING_TOKENS: '31999' } };
+    try {
+      const first = await turn({
+        ...thinking,
+        prompt: 'Pick a colour.',
+        workdir: workdir.path,
+        home: home.path,
+        replies: [{ thinking: [{ text: 'Red is bold.', signature: 'c2lnLXR1cm4tb25l' }], text: 'Red.' }],
+      });
+      assert.equal(first.run.result?.['result'], 'Red.');
+      const second = await turn({
+        ...thinking,
+        args: [...thinking.args, '--continue'],
+        prompt: 'Why that one?',
+        workdir: workdir.path,
+        home: home.path,
+        replies: [{ text: 'Because it is bold.' }],
+      });
+      assert.equal(second.run.result?.['result'], 'Because it is bold.');
+      assertRelayed(second.sent, second.received, sameModel);
+      const history = summarizeAnthropicRequest(
+        second.received[0]?.headers ?? {},
+        second.received[0]?.body ?? {},
+      );
+      assert.match(history.roles, /user,assistant,user$/);
+      assert.deepEqual(history.signatures, ['c2lnLXR1cm4tb25l']);
+    } finally {
+      workdir.remove();
+      home.remove();
     }
   });
 });
