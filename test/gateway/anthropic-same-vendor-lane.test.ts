@@ -181,6 +181,31 @@ describe('the same-vendor lane: an anthropic slot', () => {
     assert.equal(row.costUsd, packagePrice());
   });
 
+  it('with the response cache: `use` takes the cached, translated way; `bypass` keeps the lane and says so', async () => {
+    const body = clientBody('claude-sonnet-4-5', false);
+    mock.replyNext({ text: 'Cached.' });
+    const cached = await post(
+      gw,
+      '{"model":"claude-sonnet-4-5","max_tokens":8,"messages":[{"role":"user","content":"c"}]}',
+      {
+        'x-gateway-cache': 'use',
+      },
+    );
+    assert.equal(cached.statusCode, 200, cached.body);
+    assert.equal(cached.headers['x-gateway-cache'], 'miss');
+    assert.match(
+      String(JSON.parse(cached.body).id),
+      /^chat/,
+      'the gateway’s own answer, which the cache keeps',
+    );
+    mock.failNext(1, { status: 200, body: UPSTREAM_ANSWER });
+    const bypassed = await post(gw, body, { 'x-gateway-cache': 'bypass' });
+    assert.equal(bypassed.statusCode, 200, bypassed.body);
+    assert.equal(bypassed.headers['x-gateway-cache'], 'bypass');
+    assert.equal(mock.requests.at(-1)?.raw.toString('utf8'), body);
+    assert.equal(bypassed.body, UPSTREAM_ANSWER);
+  });
+
   it('passes an upstream 400 on with its status and message, in Anthropic’s shape', async () => {
     mock.failNext(1, {
       status: 400,

@@ -3,10 +3,12 @@ import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import { writeEventStream } from '../../http/write-event-stream.ts';
 import { resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { CACHE_HEADER } from '../../services/response-cache.ts';
 import { type MessagesInput, openMessagesStream, runMessages } from '../../services/run-messages.ts';
 import { validateToolRequest } from '../../services/validate-tool-request.ts';
 import type { AnswerContext } from '../chat-door.ts';
 import { COST_HEADER, formatCost } from '../cost-header.ts';
+import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
 import { ANTHROPIC_CHAT } from './anthropic-chat.ts';
 import { rawBodyOf } from './raw-messages-body.ts';
@@ -23,7 +25,8 @@ const FORWARDED = ['anthropic-version', 'anthropic-beta'] as const;
  * attempt on an `anthropic` slot sends it upstream as the client wrote it and relays the answer
  * with the cost added (`x-gateway-cost-usd`, or `usage.cost_usd` in `message_delta`); an attempt
  * on any other slot reads it whole as the door always has (its 400s, the tools validated) and
- * answers in the gateway's translation (ANTHROPIC_CHAT).
+ * answers in the gateway's translation (ANTHROPIC_CHAT). A request the response cache serves
+ * goes the way of every door's chat (`serveChat`), translated on every slot.
  */
 export function serveMessages(
   request: FastifyRequest,
@@ -32,6 +35,11 @@ export function serveMessages(
 ): Promise<FastifyReply> {
   const read = readRelayRequest(request.body);
   const address = resolveModelField(deps, read.model);
+  // The response cache keeps and replays the gateway's own answers: where it serves the request,
+  // the door reads the body whole and answers as it always did (decision 0019).
+  const cache = deps.responseCache.policyFor(request.appName, address.task, request.headers[CACHE_HEADER]);
+  if (cache !== undefined && (cache.read || cache.write))
+    return serveChat(request, reply, deps, ANTHROPIC_CHAT);
   const whole = crossVendorReading(request.body, address, deps);
   const input: MessagesInput = {
     ...address,
@@ -51,6 +59,11 @@ export function serveMessages(
   } as const;
   return serveRun(request, reply, deps, start, async (run) => {
     const context: AnswerContext = { requestId: String(request.id), receivedAt: run.receivedAt };
+    // A cached route's request that said `bypass`: neither read nor kept, and told so (CONTRACT 5.5).
+    if (cache !== undefined) {
+      run.responseHeaders[CACHE_HEADER] = 'bypass';
+      reply.header(CACHE_HEADER, 'bypass');
+    }
     if (read.stream) {
       const opened = await openMessagesStream(deps, input, run);
       const frames =
