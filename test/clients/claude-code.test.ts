@@ -159,7 +159,7 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
     }
   });
 
-  it('thinking, then a second turn: the history’s thinking blocks and signatures reach the upstream unchanged; the usage is the ledger’s', async () => {
+  it('thinking, then a second turn: the history’s thinking blocks and signatures reach the upstream unchanged; the usage and cost are the ledger’s', async () => {
     const workdir = makeTempDir('claude-thinking');
     try {
       const { run, sent, received, rows } = await turn({
@@ -217,6 +217,11 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
         usage['output_tokens'],
         sum((row) => row.tokensOut),
       );
+      // And so is its cost: Claude Code prices the same counts as the ledger did (cache reads and
+      // writes each at its own rate), where the translated lane's figure was half again higher.
+      const claudeCost = Number(run.result?.['total_cost_usd']);
+      const ledgerCost = sum((row) => row.costUsd);
+      assert.ok(Math.abs(claudeCost - ledgerCost) < 1e-9, `Claude Code ${claudeCost}, ledger ${ledgerCost}`);
     } finally {
       workdir.remove();
     }
