@@ -6,7 +6,7 @@ import {
 import type { CallToolResult, Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerSettings } from '../../config/config-types.ts';
 import { MAX_TOOLS_PER_SERVER } from '../domain/mcp-tools.ts';
-import { McpUpstreamError, toUpstreamError } from './mcp-upstream-error.ts';
+import { headerSecrets, McpUpstreamError, toUpstreamError } from './mcp-upstream-error.ts';
 
 export interface McpUpstreamOptions {
   callTimeoutMs: number;
@@ -36,6 +36,8 @@ export class McpUpstream {
   readonly name: string;
   readonly #settings: McpServerSettings;
   readonly #options: McpUpstreamOptions;
+  /** The header values no error text may repeat (an upstream's bearer token). */
+  readonly #secrets: readonly string[];
   /** The shared connection: its client and transport at once, and when it is ready. */
   #connection:
     | { client: Client; transport: StreamableHTTPClientTransport; ready: Promise<Client> }
@@ -49,6 +51,7 @@ export class McpUpstream {
     this.name = settings.name;
     this.#settings = settings;
     this.#options = options;
+    this.#secrets = headerSecrets(settings.headers);
   }
 
   /** The names this server listed last (empty before its first listing). */
@@ -94,7 +97,7 @@ export class McpUpstream {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (deadline.aborted) throw McpUpstreamError.timeout(this.name, this.#options.callTimeoutMs);
-      throw toUpstreamError(this.name, error);
+      throw toUpstreamError(this.name, error, this.#secrets);
     }
   }
 
