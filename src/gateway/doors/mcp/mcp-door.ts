@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { respondWithError } from '../../../platform/error-handler.ts';
 import { ApiError } from '../../../platform/errors.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
+import { MCP_POST_SCHEMA, mcpMethodNotAllowedSchema } from './mcp-door-openapi.ts';
 import { mcpErrorBody } from './mcp-error-body.ts';
-import { MCP_POST_SCHEMA, mcpMethodNotAllowedSchema } from './mcp-route-schemas.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
 
 export const GATEWAY_MCP_PATH = '/mcp';
