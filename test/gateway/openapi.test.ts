@@ -20,6 +20,7 @@ describe('GET /openapi.json (surface A)', () => {
   it('describes every surface A operation, the public base URL and both credential headers', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
       '/health',
+      '/mcp',
       '/v1/chat',
       '/v1/embed',
       '/v1/json',
@@ -82,5 +83,27 @@ describe('GET /openapi.json (surface A)', () => {
     assert.ok(answer.properties.message.properties.toolCalls, 'the answer carries the calls');
     assert.match(chat.responses['200'].description, /tool_call/);
     for (const name of ['Tool', 'ToolCall', 'ToolChoice']) assert.ok(doc.components.schemas[name], name);
+  });
+
+  it('describes POST /mcp with the app credentials, JSON-RPC refusals and the limit state, and GET/DELETE as 405', async () => {
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
+    const mcp = resolved.paths['/mcp'];
+    assert.deepEqual(Object.keys(mcp).sort(), ['delete', 'get', 'post']);
+    const post = mcp.post;
+    assert.equal(post.operationId, 'mcp');
+    assert.equal(post.security, undefined, "the document's app credentials apply, as on /v1/chat");
+    assert.deepEqual(post.requestBody.content['application/json'].schema.properties.jsonrpc.enum, ['2.0']);
+    const ok = post.responses['200'];
+    assert.ok(ok.headers['x-ratelimit-remaining-requests'], 'the limit state of contract 5.8');
+    assert.ok(ok.content['application/json'].schema.properties.result);
+    for (const status of ['400', '401', '406', '413', '415', '500', '503']) {
+      const schema = post.responses[status]?.content['application/json'].schema;
+      assert.deepEqual(schema?.required, ['jsonrpc', 'error', 'id'], `${status}: a JSON-RPC error`);
+    }
+    for (const method of ['get', 'delete']) {
+      const refusal = mcp[method].responses['405'];
+      assert.equal(refusal.headers.allow.schema.const, 'POST', method);
+      assert.equal(refusal.content['application/json'].schema.properties.error.type, 'object');
+    }
   });
 });

@@ -31,6 +31,8 @@ export interface HarnessOptions {
   tokenizer?: TokenizerThread;
   /** The application's clock (by default the system's): tests of time windows set their own. */
   clock?: Clock;
+  /** Where the gateway's log lines go (with `env.LOG_LEVEL`), for tests of what is logged. */
+  logs?: NodeJS.WritableStream;
 }
 
 export interface GatewayRequestOptions extends RequestOptions {
@@ -115,7 +117,11 @@ export async function createGateway(options: HarnessOptions = {}): Promise<Harne
   if (options.file !== undefined) env.CONFIG_FILE = writeConfigFile(options.file);
   const config = loadConfig(env, []);
   const calls: CallLog = [];
-  const app = await buildApplication(config, createLogger({ level: config.logLevel }), {
+  const logger = createLogger({
+    level: config.logLevel,
+    ...(options.logs === undefined ? {} : { destination: options.logs }),
+  });
+  const app = await buildApplication(config, logger, {
     retryWait: async () => {},
     ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

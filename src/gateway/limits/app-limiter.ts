@@ -138,6 +138,30 @@ export class AppLimiter {
       },
     };
   }
+
+  /**
+   * The app's limit state as an answer's headers, with nothing reserved: for answers that count
+   * toward no limit but go to an app with limits (an MCP listing, contract 5.8 and 5.9). The
+   * per-minute counters are read by reserving nothing; empty when the app has no limits.
+   */
+  async peek(app: string, convention: LimitConvention = 'openai'): Promise<Record<string, string>> {
+    const limits = this.limitsFor(app);
+    if (Object.keys(limits).length === 0) return {};
+    const now = this.#now();
+    const state: LimitState = {};
+    for (const counter of countersFor(app, limits, now)) {
+      // The budgets are in no header.
+      if (counter.measure === 'cost') continue;
+      const result = await this.#store.reserve(
+        counter.key,
+        0,
+        Number.MAX_SAFE_INTEGER,
+        counter.window.resetAt,
+      );
+      noteState(state, counter, result);
+    }
+    return limitHeaders(limits, state, now, convention);
+  }
 }
 
 function countersFor(app: string, limits: AppLimits, now: number): Counter[] {

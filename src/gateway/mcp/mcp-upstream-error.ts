@@ -1,3 +1,4 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 
 /** How a call to an upstream MCP server failed: its outcome in metrics, and the ledger's error. */
@@ -27,9 +28,53 @@ export class McpUpstreamError extends Error {
   }
 }
 
-/** Any failure of the SDK's client, as the gateway reports it. */
-export function toUpstreamError(server: string, error: unknown): McpUpstreamError {
+/** Shorter header values (and tokens) are too common to be told apart from other text. */
+const MIN_SECRET_LENGTH = 6;
+const REDACTED = '[redacted]';
+
+/**
+ * What of a server's configured headers must never be repeated: each value, and the credential
+ * after an auth scheme (`Bearer <token>`), since a server that refuses a token may echo either.
+ */
+export function headerSecrets(headers: Readonly<Record<string, string>>): string[] {
+  const secrets = new Set<string>();
+  for (const value of Object.values(headers)) {
+    const trimmed = value.trim();
+    if (trimmed.length >= MIN_SECRET_LENGTH) secrets.add(trimmed);
+    const credential = trimmed.slice(trimmed.indexOf(' ') + 1).trim();
+    if (credential.length >= MIN_SECRET_LENGTH) secrets.add(credential);
+  }
+  // The longest first, so a value is replaced whole before the credential inside it.
+  return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Any failure of the SDK's client, as the gateway reports it. The SDK puts a refusing server's
+ * body in its error (a 401's "invalid token: Bearer …"): the server's own header values
+ * (`secrets`, from headerSecrets) are cut from every text that is passed on.
+ */
+export function toUpstreamError(
+  server: string,
+  error: unknown,
+  secrets: readonly string[] = [],
+): McpUpstreamError {
   if (error instanceof McpUpstreamError) return error;
+  return describe(server, error, secrets);
+}
+
+function redact(text: string, secrets: readonly string[]): string {
+  let redacted = text;
+  for (const secret of secrets) redacted = redacted.replaceAll(secret, REDACTED);
+  return redacted;
+}
+
+function describe(server: string, error: unknown, secrets: readonly string[]): McpUpstreamError {
+  // The refusal's body is the server's (it may echo the credential): the status says enough.
+  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403))
+    return new McpUpstreamError(
+      'upstream_error',
+      `MCP server '${server}' refused the gateway's credentials (HTTP ${error.code}): its headers in the configuration may be wrong or expired.`,
+    );
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout)
       return new McpUpstreamError(
@@ -40,7 +85,7 @@ export function toUpstreamError(server: string, error: unknown): McpUpstreamErro
       return new McpUpstreamError('unreachable', `MCP server '${server}' closed the connection.`);
     return new McpUpstreamError(
       'upstream_error',
-      `MCP server '${server}' answered an error: ${detail(error)}`,
+      `MCP server '${server}' answered an error: ${detail(error, secrets)}`,
     );
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
@@ -48,11 +93,12 @@ export function toUpstreamError(server: string, error: unknown): McpUpstreamErro
     const why = typeof code === 'string' ? ` (${code})` : '';
     return new McpUpstreamError('unreachable', `MCP server '${server}' could not be reached${why}.`);
   }
-  return new McpUpstreamError('upstream_error', `MCP server '${server}' failed: ${detail(error)}`);
+  return new McpUpstreamError('upstream_error', `MCP server '${server}' failed: ${detail(error, secrets)}`);
 }
 
-function detail(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+/** The failure's own text, its secrets cut before it is shortened (so no part of one is left). */
+function detail(error: unknown, secrets: readonly string[]): string {
+  const text = redact(error instanceof Error ? error.message : String(error), secrets);
   return text.length <= MAX_DETAIL_LENGTH ? text : `${text.slice(0, MAX_DETAIL_LENGTH)}…`;
 }
 

@@ -6,7 +6,7 @@ import {
 import type { CallToolResult, Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerSettings } from '../../config/config-types.ts';
 import { MAX_TOOLS_PER_SERVER } from '../domain/mcp-tools.ts';
-import { McpUpstreamError, toUpstreamError } from './mcp-upstream-error.ts';
+import { headerSecrets, McpUpstreamError, toUpstreamError } from './mcp-upstream-error.ts';
 
 export interface McpUpstreamOptions {
   callTimeoutMs: number;
@@ -19,7 +19,8 @@ export interface McpUpstreamOptions {
   now: () => number;
 }
 
-const MAX_LIST_PAGES = 20;
+/** Pages of a server's tools/list followed at most (with MAX_TOOLS_PER_SERVER, 500 tools). */
+export const MAX_LIST_PAGES = 50;
 /** After a failed listing, listings skip the server this long rather than each wait for it again. */
 const FAILED_LIST_PAUSE_MS = 3_000;
 /** How long closing waits for a server to hear that its session ended. */
@@ -36,6 +37,8 @@ export class McpUpstream {
   readonly name: string;
   readonly #settings: McpServerSettings;
   readonly #options: McpUpstreamOptions;
+  /** The header values no error text may repeat (an upstream's bearer token). */
+  readonly #secrets: readonly string[];
   /** The shared connection: its client and transport at once, and when it is ready. */
   #connection:
     | { client: Client; transport: StreamableHTTPClientTransport; ready: Promise<Client> }
@@ -49,6 +52,7 @@ export class McpUpstream {
     this.name = settings.name;
     this.#settings = settings;
     this.#options = options;
+    this.#secrets = headerSecrets(settings.headers);
   }
 
   /** The names this server listed last (empty before its first listing). */
@@ -94,7 +98,7 @@ export class McpUpstream {
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       if (deadline.aborted) throw McpUpstreamError.timeout(this.name, this.#options.callTimeoutMs);
-      throw toUpstreamError(this.name, error);
+      throw toUpstreamError(this.name, error, this.#secrets);
     }
   }
 
@@ -177,16 +181,28 @@ export class McpUpstream {
   }
 }
 
+/**
+ * Every tool of a server, following `nextCursor` page after page (MCP's pagination) within the
+ * listing's bound, and bounded in what a server can make the gateway hold: at most MAX_LIST_PAGES
+ * pages and MAX_TOOLS_PER_SERVER tools (the first ones listed), a name listed twice kept once, and
+ * a cursor given before (a server paging in a circle) or empty ends the list.
+ */
 async function listAll(client: Client, signal: AbortSignal): Promise<Tool[]> {
-  const tools: Tool[] = [];
+  const tools = new Map<string, Tool>();
+  const cursors = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const answer = await client.listTools(cursor === undefined ? undefined : { cursor }, { signal });
-    tools.push(...answer.tools.slice(0, MAX_TOOLS_PER_SERVER - tools.length));
+    for (const tool of answer.tools) {
+      if (tools.size >= MAX_TOOLS_PER_SERVER) return [...tools.values()];
+      if (!tools.has(tool.name)) tools.set(tool.name, tool);
+    }
+    if (tools.size >= MAX_TOOLS_PER_SERVER) break;
     cursor = answer.nextCursor;
-    if (cursor === undefined || tools.length >= MAX_TOOLS_PER_SERVER) break;
+    if (cursor === undefined || cursor === '' || cursors.has(cursor)) break;
+    cursors.add(cursor);
   }
-  return tools;
+  return [...tools.values()];
 }
 
 /**

@@ -37,6 +37,13 @@ export class ToolCalls {
   readonly #deps: McpServingDeps;
   readonly #gateway: McpGateway;
   readonly #runs: RequestRun[] = [];
+  /**
+   * The app's limit state as its last tool call of this POST left it (contract 5.8), for the
+   * answer's headers: the admission's, or the refusal's without its Retry-After (the answer is a
+   * 200 with a tool result; its text says when to retry). Empty when no call was admitted or
+   * refused by a limit, or the app has no limits.
+   */
+  readonly limitHeaders: Record<string, string> = {};
 
   constructor(request: FastifyRequest, reply: FastifyReply, deps: McpServingDeps, gateway: McpGateway) {
     this.#request = request;
@@ -103,8 +110,11 @@ export class ToolCalls {
     run.callsTool(server, tool);
     try {
       await run.admit(NO_TEXTS);
+      Object.assign(this.limitHeaders, run.responseHeaders);
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
+      const { 'retry-after': _retryAfter, ...state } = error.headers ?? {};
+      Object.assign(this.limitHeaders, state);
       this.#count(server, tool, 'rate_limited');
       const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
       return refusal(

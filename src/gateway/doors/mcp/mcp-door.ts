@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { respondWithError } from '../../../platform/error-handler.ts';
 import { ApiError } from '../../../platform/errors.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
+import { MCP_POST_SCHEMA, mcpMethodNotAllowedSchema } from './mcp-door-openapi.ts';
 import { mcpErrorBody } from './mcp-error-body.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
 
@@ -16,7 +17,7 @@ type Serving = typeof import('./serve-mcp-exchange.ts');
  * before the body is read. In a context of its own: only /mcp takes its body as text (the SDK
  * parses it and answers -32700 itself), up to `mcp.maxBodyBytes`, and every refusal is a JSON-RPC
  * error. GET and DELETE answer 405: a stateless server has no stream to open and no session to end.
- * The MCP SDK is loaded by the first POST, not at start-up.
+ * The MCP SDK is loaded by the first POST, not at start-up. All three appear in the OpenAPI document.
  */
 export async function registerMcpDoor(v1: TypedInstance, deps: McpServingDeps): Promise<void> {
   let serving: Promise<Awaited<ReturnType<Serving['createMcpServing']>>> | undefined;
@@ -40,14 +41,19 @@ export async function registerMcpDoor(v1: TypedInstance, deps: McpServingDeps): 
     });
     door.post(
       GATEWAY_MCP_PATH,
-      { bodyLimit: deps.config.mcp.maxBodyBytes, schema: { hide: true } },
+      {
+        bodyLimit: deps.config.mcp.maxBodyBytes,
+        schema: MCP_POST_SCHEMA,
+        // The body schema documents the message; the SDK checks it and answers its own errors.
+        validatorCompiler: () => () => true,
+      },
       async (request, reply) => (await load()).serve(request, reply),
     );
     for (const method of ['GET', 'DELETE'] as const) {
       door.route({
         method,
         url: GATEWAY_MCP_PATH,
-        schema: { hide: true },
+        schema: mcpMethodNotAllowedSchema(method),
         handler: () => {
           throw new ApiError(
             'method_not_allowed',

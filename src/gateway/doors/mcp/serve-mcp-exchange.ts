@@ -63,6 +63,7 @@ async function serveExchange(
     const body = await response.text();
     reply.code(response.status);
     for (const [name, value] of response.headers) reply.header(name, value);
+    reply.headers(await limitState(deps, app, calls));
     reply.send(body === '' ? undefined : body);
     return reply;
   } catch (error) {
@@ -73,6 +74,20 @@ async function serveExchange(
     await transport.close();
     await server.close();
   }
+}
+
+/**
+ * The app's limit state for the answer's headers (contract 5.8): as the POST's tool calls left
+ * it, else (initialize, tools/list: they count toward no limit) read without reserving anything.
+ * A store that cannot be read costs the headers, never the answer.
+ */
+async function limitState(
+  deps: McpServingDeps,
+  app: string,
+  calls: ToolCalls,
+): Promise<Record<string, string>> {
+  if (Object.keys(calls.limitHeaders).length > 0) return calls.limitHeaders;
+  return deps.limiter.peek(app).catch(() => ({}));
 }
 
 /** The SDK's transport takes a Fetch API Request; the raw body text is handed over unparsed. */
