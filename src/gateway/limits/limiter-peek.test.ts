@@ -31,7 +31,8 @@ describe('AppLimiter.peek', () => {
       const peeked = await limiter.peek('agent');
       assert.equal(peeked['x-ratelimit-remaining-requests'], '2');
       assert.equal(peeked['x-ratelimit-remaining-tokens'], '900');
-      assert.match(peeked['x-ratelimit-reset-requests'] ?? '', /^(\d+s|\d+ms)$/);
+      // OpenAI's duration form: `59s`, `1m0s` when a whole minute is left, `250ms` under a second.
+      assert.match(peeked['x-ratelimit-reset-requests'] ?? '', /^(\d+m)?\d+s$|^\d+ms$/);
     }
     await limiter.admit('agent', { tokens: 0, costUsd: 0 });
     await limiter.admit('agent', { tokens: 0, costUsd: 0 });
