@@ -21,6 +21,7 @@ import {
 } from './doors/native/native-schemas.ts';
 import { openApiOptions } from './doors/native/openapi-document.ts';
 import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
+import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
 import { traceRequests } from './http/trace-requests.ts';
@@ -94,4 +95,5 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
   registerNativeDoor(v1, deps);
   await registerOpenAIDoor(v1, deps);
   await registerAnthropicDoor(v1, deps);
+  await registerResponsesDoor(v1, deps);
 }
