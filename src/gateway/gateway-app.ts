@@ -29,6 +29,7 @@ import type { TypedInstance } from './http/typed-instance.ts';
 import type { RefusalCounter } from './limits/refusal-counter.ts';
 import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
 import type { GatewayDeps } from './services/gateway-deps.ts';
+import { ResponseMemory } from './services/response-memory.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
@@ -95,5 +96,9 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
   registerNativeDoor(v1, deps);
   await registerOpenAIDoor(v1, deps);
   await registerAnthropicDoor(v1, deps);
-  await registerResponsesDoor(v1, deps);
+  await registerResponsesDoor(
+    v1,
+    deps,
+    new ResponseMemory(deps.storage.responses, deps.config.usage, deps.clock),
+  );
 }

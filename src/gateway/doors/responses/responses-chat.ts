@@ -13,8 +13,14 @@ export const IGNORED_TOOLS_HEADER = 'x-gateway-ignored-tools';
 /** Unix seconds: when the request arrived. */
 const secondsOf = (epochMs: number) => Math.floor(epochMs / 1000);
 
-/** What becomes of a finished Response: kept for the app when the request said `store: true`. */
-export type KeepResponse = (request: ResponsesRequest, response: Record<string, unknown>) => void;
+/**
+ * What becomes of a finished Response: kept for the app when the request said `store: true`. A
+ * stream's last event waits for it; a whole answer's bytes wait for it in the door's `onSend`.
+ */
+export type KeepResponse = (
+  request: ResponsesRequest,
+  response: Record<string, unknown>,
+) => Promise<void> | undefined;
 
 /**
  * POST /v1/responses (CONTRACT 5.4): OpenAI's Responses API onto the chat use case (or the JSON

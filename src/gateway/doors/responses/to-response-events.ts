@@ -32,13 +32,14 @@ export interface ResponseStart {
  * `.done` for a custom tool's call) and `response.output_item.done`; then `response.completed`
  * (or `response.incomplete` when the answer was cut) with the whole response and its usage. A
  * failure after the first byte is `response.failed` with OpenAI's error code. Tool calls arrive
- * whole, so each has one delta. `onEnd` gets the final response, for a stored one.
+ * whole, so each has one delta. `onEnd` gets the final response (a stored one is kept before
+ * the last event goes out, so a client that continues from it at once finds it).
  */
 export async function* toResponseEvents(
   start: ResponseStart,
   events: AsyncIterable<StreamEventOf<ChatAnswer>>,
   request: ResponsesRequest,
-  onEnd: (response: Record<string, unknown>) => void = () => {},
+  onEnd: (response: Record<string, unknown>) => Promise<void> | undefined = () => undefined,
 ): AsyncGenerator<string, string, undefined> {
   const writer = new ResponseWriter(start, request);
   yield writer.event('response.created', { response: writer.snapshot({ status: 'in_progress' }) });
@@ -63,7 +64,7 @@ export async function* toResponseEvents(
           model: event.data.model,
           usage: toResponseUsage(event.data.usage),
         });
-        onEnd(response);
+        await onEnd(response);
         return writer.event(end.status === 'completed' ? 'response.completed' : 'response.incomplete', {
           response,
         });
