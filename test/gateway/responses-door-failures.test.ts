@@ -4,6 +4,7 @@ import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 import { checkResponseStream } from '../helpers/open-responses-schema.ts';
 import { parseSse } from '../helpers/parse-sse.ts';
+import { parsePrometheusText, sumOf } from '../helpers/prometheus-text.ts';
 
 /**
  * How the Responses door fails (CONTRACT 5.4, 5.9): after the stream's first byte, as
@@ -63,5 +64,25 @@ describe('the Responses door under an app limit', () => {
     assert.match(String(second.headers['content-type']), /json/);
     assert.equal(second.body.error.type, 'rate_limit_error');
     assert.ok(Number(second.headers['retry-after']) > 0);
+  });
+});
+
+describe('the Responses door in /metrics', () => {
+  const gw = shareGateway();
+
+  it("counts its requests under front_door 'responses', and a refused WebSocket handshake not at all", async () => {
+    assert.equal((await gw.post('/v1/responses', { model: 'chat', input: 'hi' }, bearer)).status, 200);
+    assert.equal((await gw.post('/v1/responses', { input: 'no model' }, bearer)).status, 400);
+    const upgrade = { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13' };
+    const handshake = await gw.get('/v1/responses', {
+      ...bearer,
+      headers: { ...bearer.headers, ...upgrade },
+    });
+    assert.equal(handshake.status, 426);
+    await gw.app.recorder.flush();
+    const samples = parsePrometheusText((await gw.get('/metrics', { auth: false })).text);
+    assert.equal(sumOf(samples, 'gateway_requests_total', { front_door: 'responses', status: '200' }), 1);
+    assert.equal(sumOf(samples, 'gateway_requests_total', { front_door: 'responses', status: '400' }), 1);
+    assert.equal(sumOf(samples, 'gateway_requests_total', { front_door: 'responses' }), 2);
   });
 });
