@@ -351,3 +351,18 @@ describe('the Responses door refusals, in OpenAI error shape', () => {
     assert.equal(reply.body.error.type, 'authentication_error');
   });
 });
+
+describe('the Responses door and the body limit', () => {
+  const gw = shareGateway({ env: { MAX_BODY_BYTES: '2048' } });
+
+  it('a body over MAX_BODY_BYTES is a 413 in OpenAI shape', async () => {
+    const reply = await gw.post(
+      '/v1/responses',
+      { model: 'chat', input: 'x'.repeat(4096) },
+      { headers: { authorization: `Bearer ${APP}:${SECRET}` }, auth: false },
+    );
+    assert.equal(reply.status, 413);
+    assert.equal(reply.body.error.type, 'invalid_request_error');
+    assert.equal(reply.body.error.code, 'payload_too_large');
+  });
+});
