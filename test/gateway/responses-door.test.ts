@@ -110,6 +110,7 @@ describe('the Responses door on an OpenAI slot', () => {
     const done = events.at(-1)?.['response'];
     assert.equal(done.output[0].content[0].text, 'Hello there, streaming world.');
     assert.ok(done.usage.total_tokens > 0);
+    assert.equal(typeof done.usage.cost_usd, 'number');
   });
 
   it('the SDK stream reads a function call, and the next turn sends the call and its output upstream', async () => {

@@ -30,7 +30,8 @@ export interface ResponseStart {
  * (`content_part.added`, `output_text.delta`s, `output_text.done`, `content_part.done` for the
  * message; `function_call_arguments.delta`/`.done`, or OpenAI's `custom_tool_call_input.delta`/
  * `.done` for a custom tool's call) and `response.output_item.done`; then `response.completed`
- * (or `response.incomplete` when the answer was cut) with the whole response and its usage. A
+ * (or `response.incomplete` when the answer was cut) with the whole response and its usage, the
+ * cost in `usage.cost_usd`. A
  * failure after the first byte is `response.failed` with OpenAI's error code. Tool calls arrive
  * whole, so each has one delta. `onEnd` gets the final response (a stored one is kept before
  * the last event goes out, so a client that continues from it at once finds it).
@@ -62,7 +63,8 @@ export async function* toResponseEvents(
           incompleteDetails: end.incomplete_details,
           completedAt: Math.floor(Date.now() / 1000),
           model: event.data.model,
-          usage: toResponseUsage(event.data.usage),
+          // The cost, which the stream has no header for, as the OpenAI door's usage chunk has it.
+          usage: { ...toResponseUsage(event.data.usage), cost_usd: event.data.usage.estimatedCost },
         });
         await onEnd(response);
         return writer.event(end.status === 'completed' ? 'response.completed' : 'response.incomplete', {
