@@ -7,13 +7,14 @@ import { makeTempDir, skipUnlessInstalled } from '../helpers/client-package.ts';
 import { ADD_FILE_PATCH } from '../helpers/codex-patches.ts';
 import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import { startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
+import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
 import { runCodex } from '../helpers/run-codex.ts';
 
 /**
  * The real Codex CLI (test/clients, `codex exec`) on the Responses API: straight against the
  * recording OpenAI mock, which proves the helpers and the mock's /v1/responses; and through the
- * gateway's Responses door (issue 29) on an OpenAI and an Anthropic slot, each vendor's strict
+ * gateway's Responses door (issue 29) on an OpenAI, an Anthropic and a Gemini slot, each vendor's strict
  * mock: a plain prompt, and a custom apply_patch call that Codex applies and answers.
  */
 
@@ -90,10 +91,22 @@ const UPSTREAMS = [
       };
     },
   },
+  {
+    kind: 'gemini',
+    model: 'gpt-5.5',
+    start: async () => {
+      const mock = await MockGeminiServer.start({ apiKey: 'sk-upstream', streamEventDelayMs: 0 });
+      return {
+        url: mock.origin,
+        mock,
+        requests: () => mock.requests.map((r) => r.body as Record<string, any>),
+      };
+    },
+  },
 ] as const;
 
 for (const upstream of UPSTREAMS) {
-  describe(`Codex CLI through the gateway, on an ${upstream.kind} slot`, { skip }, () => {
+  describe(`Codex CLI through the gateway, on a slot of kind ${upstream.kind}`, { skip }, () => {
     let started: Awaited<ReturnType<(typeof upstream)['start']>>;
     before(async () => {
       started = await upstream.start();
