@@ -8,6 +8,7 @@ import {
   syntheticStream,
   writeEventsPaced,
 } from '../test/helpers/mock-openai-server.ts';
+import { PACED_MARKER, PACED_STREAM } from './agent-scenarios.ts';
 import { BURST_MARKER, JSON_EMBED_MODEL } from './scenarios.ts';
 
 /**
@@ -86,6 +87,18 @@ const jsonEmbeddings = Array.from({ length: EMBEDDING_RING }, (_, seed) =>
   jsonEmbeddingsBody(embedDims, seed),
 );
 
+// An agent's answer as a model streams it: the first token after a think time, then one a few
+// milliseconds apart (bench/agent-scenarios.ts).
+const pacedStream = syntheticStream(PACED_STREAM.tokens, true);
+
+function writePaced(res: ServerResponse): void {
+  res.writeHead(200, SSE_HEADERS);
+  // The role chunk at once (as OpenAI sends it), the first token after the think time.
+  const [role, ...rest] = pacedStream;
+  res.write(role as Buffer);
+  setTimeout(() => writeEventsPaced(res, rest, PACED_STREAM.gapMs), PACED_STREAM.firstTokenMs);
+}
+
 function writeStream(res: ServerResponse, burst: boolean): void {
   res.writeHead(200, SSE_HEADERS);
   if (chunkDelayMs <= 0 || burst) {
@@ -99,6 +112,8 @@ function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
   if (req.url === '/v1/embeddings') {
     const ring = body.includes(JSON_EMBED_MODEL) ? jsonEmbeddings : embeddings;
     res.writeHead(200, JSON_HEADERS).end(ring[nextEmbedding++ % EMBEDDING_RING]);
+  } else if (body.includes('"stream":true') && body.includes(PACED_MARKER)) {
+    writePaced(res);
   } else if (body.includes('"stream":true')) {
     writeStream(res, body.includes(BURST_MARKER));
   } else if (body.includes('"response_format"')) {

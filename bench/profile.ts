@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runConversation } from './agent-workloads.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
@@ -13,6 +14,8 @@ import type { Workload } from './scenarios.ts';
  * `node bench/profile.ts --workload=chat`: the gateway under load with V8's CPU profiler on,
  * then where its time went (self time by function and by file or package, and time including
  * callees). The .cpuprofile is kept under bench/results/tmp/ for Chrome DevTools.
+ * `--workload=conversation` profiles the agent conversation of bench/agent-workloads.ts instead
+ * (100 turns growing to 100k tokens, one after another; `--seconds` of them, at least once).
  */
 const { values } = parseArgs({
   options: {
@@ -53,20 +56,29 @@ try {
     ],
   });
   running.push(gateway);
-  const row = await measureCase({
-    target: 'gateway',
-    server: gateway,
-    mock,
-    workload: values.workload as Workload,
-    concurrency: Number(values.concurrency),
-    seconds: Number(values.seconds),
-    warmupSeconds: 1,
-  });
+  let measured: string;
+  if (values.workload === 'conversation') {
+    const until = performance.now() + Number(values.seconds) * 1000;
+    const turns: number[] = [];
+    do turns.push((await runConversation('gateway', gateway.port, gateway.pid, 'gateway')).cpuUsPerTurn);
+    while (performance.now() < until);
+    measured = `conversation x${turns.length}: ${turns.map((us) => us.toFixed(0)).join(', ')} µs CPU/turn`;
+  } else {
+    const row = await measureCase({
+      target: 'gateway',
+      server: gateway,
+      mock,
+      workload: values.workload as Workload,
+      concurrency: Number(values.concurrency),
+      seconds: Number(values.seconds),
+      warmupSeconds: 1,
+    });
+    measured = `${values.workload} c=${values.concurrency}: ${row.rps.toFixed(0)} req/s, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req`;
+  }
   const rss = memory(gateway.pid);
   await gateway.stop();
   process.stdout.write(
-    `${values.workload} c=${values.concurrency}: ${row.rps.toFixed(0)} req/s, ${row.cpuUsPerRequest.toFixed(0)} µs CPU/req ` +
-      `(profiler on), RSS ${rss.rssMb.toFixed(0)} MiB, peak ${rss.peakRssMb.toFixed(0)} MiB\n`,
+    `${measured} (profiler on), RSS ${rss.rssMb.toFixed(0)} MiB, peak ${rss.peakRssMb.toFixed(0)} MiB\n`,
   );
   const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error(`no profile written in ${dir}`);

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { runAgentWorkloads } from './agent-run.ts';
 import { prepareBaseline } from './baseline.ts';
 import { measureBoxSpeed } from './box-speed.ts';
 import { gatewayEnv } from './gateway-env.ts';
@@ -36,7 +37,10 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0.5' },
-    workloads: { type: 'string', default: 'chat,stream,stream-burst,embed,embed-json,json,openai-chat' },
+    workloads: {
+      type: 'string',
+      default: 'chat,stream,stream-burst,embed,embed-json,json,openai-chat,cached-chat',
+    },
     concurrency: { type: 'string', default: '1,50' },
     variants: { type: 'boolean', default: true },
     write: { type: 'boolean', default: true },
@@ -47,6 +51,10 @@ const { values } = parseArgs({
     'keep-temp': { type: 'boolean', default: false },
     /** Another revision whose gateway runs beside this one on every workload (bench/baseline.ts). */
     baseline: { type: 'string' },
+    /** The agent-shaped workloads (bench/agent-workloads.ts), after the others; `--agent-only` runs just them. */
+    agent: { type: 'boolean', default: true },
+    'agent-only': { type: 'boolean', default: false },
+    'agent-concurrency': { type: 'string', default: '1,16,64' },
   },
   allowNegative: true,
 });
@@ -81,8 +89,15 @@ async function gateway(
   extra: { env?: Record<string, string>; nodeArgs?: string[]; root?: URL },
   mockPort: number,
 ) {
+  const env: Record<string, string> = {
+    ...gatewayEnv(await freePort(), mockPort, join(tempDir, `data-${name}`)),
+    ...extra.env,
+  };
+  // An empty value takes a variable of the bench's environment away (slot C's upstream settings
+  // when the slot is simulated).
+  for (const [variable, value] of Object.entries(env)) if (value === '') delete env[variable];
   const server = await startGateway({
-    env: { ...gatewayEnv(await freePort(), mockPort, join(tempDir, `data-${name}`)), ...extra.env },
+    env,
     logFile: join(tempDir, `gateway-${name}.log`),
     nodeArgs: extra.nodeArgs ?? [],
     ...(extra.root === undefined ? {} : { root: extra.root }),
@@ -142,6 +157,30 @@ async function main(): Promise<void> {
     `--upstream=http://127.0.0.1:${mock.port}`,
   ]);
   running.push(forwarder);
+  const agent = () => {
+    const baseline = values.baseline === undefined ? undefined : prepareBaseline(values.baseline);
+    return runAgentWorkloads({
+      start: (name, extra) => gateway(name, extra, mock.port),
+      forwarder,
+      thisCommit: THIS_COMMIT,
+      ...(baseline === undefined
+        ? {}
+        : { baseline: { label: baselineLabel(baseline.commit), root: baseline.root } }),
+      concurrencies: values['agent-concurrency'].split(',').map(Number),
+      seconds,
+      rounds,
+      log,
+    });
+  };
+  if (values['agent-only']) {
+    const { section } = await agent();
+    const date = new Date().toISOString();
+    const report = [`# Gateway benchmark, agent workloads, ${date.slice(0, 10)}`, '', section, ''].join('\n');
+    process.stdout.write(`\n${report}`);
+    if (values.write)
+      writeFileSync(join(resultsDir, `${date.slice(0, 10)}-${values.label}-agent.md`), report);
+    return;
+  }
   const main = await gateway('default', {}, mock.port);
   const servers: Record<Target, Server> = { direct: mock, forwarder, gateway: main };
   const idle = await idleMemory(main, forwarder);
@@ -309,6 +348,7 @@ async function main(): Promise<void> {
     sink.close();
   }
 
+  const agentRun = values.agent ? await agent() : undefined;
   const checks = checkTargets(rows, variants, rss);
   const machine = describeMachine();
   const boxSpeed = { startNs: speedAtStart, endNs: measureBoxSpeed() };
@@ -367,6 +407,7 @@ async function main(): Promise<void> {
           '',
           baselineTable(compared, baseline.commit, baseline.peakRss),
         ]),
+    ...(agentRun === undefined ? [] : ['', agentRun.section]),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}`);
@@ -375,7 +416,7 @@ async function main(): Promise<void> {
     writeFileSync(file, report);
     writeFileSync(
       join(resultsDir, 'latest.json'),
-      `${JSON.stringify({ meta, machine, targets: checks, rows, variants, baseline, compared }, null, 2)}\n`,
+      `${JSON.stringify({ meta, machine, targets: checks, rows, variants, baseline, compared, agent: agentRun?.results }, null, 2)}\n`,
     );
     log(`written: ${file} and ${join(resultsDir, 'latest.json')}`);
   }

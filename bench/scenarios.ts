@@ -4,7 +4,15 @@
  * and (c) move the same answer.
  */
 
-export type Workload = 'chat' | 'stream' | 'stream-burst' | 'embed' | 'embed-json' | 'json' | 'openai-chat';
+export type Workload =
+  | 'chat'
+  | 'stream'
+  | 'stream-burst'
+  | 'embed'
+  | 'embed-json'
+  | 'json'
+  | 'openai-chat'
+  | 'cached-chat';
 
 export const STREAM_WORKLOADS: readonly Workload[] = ['stream', 'stream-burst'];
 
@@ -50,6 +58,8 @@ const GATEWAY_BODIES: Record<Workload, { path: string; body: unknown }> = {
   json: { path: '/v1/json', body: { messages: PROMPT, schemaName: 'person', schema: PERSON_SCHEMA } },
   // The OpenAI-compatible door, asked what an OpenAI client asks: the same chat as `chat`.
   'openai-chat': { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } },
+  // The same chat with `x-gateway-cache: use`: after the first, every answer is a response-cache hit.
+  'cached-chat': { path: '/v1/chat', body: { messages: PROMPT } },
 };
 
 const UPSTREAM_CHAT = { path: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: PROMPT } };
@@ -61,6 +71,8 @@ const UPSTREAM_CHAT = { path: '/v1/chat/completions', body: { model: 'gpt-4o-min
 const UPSTREAM_BODIES: Record<Workload, { path: string; body: unknown }> = {
   chat: UPSTREAM_CHAT,
   'openai-chat': UPSTREAM_CHAT,
+  // The forwarder's answer time is what a hit is compared with.
+  'cached-chat': UPSTREAM_CHAT,
   stream: {
     path: '/v1/chat/completions',
     body: { model: 'gpt-4o-mini', messages: PROMPT, stream: true, stream_options: { include_usage: true } },
@@ -105,5 +117,6 @@ export function requestFor(target: Target, workload: Workload): HttpRequestSpec 
         { 'content-type': 'application/json', authorization: `Bearer ${BENCH_APP}:${BENCH_SECRET}` }
       : { 'content-type': 'application/json', 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET };
   if (STREAM_WORKLOADS.includes(workload)) headers['accept'] = 'text/event-stream';
+  if (gateway && workload === 'cached-chat') headers['x-gateway-cache'] = 'use';
   return { path, headers, body: JSON.stringify(body) };
 }

@@ -95,7 +95,7 @@ export function checkTargets(
       met: cpu <= 2,
     });
   }
-  checks.push(...checkOpenAIDoor(rows));
+  checks.push(...checkOpenAIDoor(rows), ...checkCachedChat(rows));
   for (const workload of ['stream-burst', 'stream'] as const) {
     for (const concurrency of [1, 50]) {
       const direct = findRow(rows, workload, concurrency, 'direct');
@@ -188,6 +188,28 @@ function checkOpenAIDoor(rows: readonly CaseResult[]): TargetCheck[] {
       goal: '≤ 110%',
       measured: `${pct(doorP50 / nativeP50)} (${ms(doorP50)} vs ${ms(nativeP50)})`,
       met: doorP50 <= nativeP50 * 1.1,
+    });
+  }
+  return checks;
+}
+
+/**
+ * The response cache (issue 30): a hit against the forwarder's answer, which goes to the upstream
+ * the hit never calls. The added latency is the hit's p50 less the forwarder's; hits per second at
+ * c=50 against the forwarder's answers per second.
+ */
+function checkCachedChat(rows: readonly CaseResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const concurrency of [1, 50]) {
+    const forwarder = findRow(rows, 'cached-chat', concurrency, 'forwarder');
+    const hit = findRow(rows, 'cached-chat', concurrency, 'gateway');
+    if (forwarder === undefined || hit === undefined) continue;
+    const added = hit.latency.p50 - forwarder.latency.p50;
+    checks.push({
+      name: `cached-chat, c=${concurrency}: a hit's p50 less the forwarder's answer`,
+      goal: '≤ 0 ms',
+      measured: `${ms(added)} (hit ${ms(hit.latency.p50)}, forwarder ${ms(forwarder.latency.p50)}; ${hit.rps.toFixed(0)} hits/s)`,
+      met: added <= 0,
     });
   }
   return checks;

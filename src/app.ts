@@ -20,6 +20,7 @@ import {
   type ProviderRegistry,
 } from './gateway/providers/registry.ts';
 import { modelAddressingWarnings } from './gateway/services/address-model.ts';
+import { ResponseCache } from './gateway/services/response-cache.ts';
 import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
 import { UsageRecorder } from './gateway/services/usage-recorder.ts';
 import { startUsageRetention } from './gateway/services/usage-retention.ts';
@@ -103,7 +104,7 @@ async function buildOpening(
   await admin.applySeeds(config.apps);
   await createDemoAppIfEmpty(admin, config, logger);
 
-  const shared = await openSharedState(config, logger);
+  const shared = await openSharedState(config, logger, () => clock.now());
   opened.push(() => shared.close());
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
@@ -174,6 +175,7 @@ async function buildOpening(
     schemas: new SchemaCompiler(config.json),
     clock,
     metrics,
+    responseCache: new ResponseCache(config.responseCache, config.routing.tasks, shared.responseCache),
   };
 
   // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.

@@ -15,6 +15,8 @@ import {
   ModelPriceSchema,
   ProviderCommonSchema,
   ProviderTimeoutsSchema,
+  ResponseCacheOverrideSchema,
+  ResponseCacheSettingsSchema,
   RetrySettingsSchema,
   ServerSettingsSchema,
   SiteLimitsSchema,
@@ -188,6 +190,24 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     usage: Type.Optional(Type.Partial(UsageSettingsSchema, strict)),
+    responseCache: Type.Optional(
+      Type.Object(
+        {
+          ...Type.Partial(ResponseCacheSettingsSchema).properties,
+          apps: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ResponseCacheOverrideSchema)),
+          routes: Type.Optional(
+            Type.Object(
+              {
+                chat: Type.Optional(ResponseCacheOverrideSchema),
+                tasks: Type.Optional(Type.Record(Type.String({ minLength: 1 }), ResponseCacheOverrideSchema)),
+              },
+              strict,
+            ),
+          ),
+        },
+        strict,
+      ),
+    ),
     json: Type.Optional(Type.Partial(JsonOutputSettingsSchema, strict)),
     site: Type.Optional(SiteFile),
     metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),

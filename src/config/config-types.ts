@@ -14,6 +14,8 @@ import type {
   ConnectionTimeouts,
   JsonOutputSettings,
   ModelPrice,
+  ResponseCacheOverride,
+  ResponseCacheSettings,
   RetrySettings,
   ServerSettings,
   SiteLimits,
@@ -43,6 +45,8 @@ export type {
   JsonOutputSettings,
   ModelPrice,
   ProviderTimeouts,
+  ResponseCacheOverride,
+  ResponseCacheSettings,
   RetrySettings,
   SimulatedSettings,
   UsageSettings,
@@ -61,6 +65,13 @@ export interface LimitSettings {
   /** Applies to every app without an entry of its own. */
   default: AppLimits;
   apps: Record<string, AppLimits>;
+}
+
+/** The response cache (CONTRACT 5.5): the defaults, and each app's and route's own settings. */
+export interface ResponseCacheConfig extends ResponseCacheSettings {
+  apps: Record<string, ResponseCacheOverride>;
+  /** `chat`: the default route (and requests that name a provider or an unknown task); `tasks`: each task's route. */
+  routes: { chat: ResponseCacheOverride; tasks: Record<string, ResponseCacheOverride> };
 }
 
 export type MailTransportKind = (typeof MAIL_TRANSPORTS)[number];
@@ -114,6 +125,7 @@ export interface Config extends ServerSettings {
   circuit: CircuitSettings;
   limits: LimitSettings;
   usage: UsageSettings;
+  responseCache: ResponseCacheConfig;
   json: JsonOutputSettings;
   site: SiteSettings;
   metrics: MetricsSettings;

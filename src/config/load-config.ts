@@ -3,7 +3,7 @@ import { applyEnvironment } from './apply-environment.ts';
 import { checkUrl } from './check-url.ts';
 import { ConfigError } from './config-error.ts';
 import { type ConfigFile, SURFACE_NAMES } from './config-file-schema.ts';
-import type { Config } from './config-types.ts';
+import type { Config, ResponseCacheConfig } from './config-types.ts';
 import { type Env, readRaw } from './env-parsers.ts';
 import { CONFIG_FILE_VARIABLE, ENV_VARIABLES } from './env-variables.ts';
 import { checkAllowedOrigins, parseSurfaces } from './network-settings.ts';
@@ -17,6 +17,7 @@ import { readProviders, readRouting } from './read-provider-settings.ts';
 import {
   CircuitSettingsSchema,
   JsonOutputSettingsSchema,
+  ResponseCacheSettingsSchema,
   RetrySettingsSchema,
   ServerSettingsSchema,
   SiteLimitsSchema,
@@ -66,6 +67,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     circuit: withDefaults(CircuitSettingsSchema, settings.circuit),
     limits: { default: settings.limits?.default ?? {}, apps: settings.limits?.apps ?? {} },
     usage: withDefaults(UsageSettingsSchema, settings.usage),
+    responseCache: readResponseCache(settings),
     json: withDefaults(JsonOutputSettingsSchema, settings.json),
     site: {
       ...withDefaults(SiteLimitsSchema, site),
@@ -84,6 +86,22 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     throw new ConfigError('retry.maxDelayMs', 'must be at least retry.baseDelayMs');
   }
   return config;
+}
+
+/** The response cache's settings; a route entry must name a configured task (a typo would cache nothing). */
+function readResponseCache(settings: ConfigFile): ResponseCacheConfig {
+  const given = settings.responseCache ?? {};
+  const tasks = given.routes?.tasks ?? {};
+  for (const task of Object.keys(tasks)) {
+    if (!Object.hasOwn(settings.routing?.tasks ?? {}, task)) {
+      throw new ConfigError(`responseCache.routes.tasks.${task}`, 'names no task of routing.tasks');
+    }
+  }
+  return {
+    ...withDefaults(ResponseCacheSettingsSchema, given),
+    apps: given.apps ?? {},
+    routes: { chat: given.routes?.chat ?? {}, tasks },
+  };
 }
 
 /** For the command-line tools: their arguments are their own, not the server's `--surface`. */

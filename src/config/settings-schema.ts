@@ -149,6 +149,47 @@ export const JsonOutputSettingsSchema = Type.Object(
 );
 export type JsonOutputSettings = Static<typeof JsonOutputSettingsSchema>;
 
+/** The response cache (CONTRACT 5.5; docs/configuration.md, "Response cache"). */
+export const ResponseCacheSettingsSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      default: false,
+      description: "Caches every app's chat answers on every route; `apps` and `routes` override it.",
+    }),
+    ttlSeconds: Type.Integer({
+      minimum: 1,
+      maximum: 30 * 24 * 3600,
+      default: 3600,
+      description: 'How long an entry is served; `apps` and `routes` may set their own.',
+    }),
+    maxBytes: PositiveInt({
+      default: 64 * 1024 * 1024,
+      description: 'Bytes of entries kept in process (without REDIS_URL); the least recently used go first.',
+    }),
+    maxEntryBytes: PositiveInt({
+      default: 1024 * 1024,
+      description: 'A larger answer is not stored (in process or in Redis).',
+    }),
+    coalesce: Type.Boolean({
+      default: false,
+      description:
+        'Identical requests that arrive while the first runs wait for its answer (one upstream call).',
+    }),
+  },
+  strict,
+);
+export type ResponseCacheSettings = Static<typeof ResponseCacheSettingsSchema>;
+
+/** An app's or a route's own response-cache settings; absent fields fall back (apps, then routes, then the defaults). */
+export const ResponseCacheOverrideSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    ttlSeconds: Type.Optional(ResponseCacheSettingsSchema.properties.ttlSeconds),
+  },
+  strict,
+);
+export type ResponseCacheOverride = Static<typeof ResponseCacheOverrideSchema>;
+
 /** The site's limits that have defaults; its other settings are optional (config-file-schema.ts). */
 export const SiteLimitsSchema = Type.Object(
   {

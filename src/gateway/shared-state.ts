@@ -5,6 +5,7 @@ import { InProcessLimitStore, type LimitStore } from '../storage/limit-store.ts'
 import { configuredCircuits, type ProviderHealth } from '../storage/provider-health.ts';
 import type { SharedCountingState } from '../storage/redis/redis-availability.ts';
 import type { Redis } from '../storage/redis/redis-client.ts';
+import { InProcessResponseCacheStore, type ResponseCacheStore } from '../storage/response-cache-store.ts';
 import { InProcessProviderHealth } from './health/circuit-breaker.ts';
 
 export interface SharedState {
@@ -12,6 +13,8 @@ export interface SharedState {
   health: ProviderHealth;
   /** Calls in flight per deployment, for the least-busy strategy. */
   inFlight: InFlightCounter;
+  /** The response cache's entries: in this process, bounded in bytes, or in Redis for every instance. */
+  responseCache: ResponseCacheStore;
   /** The Redis connection when REDIS_URL is set (surface B's rate limits may use it too). */
   redis: Redis | undefined;
   /** Whether limits count in Redis or, during an outage, in this process; undefined without REDIS_URL. */
@@ -27,12 +30,17 @@ export interface SharedState {
  * state keeps its last known value plus this instance's own observations.
  * The Redis modules are loaded only then: a single instance does not pay for ioredis's code.
  */
-export async function openSharedState(config: Config, logger: Logger): Promise<SharedState> {
+export async function openSharedState(
+  config: Config,
+  logger: Logger,
+  now: () => number = Date.now,
+): Promise<SharedState> {
   if (config.redisUrl === undefined) {
     return {
       limits: new InProcessLimitStore(),
       health: new InProcessProviderHealth(config.circuit),
       inFlight: new InProcessInFlightCounter(),
+      responseCache: new InProcessResponseCacheStore(config.responseCache.maxBytes, now),
       redis: undefined,
       sharedCounting: () => undefined,
       close: async () => {},
@@ -46,6 +54,7 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
     { FailoverLimitStore },
     { RedisInFlightCounter },
     { FailoverInFlightCounter },
+    { RedisResponseCacheStore },
   ] = await Promise.all([
     import('../storage/redis/redis-client.ts'),
     import('../storage/redis/redis-limit-store.ts'),
@@ -54,6 +63,7 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
     import('../storage/redis/failover-limit-store.ts'),
     import('../storage/redis/redis-in-flight-counter.ts'),
     import('../storage/redis/failover-in-flight-counter.ts'),
+    import('../storage/redis/redis-response-cache-store.ts'),
   ]);
   const redis = await connectRedis(config.redisUrl);
   const availability = new RedisAvailability(
@@ -71,6 +81,7 @@ export async function openSharedState(config: Config, logger: Logger): Promise<S
       new RedisInFlightCounter(redis, config.redisKeyPrefix),
       availability,
     ),
+    responseCache: new RedisResponseCacheStore(redis, config.redisKeyPrefix),
     redis,
     sharedCounting: () => availability.state(),
     close: async () => {

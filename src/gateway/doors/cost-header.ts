@@ -12,5 +12,10 @@ export const COST_HEADER = 'x-gateway-cost-usd';
  * decimal misread.
  */
 export function formatCost(usage: ResponseUsage): string {
-  return usage.estimatedCost.toFixed(10).replace(/\.?0+$/, '');
+  return formatUsd(usage.estimatedCost);
+}
+
+/** US dollars in plain decimals (see formatCost): the cost header's, and the response cache's saved cost. */
+export function formatUsd(usd: number): string {
+  return usd.toFixed(10).replace(/\.?0+$/, '');
 }

@@ -3,11 +3,14 @@ import { writeEventStream } from '../http/write-event-stream.ts';
 import { resolveModelField } from '../services/address-model.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import type { RequestRun } from '../services/request-run.ts';
+import { CACHE_HEADER, CACHE_SAVED_HEADER } from '../services/response-cache.ts';
+import { runCachedChat } from '../services/run-cached-chat.ts';
 import { type ChatAnswer, runChat } from '../services/run-chat.ts';
 import { answerAsStream, type ChatStream, openChatStream } from '../services/run-chat-stream.ts';
 import { type JsonAnswer, runJson } from '../services/run-json.ts';
 import { validateToolRequest } from '../services/validate-tool-request.ts';
 import type { AnswerContext, ChatDoor, DoorChatRequest } from './chat-door.ts';
+import { formatUsd } from './cost-header.ts';
 import { sendAnswer, serveRun } from './serve-run.ts';
 
 /**
@@ -15,7 +18,8 @@ import { sendAnswer, serveRun } from './serve-run.ts';
  * field, validates the tools (before the run starts: a request refused here never ran; the door
  * renames the fault's fields to its own), starts the run, answers or streams in the door's shape,
  * and closes the run whatever happens (`serveRun`). A door is a `ChatDoor` of pure parts; what
- * it cannot forget (tool validation, the run's record, its limits) happens here.
+ * it cannot forget (tool validation, the run's record, its limits, the response cache where the
+ * configuration or the request's `x-gateway-cache` turns it on) happens here.
  */
 export function serveChat<R extends DoorChatRequest>(
   request: FastifyRequest,
@@ -28,7 +32,13 @@ export function serveChat<R extends DoorChatRequest>(
   const start = { frontDoor: door.frontDoor, metadata: read.metadata, session: read.session };
   if (read.use === 'json') {
     const input = address === undefined ? read.input : { ...read.input, ...address };
+    // Structured output is not cached (it may take several model calls); a cached route says so.
+    const cache = deps.responseCache.policyFor(request.appName, input.task, request.headers[CACHE_HEADER]);
     return serveRun(request, reply, deps, { ...start, operation: 'json', task: input.task }, async (run) => {
+      if (cache !== undefined) {
+        run.responseHeaders[CACHE_HEADER] = 'bypass';
+        reply.header(CACHE_HEADER, 'bypass');
+      }
       const answer = jsonAsChat(await runJson(deps, input, run));
       await deliver(reply, deps, door, read, run, read.stream ? answerAsStream(answer) : answer);
     });
@@ -40,9 +50,27 @@ export function serveChat<R extends DoorChatRequest>(
     throw door.renameFault(error, read);
   }
   const operation = read.stream ? 'chat_stream' : 'chat';
+  const cache = deps.responseCache.policyFor(request.appName, input.task, request.headers[CACHE_HEADER]);
+  if (cache === undefined) {
+    return serveRun(request, reply, deps, { ...start, operation, task: input.task }, async (run) => {
+      const answer = read.stream ? await openChatStream(input, run) : await runChat(input, run);
+      await deliver(reply, deps, door, read, run, answer);
+    });
+  }
   return serveRun(request, reply, deps, { ...start, operation, task: input.task }, async (run) => {
-    const answer = read.stream ? await openChatStream(input, run) : await runChat(input, run);
-    await deliver(reply, deps, door, read, run, answer);
+    // Said on an error answer too: the reply's headers reach the doors' error handler.
+    reply.header(CACHE_HEADER, cache.read || cache.write ? 'miss' : 'bypass');
+    const cached = await runCachedChat(input, run, deps.responseCache, cache, read.stream);
+    try {
+      run.responseHeaders[CACHE_HEADER] = cached.outcome;
+      reply.header(CACHE_HEADER, cached.outcome);
+      if (cached.savedUsd !== undefined) {
+        run.responseHeaders[CACHE_SAVED_HEADER] = formatUsd(cached.savedUsd);
+      }
+      await deliver(reply, deps, door, read, run, cached.answer);
+    } finally {
+      cached.done();
+    }
   });
 }
 

@@ -64,10 +64,16 @@ export class AppLimiter {
     return own ?? this.#settings.default;
   }
 
+  /**
+   * `requestsOnly`: an answer from the response cache (CONTRACT 5.5), which counts toward the
+   * request limits (per minute, concurrent) and never toward tokens or budgets: their counters are
+   * read for the headers, with nothing reserved and no refusal.
+   */
   async admit(
     app: string,
     estimate: UsageEstimate,
     convention: LimitConvention = 'openai',
+    requestsOnly = false,
   ): Promise<Admission> {
     const limits = this.limitsFor(app);
     if (Object.keys(limits).length === 0) return NO_LIMITS;
@@ -88,16 +94,18 @@ export class AppLimiter {
     }
     const amounts: Record<Measure, number> = {
       requests: 1,
-      tokens: estimate.tokens,
-      cost: toNanoDollars(estimate.costUsd),
+      tokens: requestsOnly ? 0 : estimate.tokens,
+      cost: requestsOnly ? 0 : toNanoDollars(estimate.costUsd),
     };
     const made: Counter[] = [];
     const state: LimitState = {};
     for (const counter of countersFor(app, limits, now)) {
+      // Tokens and cost of a cached answer: nothing reserved (amounts 0), and never refused.
+      const free = requestsOnly && counter.measure !== 'requests';
       const result = await this.#store.reserve(
         counter.key,
         amounts[counter.measure],
-        counter.limit,
+        free ? Number.MAX_SAFE_INTEGER : counter.limit,
         counter.window.resetAt,
       );
       if (!result.ok) {

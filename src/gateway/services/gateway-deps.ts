@@ -5,6 +5,7 @@ import type { SchemaCompiler } from '../json/schema-compiler.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
+import type { ResponseCache } from './response-cache.ts';
 import type { RunMetrics } from './run-metrics.ts';
 import type { UpstreamCaller } from './upstream-caller.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
@@ -21,6 +22,8 @@ export interface GatewayDeps {
   /** Counts tokens for answers whose upstream reported none (and for the simulated provider). */
   tokenizer: Tokenizer;
   clock: Clock;
+  /** The response cache (CONTRACT 5.5): off for every request the configuration and headers leave off. */
+  responseCache: ResponseCache;
   /** Undefined when metrics are off (METRICS_ENABLED=false). */
   metrics?: RunMetrics | undefined;
 }

@@ -7,17 +7,13 @@ import { priceUsage } from '../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
 import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
-import {
-  countChars,
-  DEFAULT_OUTPUT_RESERVATION,
-  estimateUsage,
-  guessTokens,
-} from '../limits/estimate-usage.ts';
+import { guessTokens } from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import type { AbandonedCall, AdmissionInput, AnsweredCall, OpenWork, RunInit } from './request-run-inputs.ts';
+import { reserveLimits } from './run-admission.ts';
 import { attemptRow, boundedName, statusOf, sumCacheTokens } from './run-attempts.ts';
 import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
@@ -87,6 +83,8 @@ export class RequestRun implements CallScope {
   #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
+  /** Set when the answer came from the response cache: what the original answer cost. */
+  #costSavedUsd: number | undefined;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -129,37 +127,30 @@ export class RequestRun implements CallScope {
   }
 
   /**
-   * Reserves the app's limits (429 when a limit is reached), priced at the first candidate's
-   * rates. The reservation is settled when the run finishes.
+   * Reserves the app's limits (429 when a limit is reached); an answer from the response cache
+   * (`fromCache`) counts toward request limits only. The reservation is settled when the run finishes.
    */
-  async admit(input: AdmissionInput): Promise<void> {
-    const deps = this.#deps;
+  async admit(input: AdmissionInput, fromCache = false): Promise<void> {
     this.#inputTexts = input.texts;
-    const limits = deps.limiter.limitsFor(this.app);
-    if (Object.keys(limits).length === 0) {
-      this.#admitted = true;
-      return;
-    }
-    const first = this.#candidates[0] as PlannedCandidate;
-    const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
-    const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
-    const estimate = estimateUsage(
-      countChars(texts),
-      input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
-      price,
-    );
+    const first = this.#candidates[0];
     try {
-      this.#admission = await deps.limiter.admit(
-        this.app,
-        estimate,
-        this.frontDoor === 'anthropic' ? 'anthropic' : 'openai',
-      );
+      this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
     } catch (error) {
       this.#refused(error);
       throw error;
     }
     this.#admitted = true;
-    Object.assign(this.responseHeaders, this.#admission.headers);
+    if (this.#admission !== undefined) Object.assign(this.responseHeaders, this.#admission.headers);
+  }
+
+  /**
+   * The answer comes from the response cache (CONTRACT 5.5): no upstream call, so no attempt and
+   * no cost; the row names who gave the original answer and what it cost, as the cost saved.
+   */
+  answeredFromCache(provider: string, model: string, costSavedUsd: number): void {
+    this.#provider = provider;
+    this.#model = boundedName(model);
+    this.#costSavedUsd = costSavedUsd;
   }
 
   /**
@@ -347,8 +338,8 @@ export class RequestRun implements CallScope {
       createdAt: this.receivedAt,
       ...sumCacheTokens(this.attempts),
       deployment: this.#deployment,
-      cacheHit: false,
-      costSavedUsd: 0,
+      cacheHit: this.#costSavedUsd !== undefined,
+      costSavedUsd: this.#costSavedUsd ?? 0,
       mcpServer: null,
       mcpTool: null,
       attempts: this.attempts,
