@@ -26,6 +26,8 @@ export interface TotalsRow {
   provider?: string | null;
   model?: string | null;
   operation?: string;
+  /** An MCP tool call's `server__tool`; null for other requests. */
+  tool?: string | null;
   requests: number;
   errors: number;
   errorRate: number;

@@ -1,6 +1,7 @@
 import { caches } from './cache-view.ts';
 import { destroyCharts } from './charts.ts';
 import { element } from './dom.ts';
+import { tools } from './tools-view.ts';
 import * as views from './views.ts';
 
 const HOUR = 3_600_000;
@@ -17,6 +18,7 @@ const LOADERS: Record<string, views.ViewLoader> = {
   errors: views.errors,
   latency: views.latency,
   refusals: views.refusals,
+  tools,
   apps: views.apps,
   failures: views.failures,
 };

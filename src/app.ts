@@ -11,6 +11,7 @@ import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
 import { GatewayMetrics } from './gateway/observability/gateway-metrics.ts';
+import { McpToolMetrics } from './gateway/observability/mcp-metrics.ts';
 import { modelLabelsFor } from './gateway/observability/model-labels.ts';
 import { type GatewayTracing, startTracing } from './gateway/observability/tracing/gateway-tracing.ts';
 import { PriceBook } from './gateway/pricing/price-book.ts';
@@ -196,6 +197,8 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
+        mcpMetrics:
+          metricsRegistry === undefined ? undefined : new McpToolMetrics(metricsRegistry, config.mcp),
       })
     : undefined;
   if (gateway !== undefined) opened.push(() => gateway.close());

@@ -34,8 +34,19 @@ export function applyEnvironment(
       parent = parent[key] as Record<string, unknown>;
     }
     const before = parent[last];
-    parent[last] = appends && Array.isArray(before) && Array.isArray(value) ? [...before, ...value] : value;
+    parent[last] = appends ? added(before, value) : value;
     fromEnv.set(path, name);
   }
   return { settings: settings as ConfigFile, fromEnv };
+}
+
+/** A list the environment adds to, or a map whose entries it adds (replacing those of the same key). */
+function added(before: unknown, value: unknown): unknown {
+  if (Array.isArray(before) && Array.isArray(value)) return [...before, ...value];
+  if (isMap(before) && isMap(value)) return { ...before, ...value };
+  return value;
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
+import { McpAppAccessSchema, McpFileSchema } from './mcp-settings.ts';
 import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
 import {
   PROVIDER_KIND_ROWS,
@@ -107,7 +108,12 @@ const AppLimitsSchema = Type.Object(
 export type AppLimits = Static<typeof AppLimitsSchema>;
 
 const AppSeedSchema = Type.Object(
-  { name: Type.String({ minLength: 1 }), secret: Type.String({ minLength: 1 }) },
+  {
+    name: Type.String({ minLength: 1 }),
+    secret: Type.String({ minLength: 1 }),
+    /** The MCP tools the app may list and call (CONTRACT 5.7); none when absent. */
+    mcp: Type.Optional(McpAppAccessSchema),
+  },
   strict,
 );
 export type AppSeed = Static<typeof AppSeedSchema>;
@@ -212,6 +218,7 @@ export const ConfigFileSchema = Type.Object(
     site: Type.Optional(SiteFile),
     metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),
     tracing: Type.Optional(TracingFileSchema),
+    mcp: Type.Optional(McpFileSchema),
   },
   strict,
 );

@@ -6,6 +6,7 @@ import type {
   ProviderSlot,
   RouteCandidate,
 } from './config-file-schema.ts';
+import type { McpSettings } from './mcp-settings.ts';
 import type { TrustProxy } from './network-settings.ts';
 import type { MetricsSettings, TracingSettings } from './observability-settings.ts';
 import type { SlotSettings } from './provider-settings.ts';
@@ -28,6 +29,7 @@ import type {
  */
 export type { AppLimits, AppSeed, ProviderSlot, RouteCandidate } from './config-file-schema.ts';
 export { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_SLOTS } from './config-file-schema.ts';
+export type { McpServerSettings, McpSettings } from './mcp-settings.ts';
 export type { MetricsSettings, TracingSettings } from './observability-settings.ts';
 export type { ProviderCapabilities, ProviderKind } from './provider-kinds.ts';
 export { PROVIDER_KINDS } from './provider-kinds.ts';
@@ -131,4 +133,6 @@ export interface Config extends ServerSettings {
   metrics: MetricsSettings;
   /** Undefined unless an OTLP endpoint is configured: then spans are exported. */
   tracing: TracingSettings | undefined;
+  /** The MCP gateway's upstream servers, bounds and allow lists (CONTRACT 5.7). */
+  mcp: McpSettings;
 }

@@ -1,3 +1,4 @@
+import { McpLimitsSchema } from './mcp-settings.ts';
 import { readDefaults } from './read-defaults.ts';
 import {
   CircuitSettingsSchema,
@@ -25,4 +26,5 @@ export const DEFAULTS = {
   site: readDefaults(SiteLimitsSchema),
   provider: readDefaults(ProviderCommonSchema),
   simulated: readDefaults(SimulatedSettingsSchema),
+  mcp: readDefaults(McpLimitsSchema),
 };

@@ -9,6 +9,7 @@ import { parseSurfaces, parseTrustProxy } from './network-settings.ts';
 import { parseOtlpProtocol, TRACE_SAMPLERS } from './observability-settings.ts';
 import { parseAppSeeds } from './parse-apps.ts';
 import { parseDeployments } from './parse-deployments.ts';
+import { parseMcpServers } from './parse-mcp-servers.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import type { SettingAt, SettingPath } from './setting-path.ts';
 import { BALANCE_STRATEGIES, LOG_LEVELS } from './settings-schema.ts';
@@ -18,7 +19,10 @@ export interface EnvVariable<P extends SettingPath = SettingPath> {
   name: string;
   path: P;
   parse: Parser<SettingAt<P>>;
-  /** For lists the environment adds to rather than replaces (GATEWAY_APPS). */
+  /**
+   * For lists and maps the environment adds to rather than replaces (GATEWAY_APPS; MCP_SERVERS,
+   * whose entries replace the file's servers of the same name).
+   */
   appends?: true;
 }
 
@@ -99,6 +103,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   variable('NEWSLETTER_WEBHOOK_MODE', 'site.newsletterWebhook.mode', oneOf(NEWSLETTER_WEBHOOK_MODES)),
   variable('NEWSLETTER_WEBHOOK_SECRET', 'site.newsletterWebhook.secret', text),
   variable('NEWSLETTER_IP_HASH_KEY', 'site.newsletterIpHashKey', text),
+  variable('MCP_SERVERS', 'mcp.servers', parseMcpServers, true),
   variable('METRICS_ENABLED', 'metrics.enabled', boolean),
   variable('METRICS_TOKEN', 'metrics.token', text),
   // The OpenTelemetry SDK's own variables, read here so a bad value stops start-up (the exporter

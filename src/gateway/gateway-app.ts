@@ -10,6 +10,7 @@ import type { Storage } from '../storage/ports.ts';
 import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
+import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
 import { registerLivenessRoute } from './doors/native/liveness-route.ts';
 import { registerNativeDoor } from './doors/native/native-door.ts';
 import {
@@ -19,7 +20,7 @@ import {
   JsonResponse,
   SHARED_SCHEMAS,
 } from './doors/native/native-schemas.ts';
-import { openApiOptions } from './doors/native/openapi-document.ts';
+import { GATEWAY_API_VERSION, openApiOptions } from './doors/native/openapi-document.ts';
 import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
 import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
@@ -27,6 +28,7 @@ import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
 import type { RefusalCounter } from './limits/refusal-counter.ts';
+import type { McpToolMetrics } from './observability/mcp-metrics.ts';
 import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
 import type { GatewayDeps } from './services/gateway-deps.ts';
 import { ResponseMemory } from './services/response-memory.ts';
@@ -40,13 +42,15 @@ export interface GatewayAppDeps extends GatewayDeps {
   /** Undefined unless an OTLP endpoint is configured. */
   tracing?: GatewayTracing | undefined;
   refusals: RefusalCounter;
+  /** The MCP gateway's tool-call counter; undefined when metrics are off. */
+  mcpMetrics?: McpToolMetrics | undefined;
 }
 
 /**
  * Surface A: the plumbing first (request ids and the envelope from the base app, GET /health,
  * GET /openapi.json, GET /metrics, the dashboard and /admin/api with ADMIN_TOKEN, and the
  * authenticated /v1 scope with its hooks), then every door inside that scope: the native API,
- * OpenAI's and Anthropic's. A door's chat goes through the one handler (`doors/serve-chat.ts`).
+ * OpenAI's and Anthropic's, and the MCP gateway's POST /mcp. A door's chat goes through the one handler (`doors/serve-chat.ts`).
  */
 export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInstance> {
   const app = createBaseApp({
@@ -101,4 +105,5 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
     deps,
     new ResponseMemory(deps.storage.responses, deps.config.usage, deps.clock),
   );
+  await registerMcpDoor(v1, { ...deps, version: GATEWAY_API_VERSION });
 }

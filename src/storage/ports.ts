@@ -113,7 +113,8 @@ export interface UsageQuery {
   limit: number;
 }
 
-export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor' | 'deployment';
+/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows. */
+export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor' | 'deployment' | 'tool';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -132,6 +133,7 @@ export interface UsageTotalsRow {
   operation?: string;
   frontDoor?: string;
   deployment?: string | null;
+  tool?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;

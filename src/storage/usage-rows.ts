@@ -210,6 +210,7 @@ export interface TotalsRowRaw {
   operation?: string;
   front_door?: string;
   deployment?: string | null;
+  tool?: string | null;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
@@ -247,7 +248,11 @@ const GROUP_COLUMNS = {
   operation: 'operation',
   frontDoor: 'front_door',
   deployment: 'deployment',
+  tool: 'tool',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
+
+/** An MCP call's `server__tool`, as the rollups name it; null for any other row. */
+const TOOL_EXPRESSION = "mcp_server || '__' || mcp_tool";
 
 /** A sum of binary-float dollars, rounded to the 1e-10 dollars that pricing itself keeps. */
 export function roundDollars(value: number | string | null | undefined): number {
@@ -260,7 +265,11 @@ export function totalsSql(
   dayExpression: string,
 ): { select: string; group: string } {
   const columns = groupBy.map((group) =>
-    group === 'day' ? `${dayExpression} AS day` : GROUP_COLUMNS[group],
+    group === 'day'
+      ? `${dayExpression} AS day`
+      : group === 'tool'
+        ? `${TOOL_EXPRESSION} AS tool`
+        : GROUP_COLUMNS[group],
   );
   const select = [
     ...columns,

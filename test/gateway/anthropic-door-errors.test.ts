@@ -49,27 +49,52 @@ describe('the Anthropic door: errors the SDK raises as its own types', () => {
     assert.match(errorBody(error).error.message, /^max_tokens: field required/);
   });
 
-  it('400 for a block the gateway cannot carry (an image), naming the block', async () => {
-    const image = {
-      type: 'image',
-      source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
-    };
-    const error = await rejection(
+  it('400 for a block no other vendor has (a search result, citations), naming it', async () => {
+    const searchResult = await rejection(
       () =>
         client.messages.create({
           model: MODEL,
           max_tokens: 10,
-          messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, image] }],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is this?' },
+                { type: 'search_result', source: 'https://example.com', title: 't', content: [] },
+              ],
+            },
+          ],
         } as never),
       Anthropic.BadRequestError,
     );
     assert.match(
-      errorBody(error).error.message,
-      /^messages\.0\.content\.1\.type: 'image' blocks are not supported/,
+      errorBody(searchResult).error.message,
+      /^messages\.0\.content\.1\.type: 'search_result' blocks are not supported/,
     );
+    const citations = await rejection(
+      () =>
+        client.messages.create({
+          model: MODEL,
+          max_tokens: 10,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                {
+                  type: 'document',
+                  source: { type: 'text', media_type: 'text/plain', data: 'The sky is blue.' },
+                  citations: { enabled: true },
+                },
+              ],
+            },
+          ],
+        } as never),
+      Anthropic.BadRequestError,
+    );
+    assert.match(errorBody(citations).error.message, /^messages\.0\.content\.0\.citations: not supported/);
   });
 
-  it('400 for a server tool, and for thinking blocks in the history', async () => {
+  it('400 for a server tool; thinking blocks in the history are taken (and left out for this vendor)', async () => {
     const serverTool = await rejection(
       () =>
         client.messages.create({
@@ -81,20 +106,16 @@ describe('the Anthropic door: errors the SDK raises as its own types', () => {
       Anthropic.BadRequestError,
     );
     assert.match(errorBody(serverTool).error.message, /^tools\.0\.type: 'web_search_20250305' tools/);
-    const thinking = await rejection(
-      () =>
-        client.messages.create({
-          model: MODEL,
-          max_tokens: 10,
-          messages: [
-            question,
-            { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 'x' }] },
-            { role: 'user', content: 'go on' },
-          ],
-        } as never),
-      Anthropic.BadRequestError,
-    );
-    assert.match(errorBody(thinking).error.message, /^messages\.1\.content\.0\.type: 'thinking' blocks/);
+    const answer = await client.messages.create({
+      model: MODEL,
+      max_tokens: 10,
+      messages: [
+        question,
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hm', signature: 'x' }] },
+        { role: 'user', content: 'go on' },
+      ],
+    });
+    assert.equal(answer.type, 'message');
   });
 
   it('401 authentication_error for a wrong key, and for none', async () => {

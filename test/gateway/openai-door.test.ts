@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
 import OpenAI from 'openai';
 import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { redSquarePng } from '../helpers/tiny-png.ts';
 
 /** The official OpenAI SDK pointed at the gateway by base URL and key only. */
 function clientFor(origin: string, options: { apiKey?: string; maxRetries?: number } = {}): OpenAI {
@@ -136,7 +137,7 @@ describe('OpenAI door: chat completions through the official SDK', () => {
     }
   });
 
-  it('refuses image parts, naming the part', async () => {
+  it('refuses audio parts and file ids, naming the part', async () => {
     await assert.rejects(
       client.chat.completions.create({
         model: 'gpt-4o-mini',
@@ -145,13 +146,41 @@ describe('OpenAI door: chat completions through the official SDK', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'What is this?' },
-              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+              { type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } },
             ],
           },
         ],
       }),
       (error: unknown) =>
         error instanceof OpenAI.BadRequestError && error.param === 'messages[0].content[1].type',
+    );
+    await assert.rejects(
+      client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: [{ type: 'file', file: { file_id: 'file-abc' } }] }],
+      }),
+      (error: unknown) =>
+        error instanceof OpenAI.BadRequestError && error.param === 'messages[0].content[0].file.file_id',
+    );
+  });
+
+  it('takes an image part; the simulated usage counts it as width × height / 750 tokens', async () => {
+    const text = { type: 'text' as const, text: 'What is this?' };
+    const image = {
+      type: 'image_url' as const,
+      image_url: { url: `data:image/png;base64,${redSquarePng(300).toString('base64')}` },
+    };
+    const plain = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: [text] }],
+    });
+    const withImage = await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: [text, image] }],
+    });
+    assert.equal(
+      (withImage.usage?.prompt_tokens ?? 0) - (plain.usage?.prompt_tokens ?? 0),
+      (300 * 300) / 750,
     );
   });
 

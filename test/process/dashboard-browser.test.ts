@@ -10,7 +10,17 @@ import { CHROMIUM, launchChromium, localOnlyContext } from '../helpers/browser.t
 import { createGateway, type Harness } from '../helpers/gateway-harness.ts';
 
 const ADMIN_TOKEN = 'browser-test-admin-token-0123456789';
-const VIEWS = ['cost', 'tokens', 'caches', 'errors', 'latency', 'refusals', 'apps', 'failures'] as const;
+const VIEWS = [
+  'cost',
+  'tokens',
+  'caches',
+  'errors',
+  'latency',
+  'refusals',
+  'tools',
+  'apps',
+  'failures',
+] as const;
 /** DASHBOARD_SCREENSHOTS=docs/images refreshes the README's pictures; otherwise they go to a temporary folder. */
 const SHOTS = process.env.DASHBOARD_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'dashboard-shots-'));
 const HOUR = 3_600_000;

@@ -119,6 +119,16 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
     query: { from: '2026-01-01', to: '2026-01-31', groupBy: 'day,model' },
     headers: AUTH,
   },
+  // The MCP gateway with no upstream configured: it lists nothing and knows no tool.
+  'gateway POST /mcp': {
+    body: {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'kit__echo', arguments: { text: 'x' } },
+    },
+    headers: { ...AUTH, ...MCP_HEADERS },
+  },
   'site POST /api/newsletter': { body: { email: 'reader@example.com' }, headers: JSON_TYPE },
   'site POST /api/newsletter/unsubscribe': { query: { token: 'x' }, headers: JSON_TYPE },
   'site GET /api/newsletter/confirm': { query: { token: 'x' } },

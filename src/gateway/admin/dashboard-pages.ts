@@ -70,6 +70,7 @@ const STACK_BY = `
 <option value="provider">Provider</option>
 <option value="frontDoor">Front door</option>
 <option value="deployment">Deployment</option>
+<option value="tool">MCP tool</option>
 </select></label>`;
 
 export function dashboardPage(): string {
@@ -92,6 +93,7 @@ ${view('caches', 'Prompt cache and response cache')}
 ${view('errors', 'Error rate')}
 ${view('latency', 'Latency p50 and p95')}
 ${view('refusals', 'Limit refusals')}
+${view('tools', 'MCP tool calls')}
 ${view('apps', 'Top apps')}
 ${view('failures', 'Recent failures')}
 </main>

@@ -1,3 +1,5 @@
+import type { ContentPart } from './content-parts.ts';
+
 /**
  * A tool the model may call: its name, what it is for, and a JSON Schema object for its
  * arguments (CONTRACT 4.1).
@@ -34,6 +36,12 @@ export interface ChatMessage {
   toolCalls?: readonly ToolCall[] | undefined;
   /** On a `tool` message: the id of the call whose result this is. */
   toolCallId?: string | undefined;
+  /**
+   * The whole content in order, where it holds more than text (content-parts.ts): images and
+   * files on user and tool messages, thinking on assistant ones. `content` is then the text of
+   * its text parts. Absent on the native API, whose messages are text.
+   */
+  parts?: readonly ContentPart[] | undefined;
 }
 
 /** Why an upstream stopped writing, in the gateway's words rather than each vendor's. */

@@ -1,3 +1,4 @@
+import { mediaTokens } from './media-tokens.ts';
 import type { ChatMessage, ToolCall, ToolDefinition } from './messages.ts';
 
 /**
@@ -53,8 +54,8 @@ function idText(id: string): string {
 }
 
 /**
- * Input tokens of a chat: the messages, with the tool calls and results they carry, and the
- * tool definitions. One count over all the texts, so the bounds above hold for the whole request.
+ * Input tokens of a chat: the messages, with the tool calls and results they carry, their images
+ * and PDFs, and the tool definitions. One count over all the texts, so the bounds above hold for the whole request.
  */
 export async function countChatInputTokens(
   tokenizer: Tokenizer,
@@ -79,7 +80,8 @@ export async function countChatInputTokens(
       texts.push(toolText(tool));
     }
   }
-  return framing + (await tokenizer.count(texts));
+  // Images and PDFs are no text: counted as the vendors count them (media-tokens.ts).
+  return framing + mediaTokens(messages) + (await tokenizer.count(texts));
 }
 
 /** Output tokens of an answer: its text and the tool calls it made. */

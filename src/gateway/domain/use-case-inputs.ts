@@ -1,4 +1,5 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
+import type { ReasoningRequest } from './content-parts.ts';
 import type { ChatMessage, ToolChoice, ToolDefinition } from './messages.ts';
 
 /**
@@ -18,6 +19,8 @@ export interface ChatInput {
   toolChoice?: ToolChoice | undefined;
   /** Stop sequences (the compatible doors' `stop` / `stop_sequences`; the native API has none). */
   stop?: readonly string[] | undefined;
+  /** The model's thinking, where the door's body asks for it (Anthropic `thinking`, OpenAI `reasoning_effort`). */
+  reasoning?: ReasoningRequest | undefined;
 }
 
 export interface EmbedInput {

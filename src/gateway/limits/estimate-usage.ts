@@ -15,10 +15,15 @@ export function guessTokens(texts: readonly string[]): number {
 
 /**
  * A cheap upper-bound guess of a request's use, for reservations: about four characters per input
- * token (no tokenizer on the hot path), plus the output cap. The actual figures replace it.
+ * token (no tokenizer on the hot path), the images' and PDFs' tokens, plus the output cap. The actual figures replace it.
  */
-export function estimateUsage(inputChars: number, maxOutputTokens: number, price: ModelPrice): UsageEstimate {
-  const inputTokens = Math.ceil(inputChars / CHARS_PER_TOKEN);
+export function estimateUsage(
+  inputChars: number,
+  mediaTokens: number,
+  maxOutputTokens: number,
+  price: ModelPrice,
+): UsageEstimate {
+  const inputTokens = Math.ceil(inputChars / CHARS_PER_TOKEN) + mediaTokens;
   return {
     tokens: inputTokens + maxOutputTokens,
     costUsd: priceUsage({ inputTokens, outputTokens: maxOutputTokens }, price),

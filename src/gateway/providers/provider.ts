@@ -1,5 +1,6 @@
 import type { ProviderCapabilities, ProviderKind, ProviderSlot } from '../../config/config-types.ts';
 
+import type { ContentPart, ReasoningRequest } from '../domain/content-parts.ts';
 import type { JsonNumberArray } from '../domain/json-number-array.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
@@ -8,8 +9,10 @@ import type { ReportedUsage } from '../domain/reported-usage.ts';
 // A kind's capabilities are part of its row (config/provider-kinds.ts); adapters take them from there.
 export type {
   ChatMessage,
+  ContentPart,
   FinishReason,
   ProviderCapabilities,
+  ReasoningRequest,
   ReportedUsage,
   ToolCall,
   ToolChoice,
@@ -29,6 +32,8 @@ export interface CallContext {
   attempt: number;
   /** The request's metadata; the simulated provider reads its `simulated` directives. Real ones ignore it. */
   metadata: Readonly<Record<string, unknown>> | undefined;
+  /** Stable per app and session (CONTRACT 5.2): an OpenAI upstream's `prompt_cache_key`. */
+  promptCacheKey?: string | undefined;
 }
 
 export interface ChatCall {
@@ -42,6 +47,8 @@ export interface ChatCall {
   tools?: readonly ToolDefinition[];
   toolChoice?: ToolChoice;
   stop?: readonly string[];
+  /** The model's thinking, as the request asked (content-parts.ts): each adapter in its vendor's form. */
+  reasoning?: ReasoningRequest;
 }
 
 export interface ChatResult {

@@ -9,6 +9,7 @@ export const USAGE_GROUPS: readonly UsageGroup[] = [
   'operation',
   'frontDoor',
   'deployment',
+  'tool',
 ];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_DAYS = 366;

@@ -31,6 +31,8 @@ export interface AdmissionInput {
   texts: readonly string[] | (() => readonly string[]);
   /** Output tokens to reserve: the request's maxTokens, 0 for embeddings, or the default reservation. */
   maxOutputTokens: number | undefined;
+  /** Input tokens of the request's images and PDFs (domain/media-tokens.ts), which are no text; read when needed. */
+  mediaTokens?: (() => number) | undefined;
 }
 
 export interface AnsweredCall {

@@ -81,10 +81,14 @@ export class RequestRun implements CallScope {
   #finished = false;
   /** The request's input texts, guessed in tokens for a call the client abandoned. */
   #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
+  #mediaTokens: AdmissionInput['mediaTokens'];
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
   /** Set when the answer came from the response cache: what the original answer cost. */
   #costSavedUsd: number | undefined;
+  /** The upstream MCP server and tool of an `mcp_tool` run (CONTRACT 5.7). */
+  #mcpServer: string | null = null;
+  #mcpTool: string | null = null;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -100,6 +104,12 @@ export class RequestRun implements CallScope {
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
     this.trace = init.trace;
+  }
+
+  /** Names the MCP server and tool this run calls, for its ledger row (an `mcp_tool` run). */
+  callsTool(server: string, tool: string): void {
+    this.#mcpServer = boundedName(server);
+    this.#mcpTool = boundedName(tool);
   }
 
   /** The client went away before the answer ended: the upstream call in flight is cancelled. */
@@ -132,6 +142,7 @@ export class RequestRun implements CallScope {
    */
   async admit(input: AdmissionInput, fromCache = false): Promise<void> {
     this.#inputTexts = input.texts;
+    this.#mediaTokens = input.mediaTokens;
     const first = this.#candidates[0];
     try {
       this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
@@ -340,8 +351,8 @@ export class RequestRun implements CallScope {
       deployment: this.#deployment,
       cacheHit: this.#costSavedUsd !== undefined,
       costSavedUsd: this.#costSavedUsd ?? 0,
-      mcpServer: null,
-      mcpTool: null,
+      mcpServer: this.#mcpServer,
+      mcpTool: this.#mcpTool,
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();
@@ -366,7 +377,8 @@ export class RequestRun implements CallScope {
   async #accountAbandoned({ candidate, adapter, startedAt, deployment }: AbandonedCall): Promise<void> {
     this.#answeringDeployment = deployment;
     const texts = this.#inputTexts;
-    const inputTokens = guessTokens(typeof texts === 'function' ? texts() : texts);
+    const inputTokens =
+      guessTokens(typeof texts === 'function' ? texts() : texts) + (this.#mediaTokens?.() ?? 0);
     await this.account({
       provider: candidate.provider,
       adapter,

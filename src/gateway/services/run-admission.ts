@@ -30,6 +30,7 @@ export async function reserveLimits(
   const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
   const estimate = estimateUsage(
     countChars(texts),
+    input.mediaTokens?.() ?? 0,
     input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
     price,
   );

@@ -1,3 +1,5 @@
+import type { ReasoningRequest } from '../domain/content-parts.ts';
+import { mediaTokens } from '../domain/media-tokens.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
@@ -57,6 +59,7 @@ export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
   });
   return run.admit({
     texts: () => chatInputTexts(input.messages, input.tools),
+    mediaTokens: () => mediaTokens(input.messages),
     maxOutputTokens: input.maxTokens,
   });
 }
@@ -105,6 +108,7 @@ export interface ChatLike {
   tools?: readonly ToolDefinition[] | undefined;
   toolChoice?: ToolChoice | undefined;
   stop?: readonly string[] | undefined;
+  reasoning?: ReasoningRequest | undefined;
 }
 
 /** The provider call for a candidate: the gateway's fields, with temperature clamped to what the upstream takes. */
@@ -125,6 +129,7 @@ export function toChatCall(
   }
   if (request.stop !== undefined && request.stop.length > 0) call.stop = request.stop;
   if (jsonSchema !== undefined) call.jsonSchema = jsonSchema;
+  if (request.reasoning !== undefined) call.reasoning = request.reasoning;
   return call;
 }
 

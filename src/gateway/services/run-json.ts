@@ -1,5 +1,6 @@
 import { ApiError, type FieldIssue } from '../../platform/errors.ts';
 import { buildReaskPrompt, buildSchemaInstruction, parseModelOutput } from '../domain/json-output.ts';
+import { mediaTokens } from '../domain/media-tokens.ts';
 import type { ChatMessage } from '../domain/messages.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { JsonInput } from '../domain/use-case-inputs.ts';
@@ -34,6 +35,7 @@ export async function runJson(deps: GatewayDeps, input: JsonInput, run: RequestR
   run.plan({ operation: 'json', provider: input.provider, model: input.model, task: input.task });
   await run.admit({
     texts: () => [...messageTexts(input.messages), JSON.stringify(input.schema)],
+    mediaTokens: () => mediaTokens(input.messages),
     maxOutputTokens: undefined,
   });
   const work: JsonWork = {

@@ -13,6 +13,7 @@ import type { CallContext, ProviderAdapter } from '../providers/provider.ts';
 import { isProviderError, type ProviderError } from '../providers/provider-error.ts';
 import type { Deployment, ProviderRegistry } from '../providers/registry.ts';
 import { ClientClosedError } from './client-closed-error.ts';
+import { promptCacheKeyFor } from './prompt-cache-key.ts';
 import type { RunMetrics } from './run-metrics.ts';
 import type { RunTrace } from './run-trace.ts';
 import { type FailedCall, toGatewayError } from './upstream-error-mapping.ts';
@@ -170,6 +171,7 @@ export class UpstreamCaller {
             requestId: scope.requestId,
             attempt,
             metadata: scope.metadata,
+            promptCacheKey: promptCacheKeyFor(scope.app, scope.sessionKey),
           };
           let value: T;
           try {

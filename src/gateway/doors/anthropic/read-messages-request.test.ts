@@ -118,7 +118,6 @@ describe('readMessagesRequest', () => {
     const read = readMessagesRequest(
       body({
         service_tier: 'auto',
-        thinking: { type: 'enabled', budget_tokens: 2048 },
         output_config: { effort: 'low' },
         cache_control: { type: 'ephemeral' },
         something_new: 1,
@@ -150,7 +149,11 @@ describe('readMessagesRequest', () => {
       [body({ stop_sequences: ['ok', 3] }), /^stop_sequences\.1: must be a string/],
       [
         body({ messages: [{ role: 'user', content: [{ type: 'document', source: {} }] }] }),
-        /^messages\.0\.content\.0\.type: 'document' blocks are not supported/,
+        /^messages\.0\.content\.0\.source\.type: must be 'base64', 'url' or 'text'/,
+      ],
+      [
+        body({ messages: [{ role: 'user', content: [{ type: 'search_result', source: 'x' }] }] }),
+        /^messages\.0\.content\.0\.type: 'search_result' blocks are not supported/,
       ],
       [
         body({
@@ -168,7 +171,7 @@ describe('readMessagesRequest', () => {
             },
           ],
         }),
-        /^messages\.1\.content\.0\.content\.0\.type: 'image' blocks are not supported: only text blocks/,
+        /^messages\.1\.content\.0\.content\.0\.source\.type: must be 'base64' or 'url'/,
       ],
       [
         body({

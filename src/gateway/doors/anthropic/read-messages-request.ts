@@ -1,3 +1,9 @@
+import {
+  budgetForEffort,
+  effortForBudget,
+  MediaTally,
+  type ReasoningRequest,
+} from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolDefinition } from '../../domain/messages.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import type { DoorChatRequest } from '../chat-door.ts';
@@ -42,8 +48,7 @@ const MAX_MODEL_LENGTH = 256;
 
 /**
  * Fields that would change the answer and that no upstream of the gateway is given: a 400 each,
- * with the reason. (`thinking` is not here: it lets the model reason before it answers, and the
- * answer without it has the same shape; the gateway never returns thinking blocks.)
+ * with the reason. (`thinking` is read: each upstream gets it as its own reasoning setting.)
  */
 const REFUSED_FIELDS: Record<string, string> = {
   top_p: 'nucleus sampling is not carried by this gateway; use temperature',
@@ -71,6 +76,8 @@ export function readMessagesRequest(body: unknown): MessagesRequest {
   if (temperature !== undefined) input.temperature = temperature;
   const stop = optional(object, 'stop_sequences', root, readStopSequences);
   if (stop !== undefined && stop.length > 0) input.stop = stop;
+  const reasoning = optional(object, 'thinking', root, readThinking);
+  if (reasoning !== undefined) input.reasoning = reasoning;
 
   const selection = readToolSelection(object.tools, object.tool_choice);
   if (selection.tools !== undefined && selection.tools.length > 0) input.tools = selection.tools;
@@ -125,8 +132,26 @@ function readConversation(object: JsonObject): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const system = optional(object, 'system', [], readSystem);
   if (system !== undefined) messages.push(system);
-  messages.push(...readMessages(object.messages, ['messages']));
+  messages.push(...readMessages(object.messages, ['messages'], new MediaTally()));
   return messages;
+}
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * `thinking`: `enabled` with `budget_tokens` (its effort by CONTRACT 5.2's thresholds, the budget
+ * kept for an Anthropic upstream), `adaptive` (effort medium, CONTRACT 5.9), or `disabled`.
+ * `display` only says whether Anthropic shows the thinking, which no other vendor returns.
+ */
+function readThinking(value: unknown, path: FieldPath): ReasoningRequest | undefined {
+  const thinking = readObject(value, path);
+  if (thinking.type === 'disabled') return undefined;
+  if (thinking.type === 'adaptive') return { effort: 'medium', budgetTokens: budgetForEffort('medium') };
+  if (thinking.type !== 'enabled')
+    throw invalidField([...path, 'type'], "must be 'enabled', 'adaptive' or 'disabled'");
+  const budget = readInteger(thinking.budget_tokens, [...path, 'budget_tokens'], MIN_THINKING_BUDGET);
+  return { effort: effortForBudget(budget), budgetTokens: budget };
 }
 
 function readStopSequences(value: unknown, path: FieldPath): string[] {

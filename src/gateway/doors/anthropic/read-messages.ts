@@ -1,5 +1,14 @@
+import {
+  type ContentPart,
+  hasRichParts,
+  type MediaTally,
+  partsText,
+  type TextPart,
+  type ThinkingPart,
+} from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall } from '../../domain/messages.ts';
 import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
+import { readCacheMark, readDocumentBlock, readImageBlock, readThinkingBlock } from './read-media-blocks.ts';
 import {
   type FieldPath,
   invalidField,
@@ -15,9 +24,10 @@ import {
  * Anthropic's `system` and `messages` onto the gateway's messages. Text blocks keep their text
  * (several blocks of one message are joined by a blank line), `tool_use` blocks become the
  * assistant message's tool calls (their `input` as JSON text), and each `tool_result` block becomes
- * a `tool` message answering its call. Blocks the gateway cannot carry to every upstream and that
- * change the answer (images, documents, thinking, server tool results, …) are a 400 naming the
- * block, rather than being dropped in silence.
+ * a `tool` message answering its call. Images, PDF documents (in user turns and tool results),
+ * thinking blocks (in assistant turns) and `cache_control` markers become content parts
+ * (read-media-blocks.ts), which each adapter writes in its vendor's form. Blocks that no other
+ * vendor has (server tool results, search results, citations, …) are a 400 naming the block.
  */
 
 const BLOCK_SEPARATOR = '\n\n';
@@ -26,11 +36,13 @@ const BLOCK_SEPARATOR = '\n\n';
 export const TOOL_ERROR_PREFIX = 'Error: ';
 
 export function readSystem(value: unknown, path: FieldPath): ChatMessage | undefined {
-  const text = typeof value === 'string' ? value : readTextBlocks(value, path);
-  return text === '' ? undefined : { role: 'system', content: text };
+  if (typeof value === 'string') return value === '' ? undefined : { role: 'system', content: value };
+  const parts = readTextBlocks(value, path);
+  const message = messageOf('system', parts);
+  return message.content === '' ? undefined : message;
 }
 
-export function readMessages(value: unknown, path: FieldPath): ChatMessage[] {
+export function readMessages(value: unknown, path: FieldPath, tally: MediaTally): ChatMessage[] {
   const items = readArray(value, path);
   if (items.length === 0) throw invalidField(path, 'must contain at least one message');
   const messages: ChatMessage[] = [];
@@ -40,28 +52,50 @@ export function readMessages(value: unknown, path: FieldPath): ChatMessage[] {
     const message = readObject(item, itemPath);
     const role = message.role;
     const contentPath = [...itemPath, 'content'];
-    if (role === 'user') readUserContent(message.content, contentPath, callIds, messages);
+    if (role === 'user') readUserContent(message.content, contentPath, callIds, messages, tally);
     else if (role === 'assistant') messages.push(readAssistantContent(message.content, contentPath, callIds));
     else if (role === 'system') {
-      const content =
-        typeof message.content === 'string' ? message.content : readTextBlocks(message.content, contentPath);
-      messages.push({ role: 'system', content });
+      messages.push(
+        typeof message.content === 'string'
+          ? { role: 'system', content: message.content }
+          : messageOf('system', readTextBlocks(message.content, contentPath)),
+      );
     } else throw invalidField([...itemPath, 'role'], "must be 'user' or 'assistant'");
   });
   return messages;
 }
 
-/** Text blocks only (`system`, `tool_result` content), joined. */
-function readTextBlocks(value: unknown, path: FieldPath): string {
+/**
+ * A message of these parts: `content` their text; the parts kept when they say more than it (media,
+ * thinking). The cache markers of a text-only message go with its parts: this lane is the
+ * cross-vendor one, which takes them out (CONTRACT 5.2); the same-vendor lane keeps the body whole.
+ */
+function messageOf(role: ChatMessage['role'], parts: readonly ContentPart[]): ChatMessage {
+  const message: ChatMessage = { role, content: partsText(parts, BLOCK_SEPARATOR) };
+  if (hasRichParts(parts)) message.parts = parts;
+  return message;
+}
+
+/** Text blocks only (`system`). */
+function readTextBlocks(value: unknown, path: FieldPath): TextPart[] {
   const blocks = readArray(value, path);
-  const texts: string[] = [];
-  blocks.forEach((item, index) => {
+  return blocks.map((item, index) => {
     const block = readBlock(item, [...path, index]);
     if (block.type !== 'text')
       throw unsupportedBlock(block.type, [...path, index, 'type'], 'only text blocks are accepted here');
-    texts.push(readString(block.text, [...path, index, 'text']));
+    return readTextBlock(block, [...path, index]);
   });
-  return texts.join(BLOCK_SEPARATOR);
+}
+
+function readTextBlock(block: Block, path: FieldPath): TextPart {
+  const citations = block.citations;
+  if (Array.isArray(citations) && citations.length > 0) {
+    throw invalidField([...path, 'citations'], 'not supported: citations are returned by Anthropic only');
+  }
+  const part: TextPart = { type: 'text', text: readString(block.text, [...path, 'text']) };
+  const cache = readCacheMark(block, path);
+  if (cache !== undefined) part.cache = cache;
+  return part;
 }
 
 interface Block extends JsonObject {
@@ -74,11 +108,20 @@ function readBlock(item: unknown, path: FieldPath): Block {
   return block as Block;
 }
 
+/** A user turn's or a tool result's media or text block as a part; undefined for another type. */
+function readUserPart(block: Block, path: FieldPath, tally: MediaTally): ContentPart | undefined {
+  if (block.type === 'text') return readTextBlock(block, path);
+  if (block.type === 'image') return readImageBlock(block, path, tally);
+  if (block.type === 'document') return readDocumentBlock(block, path, tally);
+  return undefined;
+}
+
 function readUserContent(
   value: unknown,
   path: FieldPath,
   callIds: ReadonlySet<string>,
   out: ChatMessage[],
+  tally: MediaTally,
 ): void {
   if (typeof value === 'string') {
     out.push({ role: 'user', content: value });
@@ -86,25 +129,31 @@ function readUserContent(
   }
   const blocks = readArray(value, path);
   if (blocks.length === 0) throw invalidField(path, 'must not be empty');
-  let texts: string[] = [];
-  const flushText = () => {
-    if (texts.length > 0) out.push({ role: 'user', content: texts.join(BLOCK_SEPARATOR) });
-    texts = [];
+  let parts: ContentPart[] = [];
+  const flush = () => {
+    if (parts.length > 0) out.push(messageOf('user', parts));
+    parts = [];
   };
   blocks.forEach((item, index) => {
     const blockPath = [...path, index];
     const block = readBlock(item, blockPath);
-    if (block.type === 'text') texts.push(readString(block.text, [...blockPath, 'text']));
+    const part = readUserPart(block, blockPath, tally);
+    if (part !== undefined) parts.push(part);
     else if (block.type === 'tool_result') {
-      // Order is kept: text written before a result stays before it.
-      flushText();
-      out.push(readToolResult(block, blockPath, callIds));
+      // Order is kept: what was written before a result stays before it.
+      flush();
+      out.push(readToolResult(block, blockPath, callIds, tally));
     } else throw unsupportedBlock(block.type, [...blockPath, 'type']);
   });
-  flushText();
+  flush();
 }
 
-function readToolResult(block: Block, path: FieldPath, callIds: ReadonlySet<string>): ChatMessage {
+function readToolResult(
+  block: Block,
+  path: FieldPath,
+  callIds: ReadonlySet<string>,
+  tally: MediaTally,
+): ChatMessage {
   const id = readCallId(block.tool_use_id, [...path, 'tool_use_id']);
   if (!callIds.has(id)) {
     throw invalidField(
@@ -113,23 +162,46 @@ function readToolResult(block: Block, path: FieldPath, callIds: ReadonlySet<stri
     );
   }
   const content = block.content;
-  let text = '';
-  if (typeof content === 'string') text = content;
-  else if (content !== undefined && content !== null) text = readTextBlocks(content, [...path, 'content']);
-  if (block.is_error === true) text = `${TOOL_ERROR_PREFIX}${text}`;
-  return { role: 'tool', content: text, toolCallId: id };
+  let parts: ContentPart[] = [];
+  if (typeof content === 'string') parts = [{ type: 'text', text: content }];
+  else if (content !== undefined && content !== null) {
+    const contentPath = [...path, 'content'];
+    parts = readArray(content, contentPath).map((item, index) => {
+      const itemPath = [...contentPath, index];
+      const inner = readBlock(item, itemPath);
+      const part = readUserPart(inner, itemPath, tally);
+      if (part === undefined) {
+        throw unsupportedBlock(
+          inner.type,
+          [...itemPath, 'type'],
+          'a tool result holds text, image and document blocks',
+        );
+      }
+      return part;
+    });
+  }
+  if (block.is_error === true) {
+    const first = parts[0];
+    if (first?.type === 'text') parts[0] = { ...first, text: `${TOOL_ERROR_PREFIX}${first.text}` };
+    else parts.unshift({ type: 'text', text: TOOL_ERROR_PREFIX });
+  }
+  const message = messageOf('tool', parts);
+  message.toolCallId = id;
+  return message;
 }
 
 function readAssistantContent(value: unknown, path: FieldPath, callIds: Set<string>): ChatMessage {
   if (typeof value === 'string') return { role: 'assistant', content: value };
   const blocks = readArray(value, path);
   if (blocks.length === 0) throw invalidField(path, 'must not be empty');
-  const texts: string[] = [];
+  const parts: (TextPart | ThinkingPart)[] = [];
   const calls: ToolCall[] = [];
   blocks.forEach((item, index) => {
     const blockPath = [...path, index];
     const block = readBlock(item, blockPath);
-    if (block.type === 'text') texts.push(readString(block.text, [...blockPath, 'text']));
+    if (block.type === 'text') parts.push(readTextBlock(block, blockPath));
+    else if (block.type === 'thinking' || block.type === 'redacted_thinking')
+      parts.push(readThinkingBlock(block, blockPath));
     else if (block.type === 'tool_use') {
       const id = readCallId(block.id, [...blockPath, 'id']);
       if (callIds.has(id))
@@ -140,7 +212,7 @@ function readAssistantContent(value: unknown, path: FieldPath, callIds: Set<stri
       calls.push({ id, name, arguments: JSON.stringify(block.input) });
     } else throw unsupportedBlock(block.type, [...blockPath, 'type']);
   });
-  const message: ChatMessage = { role: 'assistant', content: texts.join(BLOCK_SEPARATOR) };
+  const message = messageOf('assistant', parts);
   if (calls.length > 0) message.toolCalls = calls;
   return message;
 }
@@ -159,7 +231,7 @@ function unsupportedBlock(type: string, path: FieldPath, why?: string): ReturnTy
   return invalidField(
     path,
     why === undefined
-      ? `'${shown}' blocks are not supported by this gateway (text, tool_use and tool_result are)`
+      ? `'${shown}' blocks are not supported by this gateway (text, image, document, thinking, tool_use and tool_result are)`
       : `'${shown}' blocks are not supported: ${why}`,
   );
 }

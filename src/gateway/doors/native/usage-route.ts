@@ -9,10 +9,15 @@ const TotalsRow = Type.Object({
   provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   operation: Type.Optional(Type.String()),
-  frontDoor: Type.Optional(Type.String({ description: 'native, openai, anthropic or responses' })),
+  frontDoor: Type.Optional(Type.String({ description: 'native, openai, anthropic, responses or mcp' })),
   deployment: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "the slot's deployment; null for a slot of one",
+    }),
+  ),
+  tool: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: "an MCP tool call's server__tool; null for other requests",
     }),
   ),
   requests: Type.Integer(),
@@ -32,7 +37,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
     {
       schema: {
         summary:
-          "The calling app's own usage totals by day, provider, model, operation, front door or deployment",
+          "The calling app's own usage totals by day, provider, model, operation, front door, deployment or MCP tool",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -43,7 +48,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool (default: day)',
               }),
             ),
           },

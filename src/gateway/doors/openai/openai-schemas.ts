@@ -11,10 +11,12 @@ import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
  */
 const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** A text content part; other part types (images, audio, files) are refused by the translation. */
+/** A content part: text, `image_url` and `file` are read by the translation (read-openai-parts.ts); others refused there. */
 const ContentPart = Type.Object({
   type: Type.String(),
   text: Type.Optional(Type.String()),
+  image_url: Type.Optional(Type.Unknown()),
+  file: Type.Optional(Type.Unknown()),
 });
 
 const Content = Type.Union([Type.String(), Type.Array(ContentPart), Type.Null()]);

@@ -1,8 +1,10 @@
+import { MediaTally, partsText } from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from '../../domain/messages.ts';
 import type { ChatInput, JsonInput } from '../../domain/use-case-inputs.ts';
 import type { DoorChatRequest } from '../chat-door.ts';
 import { refuseField } from './openai-refusal.ts';
 import type { OpenAIChatBody, OpenAIMessageParam } from './openai-schemas.ts';
+import { readReasoningEffort, readUserParts } from './read-openai-parts.ts';
 
 /**
  * A chat completion request in the gateway's words. Its use case is the chat itself, or, for
@@ -22,12 +24,13 @@ export const JSON_OBJECT_SCHEMA: Record<string, unknown> = { type: 'object' };
 /**
  * Reads a chat completion request (its schema already checked). Fields that would change the
  * answer and that the gateway cannot honour are refused by name (400); fields that only tune the
- * service (`user`, `store`, `service_tier`, `seed`, `reasoning_effort`, `parallel_tool_calls`…)
- * are ignored.
+ * service (`user`, `store`, `service_tier`, `seed`, `parallel_tool_calls`…) are ignored.
+ * `reasoning_effort` becomes the request's reasoning, which every upstream gets in its own form.
  */
 export function readCompletionRequest(body: OpenAIChatBody): CompletionRequest {
   refuseUnsupported(body as OpenAIChatBody & Record<string, unknown>);
-  const messages = body.messages.map(toChatMessage);
+  const tally = new MediaTally();
+  const messages = body.messages.map((message, index) => toChatMessage(message, index, tally));
   const stream = body.stream === true;
   const common = {
     model: body.model,
@@ -62,6 +65,8 @@ export function readCompletionRequest(body: OpenAIChatBody): CompletionRequest {
   if (body.tools != null && body.tools.length > 0) input.tools = body.tools.map(toToolDefinition);
   const choice = body.tool_choice ?? undefined;
   if (choice !== undefined) input.toolChoice = toToolChoice(choice);
+  const reasoning = readReasoningEffort((body as Record<string, unknown>)['reasoning_effort']);
+  if (reasoning !== undefined) input.reasoning = reasoning;
   return { ...common, use: 'chat', input };
 }
 
@@ -98,7 +103,7 @@ function refuseUnsupported(body: OpenAIChatBody & Record<string, unknown>): void
   }
 }
 
-function toChatMessage(message: OpenAIMessageParam, index: number): ChatMessage {
+function toChatMessage(message: OpenAIMessageParam, index: number, tally: MediaTally): ChatMessage {
   const at = `/messages/${index}`;
   const out: ChatMessage = { role: 'user', content: '' };
   switch (message.role) {
@@ -108,7 +113,11 @@ function toChatMessage(message: OpenAIMessageParam, index: number): ChatMessage 
       out.content = textOf(message.content, at, false);
       break;
     case 'user':
-      out.content = textOf(message.content, at, false);
+      if (Array.isArray(message.content) && message.content.some((part) => part.type !== 'text')) {
+        const parts = readUserParts(message.content, at, tally);
+        out.content = partsText(parts, '');
+        out.parts = parts;
+      } else out.content = textOf(message.content, at, false);
       break;
     case 'assistant': {
       out.role = 'assistant';

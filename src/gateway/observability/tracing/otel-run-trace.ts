@@ -152,8 +152,34 @@ export class OtelRunTrace implements RunTrace {
       attributes['error.type'] = record.errorCode;
       this.errorType = record.errorCode;
     }
+    if (record.mcpServer !== null && record.mcpTool !== null) this.#toolCallSpan(record, attributes);
     span.setAttributes(attributes);
     if (record.status >= 500)
       span.setStatus({ code: SpanStatusCode.ERROR, message: record.errorCode ?? String(record.status) });
+  }
+
+  /**
+   * An MCP tool call (CONTRACT 5.7): the request's span names the tool, and a CLIENT child spans
+   * the call, `execute_tool {tool}` as the GenAI conventions name it, ended now and started its
+   * latency ago. Names only: never the arguments or the result.
+   */
+  #toolCallSpan(record: UsageRecord, attributes: Attributes): void {
+    const tool = { 'gen_ai.tool.name': record.mcpTool ?? '', 'gateway.mcp.server': record.mcpServer ?? '' };
+    Object.assign(attributes, tool);
+    const end = Date.now();
+    const span = this.#tracer.startSpan(
+      `${this.#operation} ${record.mcpTool}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: end - record.latencyMs,
+        attributes: { 'gen_ai.operation.name': this.#operation, ...tool },
+      },
+      this.#context,
+    );
+    if (record.errorCode !== null) {
+      span.setAttribute('error.type', record.errorCode);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: record.errorCode });
+    }
+    span.end(end);
   }
 }

@@ -1,6 +1,13 @@
+import { hasRichParts } from '../../domain/content-parts.ts';
 import { boundedCallId } from '../bounded-call-id.ts';
 import type { ChatMessage } from '../provider.ts';
 import { argumentsObject } from '../tool-arguments.ts';
+import {
+  type AnthropicContentBlock,
+  type AnthropicThinkingBlock,
+  toAnthropicContent,
+  toAnthropicThinking,
+} from './anthropic-content-parts.ts';
 
 export interface AnthropicTextBlock {
   type: 'text';
@@ -17,10 +24,15 @@ export interface AnthropicToolUseBlock {
 export interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content?: string;
+  content?: string | AnthropicContentBlock[];
 }
 
-export type AnthropicBlock = AnthropicTextBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
+export type AnthropicBlock =
+  | AnthropicTextBlock
+  | AnthropicToolUseBlock
+  | AnthropicToolResultBlock
+  | AnthropicContentBlock
+  | AnthropicThinkingBlock;
 
 /** A turn's content is plain text unless it carries tool blocks. */
 export interface AnthropicMessage {
@@ -36,7 +48,10 @@ export const FILLER_USER_TURN = '(continue)';
 
 interface Turn {
   role: 'user' | 'assistant';
-  texts: string[];
+  /** Thinking blocks (Anthropic's own, with their signatures), which lead an assistant turn. */
+  thinking: AnthropicThinkingBlock[];
+  /** The body in order: plain texts, and blocks of messages with media. */
+  items: (string | AnthropicContentBlock)[];
   /** tool_use blocks on an assistant turn, tool_result blocks on a user turn. */
   tools: (AnthropicToolUseBlock | AnthropicToolResultBlock)[];
 }
@@ -64,7 +79,7 @@ export function toAnthropicTurns(messages: readonly ChatMessage[]): AnthropicMes
   const turnFor = (role: Turn['role']): Turn => {
     const previous = turns.at(-1);
     if (previous?.role === role) return previous;
-    const turn: Turn = { role, texts: [], tools: [] };
+    const turn: Turn = { role, thinking: [], items: [], tools: [] };
     turns.push(turn);
     return turn;
   };
@@ -77,15 +92,20 @@ export function toAnthropicTurns(messages: readonly ChatMessage[]): AnthropicMes
         tool_use_id: boundedCallId(message.toolCallId, 'anthropic'),
       };
       // An empty result is sent without content: Anthropic refuses empty text.
-      if (message.content !== '') result.content = message.content;
+      if (hasRichParts(message.parts)) result.content = toAnthropicContent(message.parts ?? []);
+      else if (message.content !== '') result.content = message.content;
       turnFor('user').tools.push(result);
       continue;
     }
+    const thinking = message.role === 'assistant' ? toAnthropicThinking(message.parts) : [];
+    const media = message.role === 'user' && hasRichParts(message.parts);
     // Anthropic rejects empty content on any turn but a final assistant one; an empty message says nothing.
     const hasText = message.content.trim() !== '';
-    if (!hasText && calls.length === 0) continue;
+    if (!hasText && !media && calls.length === 0) continue;
     const turn = turnFor(message.role === 'assistant' ? 'assistant' : 'user');
-    if (hasText) turn.texts.push(turnText(message));
+    turn.thinking.push(...thinking);
+    if (media) turn.items.push(...toAnthropicContent(message.parts ?? []));
+    else if (hasText) turn.items.push(turnText(message));
     for (const call of calls) {
       turn.tools.push({
         type: 'tool_use',
@@ -102,13 +122,35 @@ export function toAnthropicTurns(messages: readonly ChatMessage[]): AnthropicMes
 }
 
 function toMessage(turn: Turn): AnthropicMessage {
-  const text = turn.texts.join('\n\n');
-  if (turn.tools.length === 0) return { role: turn.role, content: text };
-  const textBlocks: AnthropicTextBlock[] = text === '' ? [] : [{ type: 'text', text }];
-  // Claude writes its text before its calls; results must lead the user turn that carries them.
+  const plain = turn.items.every((item) => typeof item === 'string');
+  if (turn.tools.length === 0 && turn.thinking.length === 0 && plain) {
+    return { role: turn.role, content: (turn.items as string[]).join('\n\n') };
+  }
+  const body = bodyBlocks(turn.items);
+  // Claude writes its thinking first and its text before its calls; results lead the user turn that carries them.
   const content: AnthropicBlock[] =
-    turn.role === 'assistant' ? [...textBlocks, ...turn.tools] : [...turn.tools, ...textBlocks];
+    turn.role === 'assistant' ? [...turn.thinking, ...body, ...turn.tools] : [...turn.tools, ...body];
   return { role: turn.role, content };
+}
+
+/** Adjacent plain texts joined into one text block (as a turn of text alone is), blocks as they are. */
+function bodyBlocks(items: readonly (string | AnthropicContentBlock)[]): AnthropicContentBlock[] {
+  const blocks: AnthropicContentBlock[] = [];
+  let texts: string[] = [];
+  const flush = () => {
+    const text = texts.join('\n\n');
+    if (text !== '') blocks.push({ type: 'text', text });
+    texts = [];
+  };
+  for (const item of items) {
+    if (typeof item === 'string') texts.push(item);
+    else {
+      flush();
+      blocks.push(item);
+    }
+  }
+  flush();
+  return blocks;
 }
 
 function turnText(message: ChatMessage): string {

@@ -1,4 +1,6 @@
+import { budgetForEffort } from '../../domain/content-parts.ts';
 import type { ChatCall, JsonSchemaFormat, ToolChoice, ToolDefinition } from '../provider.ts';
+import { toAnthropicThinking } from './anthropic-content-parts.ts';
 import { type AnthropicMessage, toAnthropicTurns } from './anthropic-turns.ts';
 
 export { type AnthropicMessage, FILLER_USER_TURN } from './anthropic-turns.ts';
@@ -14,6 +16,7 @@ export interface AnthropicRequestBody {
   stop_sequences?: string[];
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
+  thinking?: { type: 'enabled'; budget_tokens: number };
 }
 
 export interface AnthropicTool {
@@ -92,7 +95,40 @@ export function toAnthropicRequest(call: ChatCall, options: TranslateOptions): T
     body.tool_choice = { type: 'tool', name: forced.tool.name };
     jsonTool = forced.plan;
   }
+  const thinking = thinkingFor(call, body);
+  if (thinking !== undefined) {
+    body.thinking = thinking;
+    // Anthropic takes no temperature but 1 while thinking.
+    delete body.temperature;
+  }
   return { body, jsonTool };
+}
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * The request's reasoning as Anthropic's `thinking` (the client's budget, else the effort's, CONTRACT
+ * 5.9), where Anthropic would take it: not with a forced tool (`tool_choice` any or tool, which
+ * structured output uses), a budget below `max_tokens` and at least 1,024, and not in a tool loop
+ * whose last assistant turn carries no thinking block of Anthropic's (Anthropic refuses that turn
+ * once thinking is on; a turn that came through another vendor has none). Left out otherwise: the
+ * answer is the same in shape, without the thinking.
+ */
+function thinkingFor(call: ChatCall, body: AnthropicRequestBody): AnthropicRequestBody['thinking'] {
+  if (call.reasoning === undefined) return undefined;
+  const forced = body.tool_choice?.type === 'any' || body.tool_choice?.type === 'tool';
+  if (forced) return undefined;
+  const budget = Math.min(
+    call.reasoning.budgetTokens ?? budgetForEffort(call.reasoning.effort),
+    body.max_tokens - 1,
+  );
+  if (budget < MIN_THINKING_BUDGET) return undefined;
+  const lastAssistant = call.messages.findLast((message) => message.role === 'assistant');
+  if (lastAssistant?.toolCalls !== undefined && lastAssistant.toolCalls.length > 0) {
+    if (toAnthropicThinking(lastAssistant.parts).length === 0) return undefined;
+  }
+  return { type: 'enabled', budget_tokens: budget };
 }
 
 function toAnthropicTool(tool: ToolDefinition): AnthropicTool {

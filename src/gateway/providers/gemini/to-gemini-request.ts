@@ -1,5 +1,12 @@
+import { hasRichParts, isMediaPart } from '../../domain/content-parts.ts';
 import type { ChatCall, ChatMessage } from '../provider.ts';
 import { argumentsObject } from '../tool-arguments.ts';
+import {
+  type GeminiMediaPart,
+  toGeminiMedia,
+  toGeminiParts,
+  toThinkingConfig,
+} from './gemini-content-parts.ts';
 import {
   functionResponseBody,
   type GeminiTool,
@@ -13,6 +20,7 @@ import {
 
 export type GeminiPart =
   | { text: string }
+  | GeminiMediaPart
   | {
       functionCall: { id?: string; name: string; args: Record<string, unknown> };
       thoughtSignature?: string;
@@ -30,6 +38,7 @@ export interface GeminiGenerationConfig {
   responseMimeType?: 'application/json';
   responseJsonSchema?: Record<string, unknown>;
   stopSequences?: string[];
+  thinkingConfig?: { thinkingBudget: number };
 }
 
 /** The body of `models/{model}:generateContent` and `:streamGenerateContent` (v1beta). */
@@ -105,11 +114,15 @@ function messageParts(message: ChatMessage, calls: ReadonlyMap<string, ReplayedC
     const answered = calls.get(message.toolCallId);
     if (answered !== undefined) {
       const response = functionResponseBody(message.content);
-      return [{ functionResponse: { id: answered.geminiId, name: answered.name, response } }];
+      // A result's images and PDFs follow its functionResponse in the same user turn.
+      const media = (message.parts ?? []).filter(isMediaPart).map(toGeminiMedia);
+      return [{ functionResponse: { id: answered.geminiId, name: answered.name, response } }, ...media];
     }
   }
+  if (message.role === 'user' && hasRichParts(message.parts)) return toGeminiParts(message.parts ?? []);
   const text = turnText(message);
   const parts: GeminiPart[] = text === '' ? [] : [{ text }];
+  if (message.role === 'tool') parts.push(...(message.parts ?? []).filter(isMediaPart).map(toGeminiMedia));
   if (message.role !== 'assistant') return parts;
   for (const toolCall of message.toolCalls ?? []) {
     const replayed = calls.get(toolCall.id);
@@ -143,6 +156,8 @@ function toGenerationConfig(call: ChatCall): GeminiGenerationConfig {
   if (call.temperature !== undefined) config.temperature = call.temperature;
   if (call.maxTokens !== undefined) config.maxOutputTokens = call.maxTokens;
   if (call.stop !== undefined && call.stop.length > 0) config.stopSequences = [...call.stop];
+  const thinking = call.reasoning === undefined ? undefined : toThinkingConfig(call.model, call.reasoning);
+  if (thinking !== undefined) config.thinkingConfig = thinking;
   if (call.jsonSchema !== undefined) {
     // `responseJsonSchema` takes JSON Schema as is (passed through unchanged, as the official SDK
     // does); the older `responseSchema` takes an OpenAPI subset that would need converting.

@@ -53,7 +53,11 @@ export class OpenAIProvider implements ProviderAdapter {
     const response = await this.#http.send({
       path: '/chat/completions',
       headers: this.#headers('application/json'),
-      body: toOpenAIChatRequest(call, { stream: false, maxTokensField: this.#maxTokensField }),
+      body: toOpenAIChatRequest(call, {
+        stream: false,
+        maxTokensField: this.#maxTokensField,
+        promptCacheKey: context.promptCacheKey,
+      }),
       signal: context.signal,
     });
     if (!isSuccess(response.status))
@@ -66,7 +70,11 @@ export class OpenAIProvider implements ProviderAdapter {
       {
         path: '/chat/completions',
         headers: this.#headers('text/event-stream'),
-        body: toOpenAIChatRequest(call, { stream: true, maxTokensField: this.#maxTokensField }),
+        body: toOpenAIChatRequest(call, {
+          stream: true,
+          maxTokensField: this.#maxTokensField,
+          promptCacheKey: context.promptCacheKey,
+        }),
         signal: context.signal,
       },
       (status, headers) => !isSuccess(status) || contentType(headers).includes('application/json'),

@@ -1,5 +1,12 @@
+import { hasRichParts } from '../../domain/content-parts.ts';
 import { boundedCallId } from '../bounded-call-id.ts';
 import type { ChatCall, ChatMessage } from '../provider.ts';
+import {
+  mediaOf,
+  type OpenAIContentPart,
+  reasoningEffortFor,
+  toOpenAIParts,
+} from './openai-content-parts.ts';
 import {
   type OpenAITool,
   type OpenAIToolCall,
@@ -31,7 +38,8 @@ export function maxTokensFieldFor(baseUrl: string): MaxTokensField {
 }
 
 export type OpenAIChatMessage =
-  | { role: 'system' | 'user'; content: string; name?: string }
+  | { role: 'system'; content: string; name?: string }
+  | { role: 'user'; content: string | OpenAIContentPart[]; name?: string }
   /** `content` is null on an assistant message that only calls tools, as OpenAI writes it. */
   | { role: 'assistant'; content: string | null; name?: string; tool_calls?: OpenAIToolCall[] }
   | { role: 'tool'; content: string; tool_call_id: string };
@@ -54,15 +62,19 @@ export interface OpenAIChatRequest {
   stop?: string[];
   stream?: true;
   stream_options?: { include_usage: true };
+  reasoning_effort?: 'low' | 'medium' | 'high';
+  prompt_cache_key?: string;
 }
 
 export interface ChatRequestOptions {
   stream: boolean;
   maxTokensField: MaxTokensField;
+  /** Stable per app and session (CONTRACT 5.2): OpenAI routes a session to the machine holding its prefix. */
+  promptCacheKey?: string | undefined;
 }
 
 export function toOpenAIChatRequest(call: ChatCall, options: ChatRequestOptions): OpenAIChatRequest {
-  const body: OpenAIChatRequest = { model: call.model, messages: call.messages.map(toOpenAIMessage) };
+  const body: OpenAIChatRequest = { model: call.model, messages: toOpenAIMessages(call.messages) };
   if (call.temperature !== undefined) body.temperature = call.temperature;
   if (call.maxTokens !== undefined) body[options.maxTokensField] = call.maxTokens;
   if (call.jsonSchema !== undefined) {
@@ -84,12 +96,44 @@ export function toOpenAIChatRequest(call: ChatCall, options: ChatRequestOptions)
     if (call.toolChoice !== undefined) body.tool_choice = toOpenAIToolChoice(call.toolChoice);
   }
   if (call.stop !== undefined && call.stop.length > 0) body.stop = [...call.stop];
+  const effort = reasoningEffortFor(call.model, call.reasoning);
+  if (effort !== undefined) body.reasoning_effort = effort;
+  if (options.promptCacheKey !== undefined) body.prompt_cache_key = options.promptCacheKey;
   if (options.stream) {
     body.stream = true;
     // Without it the stream carries no token counts and the gateway would have to estimate.
     body.stream_options = { include_usage: true };
   }
   return body;
+}
+
+/**
+ * The messages in order. A `tool` message cannot hold images or files in Chat Completions, so a
+ * tool result's media follow the run of tool messages it belongs to as one user message (after
+ * the run: OpenAI wants every result of an assistant's calls right after it), introduced by a text
+ * naming the calls whose results they are.
+ */
+function toOpenAIMessages(messages: readonly ChatMessage[]): OpenAIChatMessage[] {
+  const out: OpenAIChatMessage[] = [];
+  let pending: OpenAIContentPart[] = [];
+  const flush = () => {
+    if (pending.length > 0) out.push({ role: 'user', content: pending });
+    pending = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flush();
+    out.push(toOpenAIMessage(message));
+    const media = message.role === 'tool' ? mediaOf(message.parts) : [];
+    if (media.length > 0) {
+      const from =
+        message.toolCallId === undefined
+          ? 'a tool'
+          : `tool call ${boundedCallId(message.toolCallId, 'openai')}`;
+      pending.push({ type: 'text', text: `The result of ${from} holds:` }, ...toOpenAIParts(media));
+    }
+  }
+  flush();
+  return out;
 }
 
 /**
@@ -129,7 +173,13 @@ function toOpenAIMessage(message: ChatMessage): OpenAIChatMessage {
     if (name !== undefined) out.name = name;
     return out;
   }
-  const out: OpenAIChatMessage = { role: message.role, content: message.content };
+  const out: OpenAIChatMessage =
+    message.role === 'user'
+      ? {
+          role: 'user',
+          content: hasRichParts(message.parts) ? toOpenAIParts(message.parts ?? []) : message.content,
+        }
+      : { role: message.role, content: message.content };
   if (name !== undefined) out.name = name;
   return out;
 }

@@ -108,7 +108,8 @@ export class SimulatedProvider implements ProviderAdapter {
     chunkTokens: number | undefined,
   ): Promise<{ result: ChatResult; chunks: string[] }> {
     const tokenizer = this.#tokenizer;
-    const seed = fnv1a(JSON.stringify(call.messages));
+    // The seed leaves media parts out: their data may be megabytes, and the text says enough.
+    const seed = fnv1a(JSON.stringify(call.messages, (key, value) => (key === 'parts' ? undefined : value)));
     const countInput = () => this.#tokens(countChatInputTokens(tokenizer, call.messages, call.tools));
     const toolCalls = call.jsonSchema === undefined ? simulateToolCalls(call, directives, seed) : undefined;
     if (toolCalls !== undefined) {

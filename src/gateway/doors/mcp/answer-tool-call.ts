@@ -1,0 +1,160 @@
+import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../../platform/errors.ts';
+import { splitToolName } from '../../domain/mcp-tools.ts';
+import { startRequestRun } from '../../http/start-request-run.ts';
+import type { McpGateway } from '../../mcp/mcp-gateway.ts';
+import type { McpUpstream } from '../../mcp/mcp-upstream.ts';
+import { toUpstreamError } from '../../mcp/mcp-upstream-error.ts';
+import type { McpCallOutcome } from '../../observability/mcp-metrics.ts';
+import { ClientClosedError } from '../../services/client-closed-error.ts';
+import type { RequestRun } from '../../services/request-run.ts';
+import type { McpServingDeps } from './mcp-serving-deps.ts';
+
+/** What a client may send of a tools/call (the SDK has checked the shape). */
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown> | undefined;
+}
+
+const RUN_START = { operation: 'mcp_tool', frontDoor: 'mcp', task: undefined, metadata: undefined } as const;
+const NO_TEXTS = { texts: [], maxOutputTokens: 0 } as const;
+/** A name a client sent, as an error message repeats it. */
+const MAX_ECHOED_NAME = 128;
+
+/**
+ * The tools/call requests of one POST /mcp. A call is checked before anything runs (a known
+ * server, the app's allow list, the size of its arguments, the app's calls in progress), then
+ * runs as a RequestRun of operation `mcp_tool` (front door `mcp`): admitted against the app's
+ * limits, proxied to its server within the call bound, and finished with one ledger row (cost 0).
+ * A refusal by a limit and a failing server are tool results with isError and a clear text, so
+ * the client's session goes on; a call that is unknown, denied or too large is a JSON-RPC error.
+ * `close` finishes every run once the answer was sent, as `serveRun` does for the other doors.
+ */
+export class ToolCalls {
+  readonly #request: FastifyRequest;
+  readonly #reply: FastifyReply;
+  readonly #deps: McpServingDeps;
+  readonly #gateway: McpGateway;
+  readonly #runs: RequestRun[] = [];
+
+  constructor(request: FastifyRequest, reply: FastifyReply, deps: McpServingDeps, gateway: McpGateway) {
+    this.#request = request;
+    this.#reply = reply;
+    this.#deps = deps;
+    this.#gateway = gateway;
+  }
+
+  async answer(params: ToolCallParams): Promise<CallToolResult> {
+    const app = this.#request.appName;
+    const gateway = this.#gateway;
+    const named = splitToolName(params.name);
+    const upstream = named === undefined ? undefined : gateway.upstream(named.server);
+    if (named === undefined || upstream === undefined) {
+      this.#count(named?.server ?? '', named?.tool ?? '', 'unknown_tool');
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${echo(params.name)} (tools/list names this app's tools)`,
+      );
+    }
+    const { server, tool } = named;
+    if (!gateway.allowanceOf(app).allows(server, tool)) {
+      this.#count(server, tool, 'denied');
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Tool ${echo(params.name)} is not allowed for app '${app}': its mcp.allow list does not name it`,
+      );
+    }
+    const tooLarge = argumentsProblem(params.arguments, gateway.settings.maxArgumentBytes);
+    if (tooLarge !== undefined) {
+      this.#count(server, tool, 'invalid');
+      throw new McpError(ErrorCode.InvalidParams, tooLarge);
+    }
+    if (!gateway.enter(app)) {
+      this.#count(server, tool, 'rate_limited');
+      return refusal(
+        `Refused: app '${app}' already has ${gateway.settings.maxConcurrentCallsPerApp} tool calls in progress (its concurrent tool calls limit); retry when one has ended.`,
+      );
+    }
+    try {
+      return await this.#run(upstream, server, tool, params.arguments);
+    } finally {
+      gateway.leave(app);
+    }
+  }
+
+  /** Finishes every run of this POST once its answer was sent (or the client left). */
+  async close(failure: unknown): Promise<void> {
+    const raw = this.#reply.raw;
+    for (const run of this.#runs) {
+      const left = run.signal.aborted || (raw.destroyed && !raw.writableEnded);
+      await run.close(failure ?? (left ? new ClientClosedError() : undefined));
+    }
+  }
+
+  async #run(
+    upstream: McpUpstream,
+    server: string,
+    tool: string,
+    args: Record<string, unknown> | undefined,
+  ): Promise<CallToolResult> {
+    const run = startRequestRun(this.#request, this.#reply, this.#deps, RUN_START);
+    this.#runs.push(run);
+    run.callsTool(server, tool);
+    try {
+      await run.admit(NO_TEXTS);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
+      this.#count(server, tool, 'rate_limited');
+      const retryAfter = (error.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+      return refusal(
+        `Refused: ${error.message}${retryAfter === undefined ? '' : `; retry after ${retryAfter} s`}.`,
+      );
+    }
+    try {
+      const result = await upstream.call(tool, args, run.signal);
+      run.markAnswered();
+      this.#count(server, tool, result.isError === true ? 'tool_error' : 'ok');
+      return result;
+    } catch (error) {
+      if (run.signal.aborted) {
+        run.finish(new ClientClosedError());
+        this.#count(server, tool, 'client_closed');
+        return refusal('The client closed the request before the tool answered.');
+      }
+      const failure = toUpstreamError(server, error);
+      run.finish(
+        new ApiError(failure.failure === 'timeout' ? 'upstream_timeout' : 'upstream_error', failure.message),
+      );
+      this.#count(server, tool, failure.failure);
+      return refusal(failure.message);
+    }
+  }
+
+  #count(server: string, tool: string, outcome: McpCallOutcome): void {
+    this.#deps.mcpMetrics?.called(server, tool, outcome);
+  }
+}
+
+/** A tool result the client's model reads: the call did not happen, or gave nothing, and why. */
+function refusal(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** Why a call's arguments are refused (too large, or nested past what JSON.stringify can walk). */
+function argumentsProblem(args: Record<string, unknown> | undefined, maxBytes: number): string | undefined {
+  if (args === undefined) return undefined;
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(args));
+  } catch {
+    return 'Invalid arguments: they nest too deeply to be passed on';
+  }
+  if (bytes > maxBytes)
+    return `Invalid arguments: ${bytes} bytes as JSON, at most ${maxBytes} (mcp.maxArgumentBytes)`;
+  return undefined;
+}
+
+function echo(name: string): string {
+  return JSON.stringify(name.length <= MAX_ECHOED_NAME ? name : `${name.slice(0, MAX_ECHOED_NAME)}…`);
+}

@@ -1,0 +1,87 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { McpGateway } from '../../mcp/mcp-gateway.ts';
+import { ToolCalls } from './answer-tool-call.ts';
+import type { McpServingDeps } from './mcp-serving-deps.ts';
+
+const SERVER_NAME = 'inference-gateway';
+const INSTRUCTIONS =
+  'Tools of the MCP servers this gateway fronts, named server__tool; tools/list shows those this app may call. A tool result with isError explains a refusal (a limit) or a server that failed or did not answer in time.';
+
+/** Hop-by-hop and framing headers describe Fastify's connection, not the request handed to the SDK. */
+const SKIPPED_HEADERS = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+]);
+
+/** The MCP door's work, loaded with the SDK by the first POST /mcp: the upstreams, and each POST. */
+export function createMcpServing(deps: McpServingDeps) {
+  const gateway = new McpGateway(
+    deps.config.mcp,
+    { name: SERVER_NAME, version: deps.version },
+    deps.mcpMetrics,
+    () => deps.clock.now(),
+  );
+  return {
+    serve: (request: FastifyRequest, reply: FastifyReply) => serveExchange(request, reply, deps, gateway),
+    close: () => gateway.close(),
+  };
+}
+
+/**
+ * One POST: a fresh SDK server and transport (the SDK's stateless pattern), answering JSON. The
+ * app's tools/list and tools/call go to the gateway; every run a tools/call started is finished
+ * once the answer is sent, whatever happened (CONTRACT 5.1).
+ */
+async function serveExchange(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: McpServingDeps,
+  gateway: McpGateway,
+): Promise<FastifyReply> {
+  const app = request.appName;
+  const calls = new ToolCalls(request, reply, deps, gateway);
+  const server = new Server(
+    { name: SERVER_NAME, version: deps.version },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: await gateway.toolsFor(gateway.allowanceOf(app)),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (call) => calls.answer(call.params));
+  // No sessionIdGenerator: stateless, no Mcp-Session-Id issued or checked.
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+  let failure: unknown;
+  try {
+    await server.connect(transport);
+    const response = await transport.handleRequest(toWebRequest(request, deps.config.publicGatewayUrl));
+    const body = await response.text();
+    reply.code(response.status);
+    for (const [name, value] of response.headers) reply.header(name, value);
+    reply.send(body === '' ? undefined : body);
+    return reply;
+  } catch (error) {
+    failure = error;
+    throw error;
+  } finally {
+    await calls.close(failure);
+    await transport.close();
+    await server.close();
+  }
+}
+
+/** The SDK's transport takes a Fetch API Request; the raw body text is handed over unparsed. */
+function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const body = typeof request.body === 'string' ? request.body : '';
+  return new Request(new URL(request.url, baseUrl), { method: request.method, headers, body });
+}
