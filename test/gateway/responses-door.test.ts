@@ -287,26 +287,34 @@ describe('the Responses door refusals, in OpenAI error shape', () => {
     assert.equal(reply.body.error.param, 'model');
   });
 
-  it('an input_image part is a 400 naming the part', async () => {
-    const reply = await gw.post(
+  it('an image the gateway cannot carry is a 400 naming the field', async () => {
+    const ask = (content: unknown[]) =>
+      gw.post('/v1/responses', { model: 'anything', input: [{ role: 'user', content }] }, bearer);
+    const byId = await ask([{ type: 'input_image', file_id: 'file-abc' }]);
+    assert.equal(byId.status, 400);
+    assert.equal(byId.body.error.param, 'input[0].content[0].file_id');
+    const byHttp = await ask([{ type: 'input_image', image_url: 'http://example.com/a.png' }]);
+    assert.equal(byHttp.body.error.param, 'input[0].content[0].image_url');
+    const notBase64 = await ask([{ type: 'input_file', file_data: 'data:application/pdf;base64,@@@@' }]);
+    assert.equal(notBase64.body.error.param, 'input[0].content[0].file_data');
+    const onAssistant = await gw.post(
       '/v1/responses',
       {
         model: 'anything',
         input: [
-          {
-            role: 'user',
-            content: [
-              { type: 'input_text', text: 'what?' },
-              { type: 'input_image', image_url: 'data:image/png;base64,AAAA' },
-            ],
-          },
+          { role: 'assistant', content: [{ type: 'input_image', image_url: 'https://example.com/a.png' }] },
         ],
       },
       bearer,
     );
-    assert.equal(reply.status, 400);
-    assert.equal(reply.body.error.param, 'input[0].content[1].type');
-    assert.match(reply.body.error.message, /input_image/);
+    assert.equal(onAssistant.status, 400);
+    assert.equal(onAssistant.body.error.param, 'input[0].content[0].type');
+    const effort = await gw.post(
+      '/v1/responses',
+      { model: 'anything', input: 'x', reasoning: { effort: 'max' } },
+      bearer,
+    );
+    assert.equal(effort.body.error.param, 'reasoning.effort');
   });
 
   it('a tool output answering no call is a 400 naming its item', async () => {

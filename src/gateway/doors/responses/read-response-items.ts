@@ -1,6 +1,8 @@
+import { type ContentPart, hasRichParts, MediaTally, partsText } from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall } from '../../domain/messages.ts';
 import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
 import { refuseField } from '../openai/openai-refusal.ts';
+import { readMediaPart } from './read-response-parts.ts';
 import { flatName } from './read-response-tools.ts';
 
 /** The conversation read from `input`, and where each message came from (for error pointers). */
@@ -22,6 +24,8 @@ export interface ReadItems {
  */
 export function readResponseInput(input: unknown, instructions: string | undefined): ReadItems {
   const read: ReadItems = { messages: [], sources: [] };
+  // The request's images and files, against the bounds every door holds them to.
+  const tally = new MediaTally();
   if (instructions !== undefined && instructions !== '')
     push(read, { role: 'system', content: instructions }, '/instructions');
   if (typeof input === 'string') {
@@ -30,7 +34,7 @@ export function readResponseInput(input: unknown, instructions: string | undefin
   }
   if (!Array.isArray(input)) throw refuseField('/input', 'must be a string or an array of items');
   input.forEach((item: unknown, index) => {
-    readItem(read, item, `/input/${index}`);
+    readItem(read, item, `/input/${index}`, tally);
   });
   return read;
 }
@@ -40,12 +44,12 @@ function push(read: ReadItems, message: ChatMessage, source: string): void {
   read.sources.push(source);
 }
 
-function readItem(read: ReadItems, item: unknown, at: string): void {
+function readItem(read: ReadItems, item: unknown, at: string, tally: MediaTally): void {
   if (!isObject(item)) throw refuseField(at, 'must be an object');
   const type = item['type'] ?? (item['role'] !== undefined ? 'message' : undefined);
   switch (type) {
     case 'message':
-      push(read, readMessage(item, at), at);
+      push(read, readMessage(item, at, tally), at);
       return;
     case 'function_call': {
       const name = readText(item, 'name', at);
@@ -71,11 +75,10 @@ function readItem(read: ReadItems, item: unknown, at: string): void {
     case 'custom_tool_call_output':
       push(
         read,
-        {
-          role: 'tool',
-          content: outputText(item['output'], `${at}/output`),
-          toolCallId: readText(item, 'call_id', at),
-        },
+        withContent(
+          { role: 'tool', content: '', toolCallId: readText(item, 'call_id', at) },
+          outputContent(item['output'], `${at}/output`, tally),
+        ),
         at,
       );
       return;
@@ -98,16 +101,17 @@ function addCall(read: ReadItems, call: ToolCall, at: string): void {
   push(read, { role: 'assistant', content: '', toolCalls: [call] }, at);
 }
 
-function readMessage(item: JsonObject, at: string): ChatMessage {
+function readMessage(item: JsonObject, at: string, tally: MediaTally): ChatMessage {
   const role = item['role'];
+  const where = `${at}/content`;
   switch (role) {
     case 'system':
     case 'developer':
-      return { role: 'system', content: contentText(item['content'], `${at}/content`) };
+      return { role: 'system', content: readContent(item['content'], where, undefined).text };
     case 'user':
-      return { role: 'user', content: contentText(item['content'], `${at}/content`) };
+      return withContent({ role: 'user', content: '' }, readContent(item['content'], where, tally));
     case 'assistant':
-      return { role: 'assistant', content: contentText(item['content'], `${at}/content`) };
+      return { role: 'assistant', content: readContent(item['content'], where, undefined).text };
     default:
       throw refuseField(`${at}/role`, "must be 'system', 'developer', 'user' or 'assistant'");
   }
@@ -119,36 +123,50 @@ function readText(item: JsonObject, key: string, at: string): string {
   return value;
 }
 
+/** A message's content: its text, and its parts where they hold more than text. */
+interface ReadContent {
+  text: string;
+  parts: ContentPart[];
+}
+
+/** The content on the message: its text, and the parts when there are images or files among them. */
+function withContent(message: ChatMessage, content: ReadContent): ChatMessage {
+  message.content = content.text;
+  if (hasRichParts(content.parts)) message.parts = content.parts;
+  return message;
+}
+
 /** The parts that are text: what a message of any role may hold. */
 const TEXT_PARTS = new Set(['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text']);
 
 /**
- * A message's content: a string, or its parts' text joined. Images and files are refused by name
- * until the gateway's messages carry them (decision 0020).
+ * A message's content: a string, or its parts, the text ones joined as the OpenAI door joins them.
+ * `input_image` and `input_file` parts (read-response-parts.ts) are taken where `tally` is given:
+ * on user messages and tool outputs, the places OpenAI takes them.
  */
-function contentText(content: unknown, at: string): string {
-  if (typeof content === 'string') return content;
+function readContent(content: unknown, at: string, tally: MediaTally | undefined): ReadContent {
+  if (typeof content === 'string') return { text: content, parts: [{ type: 'text', text: content }] };
   if (!Array.isArray(content)) throw refuseField(at, 'must be a string or an array of content parts');
-  let text = '';
+  const parts: ContentPart[] = [];
   content.forEach((part: unknown, index) => {
     const partAt = `${at}/${index}`;
     if (!isObject(part) || typeof part['type'] !== 'string')
       throw refuseField(`${partAt}/type`, 'must be a string');
     const type = part['type'];
-    if (TEXT_PARTS.has(type)) text += readText(part, 'text', partAt);
-    else if (type === 'refusal') text += readText(part, 'refusal', partAt);
+    if (TEXT_PARTS.has(type)) parts.push({ type: 'text', text: readText(part, 'text', partAt) });
+    else if (type === 'refusal') parts.push({ type: 'text', text: readText(part, 'refusal', partAt) });
     else if (type === 'input_image' || type === 'input_file') {
-      throw refuseField(
-        `${partAt}/type`,
-        `'${type}' parts are not supported yet by this gateway's Responses door: send text`,
-      );
+      if (tally === undefined) {
+        throw refuseField(`${partAt}/type`, `'${type}' parts belong on user messages and tool outputs`);
+      }
+      parts.push(readMediaPart(part, partAt, tally));
     } else throw refuseField(`${partAt}/type`, `'${type.slice(0, 64)}' content parts are not supported`);
   });
-  return text;
+  return { text: partsText(parts, ''), parts };
 }
 
-/** A tool's output: a string, or parts (text only, as above). */
-function outputText(output: unknown, at: string): string {
+/** A tool's output: a string, or parts (text, images, files). */
+function outputContent(output: unknown, at: string, tally: MediaTally): ReadContent {
   if (output === undefined || output === null) throw refuseField(at, 'must be a string or an array of parts');
-  return contentText(output, at);
+  return readContent(output, at, tally);
 }

@@ -122,9 +122,9 @@ describe('readResponsesRequest', () => {
     assert.equal(
       refusedParam({
         model: 'm',
-        input: [{ role: 'user', content: [{ type: 'input_file', file_data: 'x' }] }],
+        input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://a' }] }],
       }),
-      '/input/0/content/0/type',
+      '/input/0/content/0/file_url',
     );
     assert.equal(refusedParam({ model: 'm', input: [{ role: 'tool', content: 'x' }] }), '/input/0/role');
     assert.equal(refusedParam({ model: 'm', input: 'x', background: true }), '/background');

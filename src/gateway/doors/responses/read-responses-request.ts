@@ -4,6 +4,7 @@ import type { DoorChatRequest } from '../chat-door.ts';
 import { refuseField } from '../openai/openai-refusal.ts';
 import { JSON_OBJECT_SCHEMA } from '../openai/read-completion-request.ts';
 import { readResponseInput } from './read-response-items.ts';
+import { readReasoning } from './read-response-parts.ts';
 import { type ReadTools, readResponseTools, readToolChoice } from './read-response-tools.ts';
 
 /**
@@ -80,6 +81,8 @@ export function readResponsesRequest(raw: unknown): ResponsesRequest {
   const temperature = optionalNumber(body, 'temperature', 0, 2);
   const maxOutputTokens = optionalInteger(body, 'max_output_tokens', 1);
   const include = Array.isArray(body['include']) ? body['include'] : [];
+  // An effort the gateway cannot map is a 400 whatever the use case; the JSON one has no thinking.
+  const reasoning = readReasoning(body['reasoning']);
   const common = {
     model,
     stream,
@@ -116,6 +119,7 @@ export function readResponsesRequest(raw: unknown): ResponsesRequest {
   if (tools.definitions.length > 0) input.tools = tools.definitions;
   const choice = readToolChoice(body['tool_choice'], tools);
   if (choice !== undefined) input.toolChoice = choice;
+  if (reasoning !== undefined) input.reasoning = reasoning;
   return { ...common, use: 'chat', input };
 }
 
