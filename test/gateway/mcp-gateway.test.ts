@@ -59,7 +59,10 @@ describe('the MCP gateway through the official MCP client, to the site and an SD
           gone: { url: goneUrl },
         },
         callTimeoutMs: 600,
-        listTimeoutMs: 1_000,
+        // Listing is bounded by this; the slow-upstream case is mcp-door-bounds.test.ts's. Here the
+        // reachable upstreams must be listed even on a loaded machine: a site's first listing (its
+        // MCP SDK loaded on first use, a session opened) took over 1 s in a full run.
+        listTimeoutMs: 10_000,
       },
       apps: [
         { name: 'agent', secret: 'agent-secret-0123456789', mcp: { allow: ['site/*', 'kit/*', 'gone/*'] } },

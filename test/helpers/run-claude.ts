@@ -43,6 +43,11 @@ export interface ClaudeRunOptions {
   files?: Record<string, string | Uint8Array>;
   /** A working directory to use (and keep); by default a fresh one, removed after the run. */
   workdir?: string;
+  /**
+   * A HOME to use (and keep), for a second run that continues the first's conversation
+   * (`--continue` reads the session Claude Code saved there); by default a fresh one, removed.
+   */
+  home?: string;
   /** Default 60 s: a plain prompt against a local mock takes about one. */
   timeoutMs?: number;
   /** More environment, laid over claudeEnvironment's. */
@@ -65,7 +70,8 @@ export interface ClaudeRun extends BoundedRun {
 export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
   const binary = clientBinary('claude');
   if (binary === undefined) throw new Error('claude is not installed: skip with skipUnlessInstalled first');
-  const home = makeTempDir('claude-home');
+  const ownHome = options.home === undefined ? makeTempDir('claude-home') : undefined;
+  const home = { path: options.home ?? (ownHome as { path: string }).path };
   const ownWorkdir = options.workdir === undefined ? makeTempDir('claude-work') : undefined;
   const workdir = options.workdir ?? (ownWorkdir as { path: string }).path;
   try {
@@ -87,7 +93,7 @@ export async function runClaude(options: ClaudeRunOptions): Promise<ClaudeRun> {
     });
     return { ...run, result: parseResult(run.stdout), workdir, home: home.path };
   } finally {
-    home.remove();
+    ownHome?.remove();
     ownWorkdir?.remove();
   }
 }

@@ -4,6 +4,7 @@ import type { ContentPart, ReasoningRequest } from '../domain/content-parts.ts';
 import type { JsonNumberArray } from '../domain/json-number-array.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
+import type { MessagesRelay } from './messages-relay.ts';
 
 // The gateway's vocabulary lives in domain/; adapters keep importing it from here.
 // A kind's capabilities are part of its row (config/provider-kinds.ts); adapters take them from there.
@@ -116,5 +117,7 @@ export interface ProviderAdapter {
   /** Events as the upstream sends them; the first one arriving means the upstream answered. */
   streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent>;
   embed(call: EmbedCall, context: CallContext): Promise<EmbedResult>;
+  /** The Anthropic door's same-vendor lane: an `anthropic` slot's adapter only (CONTRACT 5.2). */
+  readonly relay?: MessagesRelay;
   close?(): Promise<void>;
 }

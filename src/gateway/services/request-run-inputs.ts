@@ -2,6 +2,7 @@ import type { FinishReason } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
+import { guessTokens } from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import type { RequestRun } from './request-run.ts';
 import type { RunTrace } from './run-trace.ts';
@@ -33,6 +34,12 @@ export interface AdmissionInput {
   maxOutputTokens: number | undefined;
   /** Input tokens of the request's images and PDFs (domain/media-tokens.ts), which are no text; read when needed. */
   mediaTokens?: (() => number) | undefined;
+}
+
+/** The input's tokens as the limits guess them (four characters to a token, and the media's count). */
+export function guessInputTokens(input: AdmissionInput): number {
+  const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
+  return guessTokens(texts) + (input.mediaTokens?.() ?? 0);
 }
 
 export interface AnsweredCall {

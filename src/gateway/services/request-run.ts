@@ -5,16 +5,22 @@ import type { Operation, UsageAttempt, UsageRecord } from '../../storage/ports.t
 import type { FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
-import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
+import type { ResponseUsage } from '../domain/usage.ts';
 import type { Admission } from '../limits/app-limiter.ts';
-import { guessTokens } from '../limits/estimate-usage.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { planOrFail } from './plan-or-fail.ts';
-import type { AbandonedCall, AdmissionInput, AnsweredCall, OpenWork, RunInit } from './request-run-inputs.ts';
+import {
+  type AbandonedCall,
+  type AdmissionInput,
+  type AnsweredCall,
+  guessInputTokens,
+  type OpenWork,
+  type RunInit,
+} from './request-run-inputs.ts';
 import { reserveLimits } from './run-admission.ts';
-import { attemptRow, boundedName, statusOf, sumCacheTokens } from './run-attempts.ts';
+import { attemptRow, boundedName, statusOf, sumCacheTokens, usageOfAttempts } from './run-attempts.ts';
 import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
@@ -79,9 +85,8 @@ export class RequestRun implements CallScope {
   /** Set once the limits let the request in: from then on it owes a record. */
   #admitted = false;
   #finished = false;
-  /** The request's input texts, guessed in tokens for a call the client abandoned. */
-  #inputTexts: AdmissionInput['texts'] = NO_TEXTS;
-  #mediaTokens: AdmissionInput['mediaTokens'];
+  /** The request's input, guessed in tokens for a call the client abandoned. */
+  #input: AdmissionInput = NO_INPUT;
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
   /** Set when the answer came from the response cache: what the original answer cost. */
@@ -141,8 +146,7 @@ export class RequestRun implements CallScope {
    * (`fromCache`) counts toward request limits only. The reservation is settled when the run finishes.
    */
   async admit(input: AdmissionInput, fromCache = false): Promise<void> {
-    this.#inputTexts = input.texts;
-    this.#mediaTokens = input.mediaTokens;
+    this.#input = input;
     const first = this.#candidates[0];
     try {
       this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
@@ -298,17 +302,7 @@ export class RequestRun implements CallScope {
 
   /** Usage over every attempt, as the answer reports it. */
   usage(): ResponseUsage {
-    return sumUsage(
-      this.attempts.map((a) => ({
-        tokensIn: a.tokensIn,
-        tokensOut: a.tokensOut,
-        costUsd: a.costUsd,
-        estimated: a.usageEstimated,
-        cacheReadTokens: a.cacheReadTokens,
-        cacheWrite5mTokens: a.cacheWrite5mTokens,
-        cacheWrite1hTokens: a.cacheWrite1hTokens,
-      })),
-    );
+    return usageOfAttempts(this.attempts);
   }
 
   elapsedMs(): number {
@@ -376,9 +370,7 @@ export class RequestRun implements CallScope {
    */
   async #accountAbandoned({ candidate, adapter, startedAt, deployment }: AbandonedCall): Promise<void> {
     this.#answeringDeployment = deployment;
-    const texts = this.#inputTexts;
-    const inputTokens =
-      guessTokens(typeof texts === 'function' ? texts() : texts) + (this.#mediaTokens?.() ?? 0);
+    const inputTokens = guessInputTokens(this.#input);
     await this.account({
       provider: candidate.provider,
       adapter,
@@ -399,4 +391,4 @@ export class RequestRun implements CallScope {
 }
 
 const NO_CANDIDATES: readonly PlannedCandidate[] = Object.freeze([]);
-const NO_TEXTS: readonly string[] = Object.freeze([]);
+const NO_INPUT: AdmissionInput = Object.freeze({ texts: Object.freeze([]), maxOutputTokens: undefined });

@@ -2,6 +2,7 @@ import { ApiError } from '../../platform/errors.ts';
 import type { CacheTokens, UsageAttempt } from '../../storage/ports.ts';
 import { MAX_MODEL_NAME_LENGTH } from '../domain/model-addressing.ts';
 import { NO_CACHE_TOKENS, type ReportedUsage, splitCacheTokens } from '../domain/reported-usage.ts';
+import { type ResponseUsage, sumUsage } from '../domain/usage.ts';
 
 /** What a run knows of one upstream call when it keeps it as an attempt. */
 export interface AttemptFields {
@@ -57,6 +58,21 @@ export function sumCacheTokens(attempts: readonly UsageAttempt[]): CacheTokens {
 }
 
 /** The ledger's status and error code of a request that ended with `error` (undefined: success). */
+/** Usage over every attempt, as the answer reports it. */
+export function usageOfAttempts(attempts: readonly UsageAttempt[]): ResponseUsage {
+  return sumUsage(
+    attempts.map((a) => ({
+      tokensIn: a.tokensIn,
+      tokensOut: a.tokensOut,
+      costUsd: a.costUsd,
+      estimated: a.usageEstimated,
+      cacheReadTokens: a.cacheReadTokens,
+      cacheWrite5mTokens: a.cacheWrite5mTokens,
+      cacheWrite1hTokens: a.cacheWrite1hTokens,
+    })),
+  );
+}
+
 export function statusOf(error: unknown): { status: number; code: string | null } {
   if (error === undefined) return { status: 200, code: null };
   if (error instanceof ApiError) return { status: error.statusCode, code: error.code };

@@ -12,9 +12,10 @@ import {
 } from '../domain/token-count.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
-import type { ChatCall, JsonSchemaFormat, ProviderCapabilities } from '../providers/provider.ts';
+import type { ChatCall, ChatResult, JsonSchemaFormat, ProviderCapabilities } from '../providers/provider.ts';
 import { countOrGuess } from './count-or-guess.ts';
 import type { RequestRun } from './request-run.ts';
+import type { CallSuccess } from './upstream-caller.ts';
 
 /** The assistant's message in an answer: its text, and the tool calls it made (absent when none). */
 export interface AnswerMessage {
@@ -68,6 +69,18 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
   const success = await run.call(run.candidates, (adapter, candidate, context) =>
     adapter.chat(toChatCall(input, candidate, adapter.capabilities), context),
   );
+  return chatAnswerOf(run, input, success);
+}
+
+/**
+ * The answer of a chat call that succeeded, accounted on the run: shared with the Anthropic door's
+ * cross-vendor attempts (run-messages.ts).
+ */
+export async function chatAnswerOf(
+  run: RequestRun,
+  input: ChatInput,
+  success: CallSuccess<ChatResult>,
+): Promise<ChatAnswer> {
   run.markAnswered();
   const result = success.value;
   await run.account({

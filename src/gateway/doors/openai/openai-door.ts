@@ -2,6 +2,7 @@ import type { TypedInstance } from '../../http/typed-instance.ts';
 import { listAddressableModels, resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runEmbed } from '../../services/run-embed.ts';
+import { toAnthropicModelList } from '../anthropic/to-anthropic-model-list.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
 import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
@@ -16,7 +17,8 @@ import { toOpenAIModelList } from './to-openai-model-list.ts';
 /**
  * The OpenAI-compatible door (CONTRACT 4.2), base URL `http://host:8787/v1`: `POST
  * /v1/chat/completions` and `POST /v1/embeddings`, each a translation onto the same use cases as
- * the native routes, and `GET /v1/models`. Registered inside the authenticated /v1 scope, in a
+ * the native routes, and `GET /v1/models` (in Anthropic's shape for a request with
+ * `anthropic-version`). Registered inside the authenticated /v1 scope, in a
  * context of its own whose error handler answers every failure in OpenAI's error shape, with the
  * native route's status: the auth hook's 401 and Fastify's own 400/413/415 included.
  */
@@ -59,6 +61,13 @@ function registerModels(app: TypedInstance, deps: GatewayDeps): void {
     id: listed.id,
     ownedBy: listed.kind === 'route' ? 'gateway' : listed.slot,
   }));
-  const body = toOpenAIModelList(models, created);
-  app.get('/v1/models', { schema: { hide: true } }, async () => body);
+  const openAIList = toOpenAIModelList(models, created);
+  const anthropicList = toAnthropicModelList(
+    models,
+    new Date(created * 1000).toISOString().replace('.000Z', 'Z'),
+  );
+  // Anthropic's clients name their API version on every request; OpenAI's never do (CONTRACT 5.2).
+  app.get('/v1/models', { schema: { hide: true } }, async (request) =>
+    request.headers['anthropic-version'] === undefined ? openAIList : anthropicList,
+  );
 }

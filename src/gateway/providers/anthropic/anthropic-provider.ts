@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
+import type { MessagesRelay } from '../messages-relay.ts';
 import type {
   CallContext,
   ChatCall,
@@ -13,6 +14,7 @@ import type {
 } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { mapAnthropicHttpError } from './anthropic-error.ts';
+import { AnthropicRelay } from './anthropic-relay.ts';
 import { fromAnthropicResponse } from './from-anthropic-response.ts';
 import { fromAnthropicStream } from './from-anthropic-stream.ts';
 import { type AnthropicRequestBody, toAnthropicRequest } from './to-anthropic-request.ts';
@@ -36,6 +38,8 @@ export class AnthropicProvider implements ProviderAdapter {
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
   readonly #defaultMaxTokens: number;
+  /** The Anthropic door's same-vendor lane: the client's body as it wrote it (CONTRACT 5.2). */
+  readonly relay: MessagesRelay;
 
   constructor(settings: SettingsOfKind<'anthropic'>, options: AnthropicProviderOptions = {}) {
     this.slot = settings.slot;
@@ -47,6 +51,13 @@ export class AnthropicProvider implements ProviderAdapter {
       settings.timeouts,
       options.dispatcher,
     );
+    this.relay = new AnthropicRelay({
+      slot: settings.slot,
+      http: this.#http,
+      apiKey: settings.apiKey,
+      path: ANTHROPIC_MESSAGES_PATH,
+      defaultVersion: ANTHROPIC_VERSION,
+    });
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {

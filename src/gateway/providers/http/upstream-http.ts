@@ -54,6 +54,8 @@ export interface UpstreamRequest {
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /** A body already written as JSON, sent as it is (the Anthropic door's same-vendor lane); wins over `body`. */
+  bodyText?: string;
   signal: AbortSignal;
 }
 
@@ -193,8 +195,9 @@ export class UpstreamHttp {
   }
 
   #dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
+    const body = request.bodyText ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
     let headers: Record<string, string> =
-      request.body === undefined
+      body === undefined
         ? (request.headers ?? {})
         : { 'content-type': 'application/json', ...request.headers };
     // The traced attempt's context goes upstream (W3C Trace Context), whatever the adapter.
@@ -205,7 +208,7 @@ export class UpstreamHttp {
       path: this.#basePath + request.path,
       method: request.method ?? 'POST',
       headers,
-      body: request.body === undefined ? null : JSON.stringify(request.body),
+      body: body ?? null,
     };
   }
 

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addToTopLevelObject, findTopLevelValue, replaceTopLevelValue } from './json-splice.ts';
+
+describe('replaceTopLevelValue', () => {
+  it('replaces only the top-level model, keeping every other byte', () => {
+    const text =
+      '{ "messages":[{"role":"user","content":[{"type":"text","text":"\\"model\\": x","model":1}]}],\n "model" : "claude-x" ,"max_tokens":1e3}';
+    const out = replaceTopLevelValue(text, 'model', '"upstream-model"');
+    assert.equal(out, text.replace('"claude-x"', '"upstream-model"'));
+    assert.equal(JSON.parse(out as string).max_tokens, 1000);
+  });
+
+  it('takes the last of a repeated key, as JSON.parse does, and decodes escaped keys', () => {
+    const text = '{"model":"a","mod\\u0065l":"b"}';
+    const out = replaceTopLevelValue(text, 'model', '"c"') as string;
+    assert.equal(out, '{"model":"a","mod\\u0065l":"c"}');
+    assert.equal(JSON.parse(out).model, 'c');
+  });
+
+  it('finds values after nested strings with brackets and escapes', () => {
+    const text = '{"system":[{"text":"}]{[\\\\"}],"model":"m"}';
+    assert.deepEqual(findTopLevelValue(text, 'model'), { start: text.length - 4, end: text.length - 1 });
+  });
+
+  it('says undefined for a missing key or a text that is not an object', () => {
+    assert.equal(replaceTopLevelValue('{"a":1}', 'model', '"x"'), undefined);
+    assert.equal(replaceTopLevelValue('[1]', 'model', '"x"'), undefined);
+    assert.equal(replaceTopLevelValue('{}', 'model', '"x"'), undefined);
+  });
+});
+
+describe('addToTopLevelObject', () => {
+  it('adds a member at the end of the usage object', () => {
+    const text = '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12}}';
+    const out = addToTopLevelObject(text, 'usage', 'cost_usd', '0.0012') as string;
+    assert.equal(
+      out,
+      '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":12,"cost_usd":0.0012}}',
+    );
+  });
+
+  it('adds to an empty object without a comma, and refuses a field that is not an object', () => {
+    assert.equal(addToTopLevelObject('{"usage": { } }', 'usage', 'c', '1'), '{"usage": { "c":1} }');
+    assert.equal(addToTopLevelObject('{"usage":null}', 'usage', 'c', '1'), undefined);
+  });
+});
