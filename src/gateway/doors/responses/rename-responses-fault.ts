@@ -7,10 +7,10 @@ import type { ResponsesRequest } from './read-responses-request.ts';
  * message's pointer becomes the item it was read from (`/input/5`), the tool choice
  * `/tool_choice`. A tool's pointer keeps its index into the tools the upstream was given.
  */
-export function renameResponsesFault(error: unknown, request: ResponsesRequest): unknown {
+export function renameResponsesFault(error: unknown, request?: ResponsesRequest): unknown {
   if (!(error instanceof ApiError) || !Array.isArray(error.details)) return error;
   const details = (error.details as unknown[]).map((item) =>
-    isIssue(item) ? { ...item, path: renamePointer(item.path, request.sources) } : item,
+    isIssue(item) ? { ...item, path: renamePointer(item.path, request?.sources ?? []) } : item,
   );
   return new ApiError(error.code, error.message, { details, cause: error });
 }

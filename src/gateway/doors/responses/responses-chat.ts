@@ -35,7 +35,9 @@ export function responsesChat(keep: KeepResponse): ChatDoor<ResponsesRequest> {
     read: readResponsesRequest,
     renameFault: renameResponsesFault,
     headers: (_context, request) =>
-      request.tools.ignored.length === 0 ? {} : { [IGNORED_TOOLS_HEADER]: request.tools.ignored.join(',') },
+      request === undefined || request.tools.ignored.length === 0
+        ? {}
+        : { [IGNORED_TOOLS_HEADER]: request.tools.ignored.join(',') },
     answer(answer, request, context) {
       const id = responseIdOf(answer.id);
       const end = endOf(answer.finishReason);
