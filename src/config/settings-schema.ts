@@ -116,6 +116,18 @@ export const UsageSettingsSchema = Type.Object(
       default: 400,
       description: 'Ledger rows older than this are deleted; 0 keeps them forever.',
     }),
+    storedResponseDays: PositiveInt({
+      default: 30,
+      description: 'How long a Responses API answer stored with `store: true` is kept (CONTRACT 5.4).',
+    }),
+    storedResponsesPerApp: PositiveInt({
+      default: 10_000,
+      description: 'Most stored Responses an app keeps; its oldest beyond this are deleted.',
+    }),
+    storedResponseMaxBytes: PositiveInt({
+      default: 8 * 1024 * 1024,
+      description: 'Largest conversation (input items, as JSON) a request with `store: true` may keep.',
+    }),
   },
   strict,
 );

@@ -22,6 +22,7 @@ import {
 } from './doors/native/native-schemas.ts';
 import { GATEWAY_API_VERSION, openApiOptions } from './doors/native/openapi-document.ts';
 import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
+import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
 import { traceRequests } from './http/trace-requests.ts';
@@ -30,6 +31,7 @@ import type { RefusalCounter } from './limits/refusal-counter.ts';
 import type { McpToolMetrics } from './observability/mcp-metrics.ts';
 import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
 import type { GatewayDeps } from './services/gateway-deps.ts';
+import { ResponseMemory } from './services/response-memory.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
@@ -98,5 +100,10 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
   registerNativeDoor(v1, deps);
   await registerOpenAIDoor(v1, deps);
   await registerAnthropicDoor(v1, deps);
+  await registerResponsesDoor(
+    v1,
+    deps,
+    new ResponseMemory(deps.storage.responses, deps.config.usage, deps.clock),
+  );
   await registerMcpDoor(v1, { ...deps, version: GATEWAY_API_VERSION });
 }

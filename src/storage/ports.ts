@@ -171,8 +171,37 @@ export interface SessionRevocations {
   isRevoked(nonce: string): Promise<boolean>;
 }
 
+/** A Response kept for its app (CONTRACT 5.4, migration 008): both texts are JSON. */
+export interface StoredResponse {
+  app: string;
+  id: string;
+  /** Epoch ms. */
+  createdAt: number;
+  expiresAt: number;
+  /** The Response object. */
+  response: string;
+  /** The input items it answered, the conversation before it included. */
+  inputItems: string;
+}
+
+/**
+ * Responses kept for the app that asked (`store: true`), each found only by its own app and only
+ * until it expires. Every write also deletes, in passing, a bounded number of expired rows and
+ * the app's rows beyond `maxPerApp` (oldest first), so the table is bounded without a sweeper.
+ */
+export interface StoredResponses {
+  /** Keeps one; an id already kept for the app is left as it is. */
+  put(record: StoredResponse, maxPerApp: number, now: number): Promise<void>;
+  /** The app's unexpired response of that id, or undefined. */
+  get(app: string, id: string, now: number): Promise<StoredResponse | undefined>;
+  /** Whether the app had one of that id (now gone). */
+  delete(app: string, id: string): Promise<boolean>;
+}
+
 export interface Storage {
   apps: AppStore;
+  /** Responses API answers kept with `store: true`. */
+  responses: StoredResponses;
   usage: UsageLedger;
   /** The ledger's rollups, for every app at once (admin API and dashboard). */
   insights: LedgerInsights;

@@ -20,6 +20,7 @@ export function reportUnavailable(storage: Storage, isUnavailable: IsUnavailable
     insights: guard(storage.insights),
     subscribers: guard(storage.subscribers),
     sessionRevocations: guard(storage.sessionRevocations),
+    responses: guard(storage.responses),
     ping: guard({ ping: storage.ping }).ping,
     close: storage.close,
   };

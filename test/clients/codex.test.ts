@@ -6,13 +6,16 @@ import { listenForClients } from '../helpers/anthropic-door-client.ts';
 import { makeTempDir, skipUnlessInstalled } from '../helpers/client-package.ts';
 import { ADD_FILE_PATCH } from '../helpers/codex-patches.ts';
 import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
+import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
 import { runCodex } from '../helpers/run-codex.ts';
 
 /**
  * The real Codex CLI (test/clients, `codex exec`) on the Responses API: straight against the
  * recording OpenAI mock, which proves the helpers and the mock's /v1/responses; and through the
- * gateway, which has no Responses door yet (issue 29), so that test is `todo` until it does.
+ * gateway's Responses door (issue 29) on an OpenAI, an Anthropic and a Gemini slot, each vendor's strict
+ * mock: a plain prompt, and a custom apply_patch call that Codex applies and answers.
  */
 
 const skip = skipUnlessInstalled('codex');
@@ -60,30 +63,110 @@ describe('Codex CLI against the recording Responses mock', { skip }, () => {
   });
 });
 
-describe('Codex CLI through the gateway', { skip }, () => {
-  let mock: MockOpenAIServer;
-  before(async () => {
-    mock = await startMockOpenAI({ apiKey: 'sk-upstream' });
-  });
-  const gw = shareGateway(() => ({
-    env: { PROVIDER_A_KIND: 'openai', PROVIDER_A_BASE_URL: mock.baseUrl, PROVIDER_A_API_KEY: 'sk-upstream' },
-  }));
-  after(() => mock.close());
+/** The slot kinds Codex is tried through: each vendor's strict mock, scripted the same way. */
+const UPSTREAMS = [
+  {
+    kind: 'openai',
+    model: 'provider-a/gpt-5.5',
+    start: async () => {
+      const mock = await startMockOpenAI({ apiKey: 'sk-upstream' });
+      return {
+        url: mock.baseUrl,
+        mock,
+        requests: () => mock.requests.map((r) => r.body as Record<string, any>),
+      };
+    },
+  },
+  {
+    kind: 'anthropic',
+    // A model Codex knows (it offers apply_patch only to models it has metadata for), served by
+    // the only slot: the default route goes to the Anthropic slot and its default model.
+    model: 'gpt-5.5',
+    start: async () => {
+      const mock = await startMockAnthropic();
+      return {
+        url: mock.origin,
+        mock,
+        requests: () => mock.requests.map((r) => r.body as Record<string, any>),
+      };
+    },
+  },
+  {
+    kind: 'gemini',
+    model: 'gpt-5.5',
+    start: async () => {
+      const mock = await MockGeminiServer.start({ apiKey: 'sk-upstream', streamEventDelayMs: 0 });
+      return {
+        url: mock.origin,
+        mock,
+        requests: () => mock.requests.map((r) => r.body as Record<string, any>),
+      };
+    },
+  },
+] as const;
 
-  it('completes a plain prompt', {
-    todo: 'the gateway has no POST /v1/responses yet (issue 29): 404',
-  }, async () => {
-    mock.replyNext({ text: 'PONG' });
-    const origin = await listenForClients(gw);
-    // Codex's own retries (5 reconnects, about 7 s against a 404) would only slow the failure.
-    const run = await runCodex({
-      baseUrl: `${origin}/v1`,
-      apiKey: `${APP}:${SECRET}`,
-      prompt: 'Say PONG.',
-      requestMaxRetries: 0,
-      streamMaxRetries: 0,
+for (const upstream of UPSTREAMS) {
+  describe(`Codex CLI through the gateway, on a slot of kind ${upstream.kind}`, { skip }, () => {
+    let started: Awaited<ReturnType<(typeof upstream)['start']>>;
+    before(async () => {
+      started = await upstream.start();
     });
-    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-    assert.equal(run.lastMessage, 'PONG');
+    const gw = shareGateway(() => ({
+      env: {
+        PROVIDER_A_KIND: upstream.kind,
+        PROVIDER_A_BASE_URL: started.url,
+        PROVIDER_A_API_KEY: 'sk-upstream',
+      },
+    }));
+    after(() => started.mock.close());
+
+    it('completes a plain prompt', async () => {
+      started.mock.replyNext({ text: 'PONG' });
+      const origin = await listenForClients(gw);
+      const run = await runCodex({
+        baseUrl: `${origin}/v1`,
+        apiKey: `${APP}:${SECRET}`,
+        model: upstream.model,
+        prompt: 'Say PONG.',
+        requestMaxRetries: 0,
+        streamMaxRetries: 0,
+      });
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+      assert.equal(run.lastMessage, 'PONG');
+    });
+
+    it('applies a custom apply_patch call and sends its output back through the gateway', async (t) => {
+      const workdir = makeTempDir('codex-work');
+      t.after(() => workdir.remove());
+      const before = started.requests().length;
+      // The upstream knows apply_patch as a function of one string argument, `input`.
+      started.mock.replyNext({
+        toolCalls: [{ id: 'call_patch_1', name: 'apply_patch', arguments: { input: ADD_FILE_PATCH } }],
+      });
+      started.mock.replyNext({ text: 'Created hello.txt.' });
+      const origin = await listenForClients(gw);
+      const run = await runCodex({
+        baseUrl: `${origin}/v1`,
+        apiKey: `${APP}:${SECRET}`,
+        model: upstream.model,
+        prompt: 'Create hello.txt saying hello.',
+        workdir: workdir.path,
+        requestMaxRetries: 0,
+        streamMaxRetries: 0,
+      });
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+      assert.equal(run.lastMessage, 'Created hello.txt.');
+      assert.equal(readFileSync(join(workdir.path, 'hello.txt'), 'utf8'), 'Hello from the patch.\n');
+      const sent = started.requests().slice(before);
+      assert.equal(sent.length, 2);
+      // Codex's hosted tools were left out; its custom tool went as a function of one string.
+      const tools = JSON.stringify(sent[0]?.['tools']);
+      assert.ok(!tools.includes('web_search'));
+      assert.ok(tools.includes('apply_patch'));
+      // The second turn carries the call and its output, as the upstream's own wire has them.
+      const text = JSON.stringify(sent[1]);
+      assert.ok(text.includes('call_patch_1'));
+      assert.match(text, /Success/);
+    });
   });
-});
+}

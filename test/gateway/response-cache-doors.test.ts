@@ -132,6 +132,28 @@ const DOORS: Door[] = [
       return { text, usage, cost: cost_usd, events: names(events, (e) => e.event) };
     },
   },
+  {
+    name: 'Responses /v1/responses',
+    path: '/v1/responses',
+    body: (prompt, stream) => ({ model: 'simulated-chat', input: prompt, stream }),
+    read(reply, stream) {
+      if (!stream) {
+        const text = reply.body.output
+          .flatMap((item: { content?: { text: string }[] }) => item.content ?? [])
+          .map((part: { text: string }) => part.text)
+          .join('');
+        return { text, usage: reply.body.usage, cost: costHeader(reply), events: [] };
+      }
+      const events = parseSse(reply.text);
+      const text = events
+        .filter((e) => e.event === 'response.output_text.delta')
+        .map((e) => (e.data as { delta: string }).delta)
+        .join('');
+      const done = events.at(-1)?.data as { response: { usage: { cost_usd: number } } };
+      const { cost_usd, ...usage } = done.response.usage;
+      return { text, usage, cost: cost_usd, events: names(events, (e) => e.event) };
+    },
+  },
 ];
 
 async function send(

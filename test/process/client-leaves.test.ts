@@ -22,7 +22,7 @@ const PROMPT_1MIB = 'The quick brown fox jumps over the lazy dog. '
   .repeat(Math.ceil(2 ** 20 / 45))
   .slice(0, 2 ** 20);
 
-type Door = 'native' | 'openai' | 'anthropic';
+type Door = 'native' | 'openai' | 'anthropic' | 'responses';
 type Moment = 'counting' | 'waiting' | 'mid-stream';
 
 /** The slot each moment's requests go to, and when their client leaves. */
@@ -30,12 +30,22 @@ const MOMENTS: Record<Moment, { slot: string; prompt: string; leave: Record<Door
   counting: {
     slot: 'provider-a',
     prompt: PROMPT_1MIB,
-    leave: { native: { afterSentMs: 30 }, openai: { afterSentMs: 30 }, anthropic: { afterSentMs: 30 } },
+    leave: {
+      native: { afterSentMs: 30 },
+      openai: { afterSentMs: 30 },
+      anthropic: { afterSentMs: 30 },
+      responses: { afterSentMs: 30 },
+    },
   },
   waiting: {
     slot: 'provider-b',
     prompt: 'answer me later',
-    leave: { native: { afterSentMs: 100 }, openai: { afterSentMs: 100 }, anthropic: { afterSentMs: 100 } },
+    leave: {
+      native: { afterSentMs: 100 },
+      openai: { afterSentMs: 100 },
+      anthropic: { afterSentMs: 100 },
+      responses: { afterSentMs: 100 },
+    },
   },
   'mid-stream': {
     slot: 'provider-c',
@@ -44,6 +54,7 @@ const MOMENTS: Record<Moment, { slot: string; prompt: string; leave: Record<Door
       native: { afterReading: /event: delta/ },
       openai: { afterReading: /"delta":\{"content":"[^"]/ },
       anthropic: { afterReading: /text_delta/ },
+      responses: { afterReading: /response\.output_text\.delta/ },
     },
   },
 };
@@ -52,12 +63,14 @@ const PATHS: Record<Door, string> = {
   native: '/v1/chat',
   openai: '/v1/chat/completions',
   anthropic: '/v1/messages',
+  responses: '/v1/responses',
 };
 
 function bodyFor(door: Door, slot: string, prompt: string, stream: boolean): string {
   const messages = [{ role: 'user', content: prompt }];
   if (door === 'native') return JSON.stringify({ messages, provider: slot, stream });
   if (door === 'openai') return JSON.stringify({ model: `${slot}/simulated-chat`, messages, stream });
+  if (door === 'responses') return JSON.stringify({ model: `${slot}/simulated-chat`, input: prompt, stream });
   return JSON.stringify({ model: `${slot}/simulated-chat`, max_tokens: 200, messages, stream });
 }
 
@@ -69,7 +82,7 @@ interface Case {
 }
 
 const CASES: Case[] = [];
-for (const door of ['native', 'openai', 'anthropic'] as const) {
+for (const door of ['native', 'openai', 'anthropic', 'responses'] as const) {
   for (const moment of ['counting', 'waiting', 'mid-stream'] as const) {
     for (const stream of moment === 'mid-stream' ? [true] : [true, false]) {
       CASES.push({ door, moment, stream, app: `leave-${door}-${moment}-${stream ? 'stream' : 'plain'}` });

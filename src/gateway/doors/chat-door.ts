@@ -51,11 +51,16 @@ export interface ChatDoor<R extends DoorChatRequest> {
   read(body: unknown): R;
   /**
    * A fault the shared tool validation found, named by JSON Pointers into the ChatInput, renamed
-   * to the fields the client wrote (or the error as it is, when the two agree).
+   * to the fields the client wrote (or the error as it is, when the two agree); given the
+   * request read, for a door whose translation moved fields (the Responses door's items), where
+   * the caller has it (the Anthropic door's same-vendor lane reads no request).
    */
-  renameFault(error: unknown): unknown;
-  /** Headers on every answer, streamed or not (Anthropic's `request-id`). */
-  headers(context: AnswerContext): Readonly<Record<string, string>>;
+  renameFault(error: unknown, request?: R): unknown;
+  /**
+   * Headers on every answer, streamed or not: Anthropic's `request-id`, the Responses door's
+   * `x-gateway-ignored-tools` (which depends on the request).
+   */
+  headers(context: AnswerContext, request?: R): Readonly<Record<string, string>>;
   /** A whole answer as the door's body, with the headers it needs (the cost). */
   answer(answer: ChatAnswer, request: R, context: AnswerContext): DoorAnswer;
   /** The stream as server-sent frames; the generator's return value is the last of them. */

@@ -47,7 +47,7 @@ export function serveChat<R extends DoorChatRequest>(
   try {
     validateToolRequest(input, deps.schemas);
   } catch (error) {
-    throw door.renameFault(error);
+    throw door.renameFault(error, read);
   }
   const operation = read.stream ? 'chat_stream' : 'chat';
   const cache = deps.responseCache.policyFor(request.appName, input.task, request.headers[CACHE_HEADER]);
@@ -85,12 +85,12 @@ async function deliver<R extends DoorChatRequest>(
 ): Promise<void> {
   const context: AnswerContext = { requestId: String(reply.request.id), receivedAt: run.receivedAt };
   if ('start' in answer) {
-    const headers = { ...run.responseHeaders, ...door.headers(context) };
+    const headers = { ...run.responseHeaders, ...door.headers(context, read) };
     const frames = door.frames(answer, read, context);
     await writeEventStream(reply, frames, deps.config.streamKeepAliveMs, headers, door.keepAlive);
     return;
   }
-  reply.headers(door.headers(context));
+  reply.headers(door.headers(context, read));
   sendAnswer(reply, run, door.answer(answer, read, context));
 }
 

@@ -29,7 +29,8 @@ const INFERENCE_ROUTES: Readonly<Record<string, readonly [frontDoor: string, ope
 export function countRequestsWithoutRun(scope: FastifyInstance, metrics: RunMetrics | undefined): void {
   if (metrics === undefined) return;
   scope.addHook('onResponse', (request, reply, done) => {
-    if (request.runStarted !== true && typeof request.appName === 'string') {
+    // Every inference route is a POST (a GET of /v1/responses is a refused WebSocket handshake).
+    if (request.runStarted !== true && request.method === 'POST' && typeof request.appName === 'string') {
       const route = INFERENCE_ROUTES[request.routeOptions.url ?? ''];
       if (route !== undefined)
         metrics.refusedBeforeRun(request.appName, route[1], route[0], reply.statusCode);

@@ -6,6 +6,7 @@ import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
+import { SqliteStoredResponses } from './sqlite-stored-responses.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
 import { isSqliteUnavailable } from './sqlite-unavailable.ts';
 import { ATTEMPT_INSERT, REQUEST_INSERT, SqliteUsageLedger } from './sqlite-usage-ledger.ts';
@@ -35,6 +36,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
       subscribers: new SqliteSubscriberStore(db),
       sessionRevocations: new SqliteSessionRevocations(db),
+      responses: new SqliteStoredResponses(db),
       ping: async () => {
         ping.get();
       },

@@ -7,6 +7,7 @@ import { PgConnections } from './pg-connections.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { PgSessionRevocations } from './pg-session-revocations.ts';
 import { STATEMENT_TIMEOUT_MS } from './pg-statement-timeout.ts';
+import { PgStoredResponses } from './pg-stored-responses.ts';
 import { PgSubscriberStore } from './pg-subscriber-store.ts';
 import { PgUsageLedger } from './pg-usage-ledger.ts';
 import { isPostgresUnavailable } from './postgres-unavailable.ts';
@@ -45,6 +46,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
       ),
       subscribers: new PgSubscriberStore(connections),
       sessionRevocations: new PgSessionRevocations(connections),
+      responses: new PgStoredResponses(connections),
       ping: async () => {
         await connections.query('SELECT 1');
       },
