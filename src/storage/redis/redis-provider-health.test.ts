@@ -32,9 +32,13 @@ describe('RedisProviderHealth: a circuit per deployment, shared by instances', (
     first.recordFailure(east, now);
     first.recordFailure(east, now);
     assert.equal(first.state(east, now), 'open');
-    // The write is not awaited by the caller; the other instance's next poll reads it.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    await second.refresh();
+    // The write is not awaited by the caller; the other instance's next poll reads it, once the
+    // write arrived (50 ms was not always enough on a loaded machine: poll, for up to 5 s).
+    const deadline = Date.now() + 5_000;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await second.refresh();
+    } while (second.state(east, now) !== 'open' && Date.now() < deadline);
     assert.equal(second.state(east, now), 'open');
     assert.equal(second.tryAcquire(east, now), false);
     assert.equal(second.state(west, now), 'closed');
