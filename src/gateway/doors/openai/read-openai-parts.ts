@@ -47,7 +47,7 @@ function readImageUrl(value: unknown, at: string, tally: MediaTally): ImagePart 
   if (typeof value !== 'object' || value === null) throw refuseField(at, 'must be an object');
   const { url, detail } = value as Record<string, unknown>;
   if (typeof url !== 'string') throw refuseField(`${at}/url`, 'must be a string');
-  const part: ImagePart = { type: 'image', source: readSource(url, `${at}/url`, tally, 'image') };
+  const part: ImagePart = { type: 'image', source: readMediaSource(url, `${at}/url`, tally, 'image') };
   if (detail !== undefined && detail !== null) {
     if (typeof detail !== 'string' || !DETAILS.has(detail))
       throw refuseField(`${at}/detail`, "must be 'auto', 'low' or 'high'");
@@ -66,12 +66,23 @@ function readFile(value: unknown, at: string, tally: MediaTally): FilePart {
     throw refuseField(`${at}/file_data`, 'must be a non-empty string');
   // OpenAI's own examples send a data URL; bare base64 is taken as a PDF.
   const url = data.startsWith('data:') ? data : `data:${PDF_MEDIA_TYPE};base64,${data}`;
-  const part: FilePart = { type: 'file', source: readSource(url, `${at}/file_data`, tally, 'file') };
+  const part: FilePart = { type: 'file', source: readMediaSource(url, `${at}/file_data`, tally, 'file') };
   if (typeof filename === 'string' && filename !== '') part.filename = filename.slice(0, 256);
   return part;
 }
 
-function readSource(url: string, at: string, tally: MediaTally, kind: 'image' | 'file'): MediaSource {
+/**
+ * A media URL of OpenAI's APIs (an image's `url`, a file's `file_data` as a data URL) as the
+ * gateway's source: base64 of an allowed type, checked and counted against the request's media
+ * bound, or for an image an https URL passed on (the gateway never fetches it). The Responses
+ * door reads its parts with it too.
+ */
+export function readMediaSource(
+  url: string,
+  at: string,
+  tally: MediaTally,
+  kind: 'image' | 'file',
+): MediaSource {
   const inline = readDataUrl(url);
   if (inline !== undefined) {
     const allowed =

@@ -1,19 +1,14 @@
 import {
-  base64DecodedBytes,
   type ContentPart,
   type FilePart,
-  IMAGE_MEDIA_TYPES,
   type ImagePart,
-  isPassableUrl,
-  MAX_MEDIA_URL_CHARS,
-  type MediaSource,
   type MediaTally,
   PDF_MEDIA_TYPE,
   type ReasoningRequest,
-  readDataUrl,
 } from '../../domain/content-parts.ts';
 import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
 import { refuseField } from '../openai/openai-refusal.ts';
+import { readMediaSource } from '../openai/read-openai-parts.ts';
 
 /**
  * The Responses API's media parts onto the gateway's content parts (domain/content-parts.ts):
@@ -36,7 +31,7 @@ function readImage(part: JsonObject, at: string, tally: MediaTally): ImagePart {
   }
   const url = part['image_url'];
   if (typeof url !== 'string') throw refuseField(`${at}/image_url`, 'must be a string');
-  const image: ImagePart = { type: 'image', source: readSource(url, `${at}/image_url`, tally, 'image') };
+  const image: ImagePart = { type: 'image', source: readMediaSource(url, `${at}/image_url`, tally, 'image') };
   const detail = part['detail'];
   // `original` (newer models) asks for no downscaling: the nearest the other vendors have is high.
   if (detail === 'original') image.detail = 'high';
@@ -56,37 +51,10 @@ function readFile(part: JsonObject, at: string, tally: MediaTally): FilePart {
   if (typeof data !== 'string' || data === '')
     throw refuseField(`${at}/file_data`, 'must be a non-empty string');
   const url = data.startsWith('data:') ? data : `data:${PDF_MEDIA_TYPE};base64,${data}`;
-  const file: FilePart = { type: 'file', source: readSource(url, `${at}/file_data`, tally, 'file') };
+  const file: FilePart = { type: 'file', source: readMediaSource(url, `${at}/file_data`, tally, 'file') };
   const filename = part['filename'];
   if (typeof filename === 'string' && filename !== '') file.filename = filename.slice(0, 256);
   return file;
-}
-
-function readSource(url: string, at: string, tally: MediaTally, kind: 'image' | 'file'): MediaSource {
-  const inline = readDataUrl(url);
-  if (inline !== undefined) {
-    const allowed =
-      kind === 'image' ? IMAGE_MEDIA_TYPES.has(inline.mediaType) : inline.mediaType === PDF_MEDIA_TYPE;
-    if (!allowed) {
-      const expected = kind === 'image' ? [...IMAGE_MEDIA_TYPES].join(', ') : PDF_MEDIA_TYPE;
-      throw refuseField(at, `the data URL's type must be one of ${expected}`);
-    }
-    const bytes = base64DecodedBytes(inline.data);
-    if (bytes === undefined || bytes === 0) throw refuseField(at, "the data URL's data must be base64");
-    const refused = tally.add(bytes);
-    if (refused !== undefined) throw refuseField(at, refused);
-    return { kind: 'base64', mediaType: inline.mediaType, data: inline.data };
-  }
-  if (kind === 'file') throw refuseField(at, `must be base64 data or a data URL (${PDF_MEDIA_TYPE})`);
-  if (!isPassableUrl(url)) {
-    throw refuseField(
-      at,
-      `must be a base64 data URL or an https URL of at most ${MAX_MEDIA_URL_CHARS} characters`,
-    );
-  }
-  const refused = tally.add(0);
-  if (refused !== undefined) throw refuseField(at, refused);
-  return { kind: 'url', url };
 }
 
 /**
