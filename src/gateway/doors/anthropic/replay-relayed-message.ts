@@ -39,7 +39,9 @@ function blockEvents(block: Json): [string, Json][] {
   const delta = (payload: Json) => events.push(['content_block_delta', { delta: payload }]);
   if (block.type === 'text' && typeof block.text === 'string') {
     const { text, citations, ...rest } = block;
-    events.push(['content_block_start', { content_block: { ...rest, text: '' } }]);
+    // Citations stream as deltas; a `citations: null` stays on the block, as the upstream wrote it.
+    const start = Array.isArray(citations) || citations === undefined ? rest : { ...rest, citations };
+    events.push(['content_block_start', { content_block: { ...start, text: '' } }]);
     if (text !== '') delta({ type: 'text_delta', text });
     if (Array.isArray(citations))
       for (const citation of citations) delta({ type: 'citations_delta', citation });
