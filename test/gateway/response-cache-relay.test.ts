@@ -89,15 +89,24 @@ async function ledgerRowOf(gw: Harness, requestId: string): Promise<UsageRecord>
 }
 
 /** What a client makes of a stream: the message it rebuilds, the event names (runs of one taken as one), cost_usd. */
-function readStream(text: string): { message: Record<string, any>; events: string[]; costUsd: unknown } {
+function readStream(text: string): {
+  message: Record<string, any>;
+  events: string[];
+  costUsd: unknown;
+  said: { start: unknown; delta: unknown };
+} {
   const events: string[] = [];
+  const said: { start: unknown; delta: unknown } = { start: undefined, delta: undefined };
   let message: Record<string, any> = {};
   let costUsd: unknown;
   const inputs = new Map<number, string>();
   for (const { event, data } of sseMessages(text)) {
     if (event !== undefined && events.at(-1) !== event) events.push(event);
     const payload = JSON.parse(data);
-    if (event === 'message_start') message = { ...payload.message, content: [] };
+    if (event === 'message_start') {
+      message = { ...payload.message, content: [] };
+      said.start = payload.message.usage;
+    }
     if (event === 'content_block_start') message.content[payload.index] = { ...payload.content_block };
     if (event === 'content_block_delta') {
       const block = message.content[payload.index];
@@ -113,11 +122,12 @@ function readStream(text: string): { message: Record<string, any>; events: strin
     if (event === 'message_delta') {
       const { cost_usd, ...usage } = payload.usage;
       costUsd = cost_usd;
+      said.delta = usage;
       Object.assign(message, payload.delta);
       message.usage = { ...message.usage, ...usage };
     }
   }
-  return { message, events, costUsd };
+  return { message, events, costUsd, said };
 }
 
 describe('response cache on the same-vendor lane', () => {
@@ -211,6 +221,7 @@ describe('response cache on the same-vendor lane', () => {
     assert.deepEqual(again.events, first.events);
     assert.deepEqual(again.message, first.message, 'text, thinking and signature, tool input, usage');
     assert.equal(again.costUsd, 0);
+    assert.deepEqual(again.said, first.said, 'each count in the event that said it');
     assert.deepEqual(
       again.message.content.map((block: { type: string }) => block.type),
       ['thinking', 'text', 'tool_use'],

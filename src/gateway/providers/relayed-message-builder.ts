@@ -43,6 +43,8 @@ export class RelayedMessageBuilder {
   readonly #inputs = new Map<number, string>();
   #stopped = false;
   #broken = false;
+  #startUsage: unknown;
+  #deltaUsage: unknown;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -70,6 +72,14 @@ export class RelayedMessageBuilder {
     return typeof model === 'string' ? model : undefined;
   }
 
+  /**
+   * The usage as the stream said it (message_start's, the last message_delta's), for a replay to
+   * say it the same way: the rebuilt message holds the two merged.
+   */
+  get streamUsage(): { start: unknown; delta: unknown } {
+    return { start: this.#startUsage, delta: this.#deltaUsage };
+  }
+
   /** The rebuilt Message's JSON text, or undefined when the stream is not one to keep. */
   message(): string | undefined {
     const message = this.#message;
@@ -83,6 +93,7 @@ export class RelayedMessageBuilder {
     if (event === 'message_start') {
       if (this.#message !== undefined || !isObject(data.message)) throw new Error('no message');
       this.#message = { ...data.message };
+      this.#startUsage = data.message.usage;
       return;
     }
     const message = this.#message;
@@ -93,8 +104,10 @@ export class RelayedMessageBuilder {
     else if (event === 'message_delta') {
       const delta = isObject(data.delta) ? data.delta : {};
       Object.assign(message, delta);
-      if (isObject(data.usage))
+      if (isObject(data.usage)) {
+        this.#deltaUsage = data.usage;
         message.usage = { ...(isObject(message.usage) ? message.usage : {}), ...data.usage };
+      }
     } else if (event === 'message_stop') this.#stopped = true;
     // An `error` event: the answer is not complete. Other events of later versions change no answer.
     else if (event === 'error') throw new Error('error event');

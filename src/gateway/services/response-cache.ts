@@ -52,6 +52,11 @@ export interface RelayedCacheEntry {
   model: string;
   message: string;
   costUsd: number;
+  /**
+   * A stream's usage as its message_start and last message_delta said it (the message holds
+   * them merged), so that a stream hit says the counts in the same events; absent for a whole answer.
+   */
+  streamUsage?: { start: unknown; delta: unknown };
 }
 
 /**

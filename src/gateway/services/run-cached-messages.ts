@@ -18,6 +18,7 @@ import {
 export interface MessagesHit {
   lane: 'hit';
   message: string;
+  streamUsage?: RelayedCacheEntry['streamUsage'];
 }
 
 export interface CachedMessages {
@@ -79,12 +80,9 @@ export async function runCachedMessages(
   const found = await lookUpCached(cache, key, policy, run.signal, (at) => cache.readRelayed(at));
   if (found !== undefined) {
     await admitCacheHit(run, { texts: input.texts, maxOutputTokens: 0 }, found);
-    return {
-      answer: { lane: 'hit', message: found.message },
-      outcome: 'hit',
-      savedUsd: found.costUsd,
-      done() {},
-    };
+    const answer: MessagesHit = { lane: 'hit', message: found.message };
+    if (found.streamUsage !== undefined) answer.streamUsage = found.streamUsage;
+    return { answer, outcome: 'hit', savedUsd: found.costUsd, done() {} };
   }
   const settle = policy.write ? cache.lead<RelayedCacheEntry>(key, () => true) : undefined;
   const done = () => settle?.(undefined);
@@ -104,11 +102,16 @@ export async function runCachedMessages(
     }
     const opened = await openMessagesStream(deps, input, run);
     if (!policy.write || opened.lane !== 'relay') return { answer: opened, outcome, done };
-    const events = keeping(
-      opened.events,
-      new RelayedMessageBuilder(cache.maxEntryBytes),
-      (message, model, costUsd) =>
-        keep({ kind: 'relayed', provider: opened.provider, model, message, costUsd }),
+    const builder = new RelayedMessageBuilder(cache.maxEntryBytes);
+    const events = keeping(opened.events, builder, (message, model, costUsd) =>
+      keep({
+        kind: 'relayed',
+        provider: opened.provider,
+        model,
+        message,
+        costUsd,
+        streamUsage: builder.streamUsage,
+      }),
     );
     return { answer: { ...opened, events }, outcome, done };
   } catch (error) {

@@ -11,23 +11,29 @@ const TOOL_BLOCKS = new Set(['tool_use', 'server_tool_use', 'mcp_tool_use']);
  * and no stop reason yet, its usage), each block as content_block_start, its content in one delta
  * (text with its citations, thinking then its signature, a tool's input as JSON), and
  * content_block_stop, then message_delta (stop reason, stop sequence, the usage, `cost_usd` 0: a
- * hit costs nothing) and message_stop. A block of a kind with no delta (redacted thinking, a
+ * hit costs nothing) and message_stop. A kept stream's usage is said as its own events said it. A block of a kind with no delta (redacted thinking, a
  * server tool's result) starts whole.
  */
-export async function* replayRelayedMessage(messageText: string): AsyncGenerator<string, string, undefined> {
+export async function* replayRelayedMessage(
+  messageText: string,
+  streamUsage?: { start: unknown; delta: unknown },
+): AsyncGenerator<string, string, undefined> {
   const message = JSON.parse(messageText) as Json;
   const content = Array.isArray(message.content) ? (message.content as Json[]) : [];
-  const usage = typeof message.usage === 'object' && message.usage !== null ? (message.usage as Json) : {};
+  const usage = isObject(message.usage) ? message.usage : {};
+  // A kept stream's counts in the events that said them; a whole answer's in both (cumulative).
+  const startUsage = isObject(streamUsage?.start) ? streamUsage.start : usage;
+  const deltaUsage = isObject(streamUsage?.delta) ? streamUsage.delta : usage;
   const frame = (event: string, data: Json) => relayedFrame(event, JSON.stringify({ type: event, ...data }));
   yield frame('message_start', {
-    message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage },
+    message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: startUsage },
   });
   for (const [index, block] of content.entries()) {
     for (const [event, data] of blockEvents(block)) yield frame(event, { index, ...data });
   }
   yield frame('message_delta', {
     delta: { stop_reason: message.stop_reason ?? null, stop_sequence: message.stop_sequence ?? null },
-    usage: { ...usage, cost_usd: 0 },
+    usage: { ...deltaUsage, cost_usd: 0 },
   });
   yield frame('message_stop', {});
   return '';
@@ -57,4 +63,8 @@ function blockEvents(block: Json): [string, Json][] {
   } else events.push(['content_block_start', { content_block: block }]);
   events.push(['content_block_stop', {}]);
   return events;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

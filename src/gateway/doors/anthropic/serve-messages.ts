@@ -121,7 +121,7 @@ async function deliverMessages(
         ? toRelayedFrames(answer.events)
         : 'stream' in answer
           ? ANTHROPIC_CHAT.frames(answer.stream, request(), context)
-          : replayRelayedMessage(answer.message);
+          : replayRelayedMessage(answer.message, answer.streamUsage);
     const headers = { ...run.responseHeaders, ...ANTHROPIC_CHAT.headers(context) };
     await writeEventStream(reply, frames, deps.config.streamKeepAliveMs, headers, ANTHROPIC_CHAT.keepAlive);
     return;
