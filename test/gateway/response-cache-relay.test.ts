@@ -310,3 +310,41 @@ describe('response cache on the same-vendor lane', () => {
     assert.equal(mock.requests.length, before + 2);
   });
 });
+
+describe('response cache on the same-vendor lane, coalescing', () => {
+  let mock: MockAnthropicServer;
+  before(async () => {
+    // Slow events: the second request arrives while the first one's stream is still running.
+    mock = await startMockAnthropic({ eventDelayMs: 40 });
+  });
+  const gw = shareGateway(() => ({
+    env: {
+      PROVIDER_A_KIND: 'anthropic',
+      PROVIDER_A_BASE_URL: mock.origin,
+      PROVIDER_A_API_KEY: 'sk-ant-upstream',
+    },
+    file: { retry: { maxRetries: 0 }, responseCache: { enabled: true, coalesce: true } },
+  }));
+  after(() => mock.close());
+
+  it('an identical request in flight: the second waits for the first’s relayed answer, no second upstream call', async () => {
+    const body = JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      stream: true,
+      system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+      messages: [{ role: 'user', content: 'Say something slowly.' }],
+    });
+    mock.replyNext({ text: 'Slowly, in pieces.', fragmentSize: 3 });
+    const before = mock.requests.length;
+    const [first, second] = await Promise.all([post(gw, body), post(gw, body)]);
+    assert.equal(mock.requests.length, before + 1);
+    assert.deepEqual([first.headers['x-gateway-cache'], second.headers['x-gateway-cache']].sort(), [
+      'hit',
+      'miss',
+    ]);
+    const [a, b] = [readStream(first.body), readStream(second.body)];
+    assert.equal(a.message.content[0].text, 'Slowly, in pieces.');
+    assert.deepEqual(b.message, a.message);
+  });
+});

@@ -2,25 +2,34 @@ import type { RequestRun } from './request-run.ts';
 import type { AdmissionInput } from './request-run-inputs.ts';
 import type { CachePolicy, ResponseCache } from './response-cache.ts';
 
+/** What the cache has for a request: an answer, or the request leads (`settle` with its answer, if any). */
+export type Lookup<T> =
+  | { found: T }
+  | { found?: undefined; settle: ((answer: T | undefined) => void) | undefined };
+
 /**
  * The entry a request may be answered with (CONTRACT 5.5), for both kinds of entry (the run's
  * outcome, a relayed answer): the stored one under `key`, else, with coalescing, the answer of
- * an identical request in flight once it ends. Undefined when the policy does not read, or
- * nothing was found: the caller then leads (`cache.lead`) in the same turn as the last check.
+ * an identical request in flight once it ends. When there is none, the request leads for
+ * identical ones (when it writes), in the same turn as the check that found no leader, so that
+ * two requests cannot both lead; `kept` says which of its answers followers may take.
  */
-export async function lookUpCached<T>(
+export async function lookUpCached<T extends object>(
   cache: ResponseCache,
   key: string,
   policy: CachePolicy,
   signal: AbortSignal,
   read: (key: string) => Promise<T | undefined>,
-): Promise<T | undefined> {
-  if (!policy.read) return undefined;
-  const stored = await read(key);
-  if (stored !== undefined) return stored;
-  // No turn passes between finding no identical request in flight and the caller's `lead`.
-  const leader = cache.follow<T>(key, signal);
-  return leader === undefined ? undefined : await leader;
+  kept?: (answer: T) => boolean,
+): Promise<Lookup<T>> {
+  if (policy.read) {
+    const stored = await read(key);
+    if (stored !== undefined) return { found: stored };
+    const leader = cache.follow<T>(key, signal);
+    const led = leader === undefined ? undefined : await leader;
+    if (led !== undefined) return { found: led };
+  }
+  return { settle: policy.write ? cache.lead<T>(key, kept) : undefined };
 }
 
 /** Who gave a cached answer, and what it cost then. */

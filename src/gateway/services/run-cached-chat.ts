@@ -43,9 +43,9 @@ export async function runCachedChat(
     tools: input.tools !== undefined && input.tools.length > 0,
   });
   const key = cache.keyOf(run.app, input, run.candidates);
-  const found = await lookUpCached(cache, key, policy, run.signal, (at) => cache.read(at));
-  if (found !== undefined) return answerFromCache(found, input, run, stream);
-  const settle = policy.write ? cache.lead(key) : undefined;
+  const lookup = await lookUpCached(cache, key, policy, run.signal, (at) => cache.read(at));
+  if (lookup.found !== undefined) return answerFromCache(lookup.found, input, run, stream);
+  const settle = lookup.settle;
   const done = () => settle?.(undefined);
   const keep = (answer: ChatAnswer, promptUsage: CachedAnswer['promptUsage']) => {
     if (!policy.write) return;

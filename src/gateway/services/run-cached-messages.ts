@@ -77,14 +77,22 @@ export async function runCachedMessages(
     tools: input.tools,
   });
   const key = cache.relayKeyOf(run.app, run.candidates, input.headers, body);
-  const found = await lookUpCached(cache, key, policy, run.signal, (at) => cache.readRelayed(at));
+  const lookup = await lookUpCached(
+    cache,
+    key,
+    policy,
+    run.signal,
+    (at) => cache.readRelayed(at),
+    () => true,
+  );
+  const found = lookup.found;
   if (found !== undefined) {
     await admitCacheHit(run, { texts: input.texts, maxOutputTokens: 0 }, found);
     const answer: MessagesHit = { lane: 'hit', message: found.message };
     if (found.streamUsage !== undefined) answer.streamUsage = found.streamUsage;
     return { answer, outcome: 'hit', savedUsd: found.costUsd, done() {} };
   }
-  const settle = policy.write ? cache.lead<RelayedCacheEntry>(key, () => true) : undefined;
+  const settle = lookup.settle;
   const done = () => settle?.(undefined);
   const keep = (entry: RelayedCacheEntry) => {
     cache.rememberRelayed(key, entry, policy.ttlMs);
