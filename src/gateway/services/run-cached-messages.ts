@@ -102,7 +102,9 @@ export async function runCachedMessages(
   try {
     if (!stream) {
       const answer = await runMessages(deps, input, run);
-      if (policy.write && answer.lane === 'relay' && isKeptMessageText(answer.text)) {
+      // Its characters first: an answer past the entry bound is not parsed to be judged.
+      const fits = answer.lane === 'relay' && answer.text.length <= cache.maxEntryBytes;
+      if (policy.write && answer.lane === 'relay' && fits && isKeptMessageText(answer.text)) {
         const { provider, model, text: message } = answer;
         keep({ kind: 'relayed', provider, model, message, costUsd: answer.usage.estimatedCost });
       }
