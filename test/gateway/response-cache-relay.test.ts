@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import type { UsageRecord } from '../../src/storage/ports.ts';
-import { APP, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { APP, createGateway, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import {
   type MockAnthropicServer,
   sseMessages,
@@ -346,5 +348,54 @@ describe('response cache on the same-vendor lane, coalescing', () => {
     const [a, b] = [readStream(first.body), readStream(second.body)];
     assert.equal(a.message.content[0].text, 'Slowly, in pieces.');
     assert.deepEqual(b.message, a.message);
+  });
+});
+
+describe('response cache on the same-vendor lane, in Redis', () => {
+  const prefix = `test:${randomBytes(4).toString('hex')}:`;
+  let mock: MockAnthropicServer;
+  let direct: Redis;
+  let first: Harness;
+  let second: Harness;
+  before(async () => {
+    mock = await startMockAnthropic({ eventDelayMs: 0 });
+    direct = new Redis(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const options = {
+      env: {
+        PROVIDER_A_KIND: 'anthropic',
+        PROVIDER_A_BASE_URL: mock.origin,
+        PROVIDER_A_API_KEY: 'sk-ant-upstream',
+        REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+        REDIS_KEY_PREFIX: prefix,
+      },
+      file: { retry: { maxRetries: 0 }, responseCache: { enabled: true } },
+    };
+    first = await createGateway(options);
+    second = await createGateway(options);
+  });
+  after(async () => {
+    await first.close();
+    await second.close();
+    await mock.close();
+    const keys = await direct.keys(`${prefix}*`);
+    if (keys.length > 0) await direct.del(...keys);
+    await direct.quit();
+  });
+
+  it('one instance’s relayed stream is the other’s hit, whole', async () => {
+    const sent = scriptedEventStream(SCRIPT);
+    mock.failNext(1, streamed(sent));
+    const miss = await post(first, claudeCodeBody('Shared in Redis.', true));
+    assert.equal(miss.headers['x-gateway-cache'], 'miss');
+    const before = mock.requests.length;
+    // The entry's write is not awaited by the request: wait for it to land.
+    const deadline = Date.now() + 5_000;
+    while ((await direct.keys(`${prefix}cache:*`)).length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const hit = await post(second, claudeCodeBody('Shared in Redis.', false));
+    assert.equal(hit.statusCode, 200, hit.body);
+    assert.equal(hit.headers['x-gateway-cache'], 'hit');
+    assert.equal(mock.requests.length, before);
+    assert.deepEqual(JSON.parse(hit.body), readStream(miss.body).message);
   });
 });
