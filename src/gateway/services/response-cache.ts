@@ -295,7 +295,9 @@ function parseRelayedEntry(text: string): RelayedCacheEntry | undefined {
       typeof entry.costUsd !== 'number'
     )
       return undefined;
-    return entry;
+    // A hit may be replayed as a stream, which reads the message: one that is not a JSON object is a miss.
+    const message: unknown = JSON.parse(entry.message);
+    return typeof message === 'object' && message !== null && !Array.isArray(message) ? entry : undefined;
   } catch {
     return undefined;
   }
