@@ -3,6 +3,7 @@ import type { ResponseCacheConfig } from '../../config/config-types.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { ResponseCacheStore } from '../../storage/response-cache-store.ts';
 import { canonicalJson } from '../domain/canonical-json.ts';
+import { writeCanonicalJson } from '../domain/canonical-json-digest.ts';
 import type { FinishReason, ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
@@ -41,6 +42,24 @@ export interface CachedAnswer {
 }
 
 /**
+ * A relayed answer as the cache keeps it (the Anthropic door's same-vendor lane, decision 0021's
+ * amendment): the upstream's Messages JSON as it wrote it (a whole answer) or rebuilt from its
+ * events (a stream), who answered, and what the request cost.
+ */
+export interface RelayedCacheEntry {
+  kind: 'relayed';
+  provider: string;
+  model: string;
+  message: string;
+  costUsd: number;
+  /**
+   * A stream's usage as its message_start and last message_delta said it (the message holds
+   * them merged), so that a stream hit says the counts in the same events; absent for a whole answer.
+   */
+  streamUsage?: { start: unknown; delta: unknown };
+}
+
+/**
  * The form of an entry, part of every key: instances of a later version that keeps entries in
  * another form, sharing one Redis with these, read none of these entries, and these none of theirs.
  */
@@ -59,7 +78,8 @@ export class ResponseCache {
   readonly #settings: ResponseCacheConfig;
   readonly #taskRoutes: Readonly<Record<string, unknown>>;
   readonly #store: ResponseCacheStore;
-  readonly #inFlight = new Map<string, Promise<CachedAnswer | undefined>>();
+  // One map for both kinds of entry: their keys differ (`use` is part of every key).
+  readonly #inFlight = new Map<string, Promise<unknown>>();
 
   /** `taskRoutes`: the configured task routes (routing.tasks), which decide a request's route. */
   constructor(
@@ -74,6 +94,11 @@ export class ResponseCache {
 
   get coalescing(): boolean {
     return this.#settings.coalesce;
+  }
+
+  /** The largest entry kept, in bytes: what a stream being kept may gather before it gives up. */
+  get maxEntryBytes(): number {
+    return this.#settings.maxEntryBytes;
   }
 
   /**
@@ -119,6 +144,41 @@ export class ResponseCache {
     return createHash('sha256').update(text).digest('hex');
   }
 
+  /**
+   * The key of a relayed request (the same-vendor lane): a SHA-256 over the app, the planned
+   * candidates, the headers forwarded with the body (`anthropic-version`, `anthropic-beta`: betas
+   * change answers) and the client's body without `model` (the candidates say what it resolved
+   * to), `stream` and `metadata`, canonically serialised. The body is written into the hash in one
+   * pass, never as a second whole text, whatever its size.
+   */
+  relayKeyOf(
+    app: string,
+    candidates: readonly PlannedCandidate[],
+    headers: Readonly<Record<string, string>>,
+    body: Readonly<Record<string, unknown>>,
+  ): string {
+    const { model: _model, stream: _stream, metadata: _metadata, ...asked } = body;
+    const hash = createHash('sha256');
+    // Canonical JSON holds no raw newline: the two parts cannot run into each other.
+    hash.update(canonicalJson({ entry: ENTRY_VERSION, app, use: 'relay', candidates, headers }));
+    hash.update('\n');
+    writeCanonicalJson(asked, hash);
+    return hash.digest('hex');
+  }
+
+  /** The relayed entry under `key`, or undefined (absent, expired, unreadable, or the store lost). */
+  async readRelayed(key: string): Promise<RelayedCacheEntry | undefined> {
+    const text = await this.#store.get(key);
+    return text === undefined ? undefined : parseRelayedEntry(text);
+  }
+
+  /** Keeps a complete relayed answer (its caller judged it complete), within the entry bound. */
+  rememberRelayed(key: string, entry: RelayedCacheEntry, ttlMs: number): void {
+    const text = JSON.stringify(entry);
+    if (Buffer.byteLength(text) > this.#settings.maxEntryBytes) return;
+    void this.#store.set(key, text, ttlMs).catch(() => {});
+  }
+
   /** The entry under `key`, or undefined (absent, expired, unreadable, or the store lost). */
   async read(key: string): Promise<CachedAnswer | undefined> {
     const text = await this.#store.get(key);
@@ -141,8 +201,8 @@ export class ResponseCache {
    * failed, or when this request's client left first); undefined at once when none is in flight.
    * Synchronous until then, so that a caller that finds none can `lead` before any other turn.
    */
-  follow(key: string, signal: AbortSignal): Promise<CachedAnswer | undefined> | undefined {
-    const leader = this.#inFlight.get(key);
+  follow<T = CachedAnswer>(key: string, signal: AbortSignal): Promise<T | undefined> | undefined {
+    const leader = this.#inFlight.get(key) as Promise<T | undefined> | undefined;
     if (leader === undefined || signal.aborted) return undefined;
     return untilAborted(leader, signal);
   }
@@ -150,11 +210,14 @@ export class ResponseCache {
   /**
    * With coalescing: this request goes upstream for `key`; identical ones that arrive meanwhile
    * wait for what `settle` gives them (once; undefined sends them upstream themselves). Without
-   * coalescing, or when another leads already, a no-op.
+   * coalescing, or when another leads already, a no-op. `kept` says which answers followers take.
    */
-  lead(key: string): (answer: CachedAnswer | undefined) => void {
+  lead<T extends object = CachedAnswer>(
+    key: string,
+    kept: (answer: T) => boolean = isKeptAnswer as unknown as (answer: T) => boolean,
+  ): (answer: T | undefined) => void {
     if (!this.#settings.coalesce || this.#inFlight.has(key)) return NO_LEAD;
-    let resolve: (answer: CachedAnswer | undefined) => void = NO_LEAD;
+    let resolve: (answer: T | undefined) => void = NO_LEAD;
     this.#inFlight.set(
       key,
       new Promise((settle) => {
@@ -166,12 +229,16 @@ export class ResponseCache {
       if (settled) return;
       settled = true;
       this.#inFlight.delete(key);
-      resolve(answer !== undefined && KEPT_FINISH_REASONS.has(answer.finishReason) ? answer : undefined);
+      resolve(answer !== undefined && kept(answer) ? answer : undefined);
     };
   }
 }
 
 const NO_LEAD = (): void => {};
+
+function isKeptAnswer(answer: CachedAnswer): boolean {
+  return KEPT_FINISH_REASONS.has(answer.finishReason);
+}
 
 /** `work`'s value, or undefined as soon as `signal` aborts. */
 async function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
@@ -211,6 +278,26 @@ function parseEntry(text: string): CachedAnswer | undefined {
     )
       return undefined;
     return entry;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A relayed entry's text, or undefined for anything else (the other kind, another version's, damaged). */
+function parseRelayedEntry(text: string): RelayedCacheEntry | undefined {
+  try {
+    const entry = JSON.parse(text) as RelayedCacheEntry;
+    if (
+      entry?.kind !== 'relayed' ||
+      typeof entry.message !== 'string' ||
+      typeof entry.provider !== 'string' ||
+      typeof entry.model !== 'string' ||
+      typeof entry.costUsd !== 'number'
+    )
+      return undefined;
+    // A hit may be replayed as a stream, which reads the message: one that is not a JSON object is a miss.
+    const message: unknown = JSON.parse(entry.message);
+    return typeof message === 'object' && message !== null && !Array.isArray(message) ? entry : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 import { chatInputTexts } from '../domain/token-count.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
+import { admitCacheHit, lookUpCached } from './cache-hit.ts';
 import type { RequestRun } from './request-run.ts';
 import type { CachedAnswer, CachePolicy, ResponseCache } from './response-cache.ts';
 import { answerMessage, type ChatAnswer, runChat } from './run-chat.ts';
@@ -42,15 +43,9 @@ export async function runCachedChat(
     tools: input.tools !== undefined && input.tools.length > 0,
   });
   const key = cache.keyOf(run.app, input, run.candidates);
-  if (policy.read) {
-    const stored = await cache.read(key);
-    if (stored !== undefined) return answerFromCache(stored, input, run, stream);
-    // No turn passes between finding no identical request in flight and leading (below).
-    const leader = cache.follow(key, run.signal);
-    const led = leader === undefined ? undefined : await leader;
-    if (led !== undefined) return answerFromCache(led, input, run, stream);
-  }
-  const settle = policy.write ? cache.lead(key) : undefined;
+  const lookup = await lookUpCached(cache, key, policy, run.signal, (at) => cache.read(at));
+  if (lookup.found !== undefined) return answerFromCache(lookup.found, input, run, stream);
+  const settle = lookup.settle;
   const done = () => settle?.(undefined);
   const keep = (answer: ChatAnswer, promptUsage: CachedAnswer['promptUsage']) => {
     if (!policy.write) return;
@@ -81,9 +76,9 @@ async function answerFromCache(
   run: RequestRun,
   stream: boolean,
 ): Promise<CachedChat> {
-  await run.admit({ texts: () => chatInputTexts(input.messages, input.tools), maxOutputTokens: 0 }, true);
   const savedUsd = hit.usage.estimatedCost;
-  run.answeredFromCache(hit.provider, hit.model, savedUsd);
+  const admission = { texts: () => chatInputTexts(input.messages, input.tools), maxOutputTokens: 0 };
+  await admitCacheHit(run, admission, { provider: hit.provider, model: hit.model, costUsd: savedUsd });
   const answer: ChatAnswer = {
     id: run.id,
     provider: hit.provider,

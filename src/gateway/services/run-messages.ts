@@ -39,12 +39,12 @@ export interface MessagesInput {
 
 /** A whole answer: the upstream's own Message (same-vendor lane), or the gateway's (cross-vendor). */
 export type MessagesAnswer =
-  | { lane: 'relay'; text: string; usage: ResponseUsage }
+  | { lane: 'relay'; text: string; usage: ResponseUsage; provider: string; model: string }
   | { lane: 'chat'; answer: ChatAnswer };
 
 /** A stream: the upstream's own events, or the gateway's chat stream. */
 export type MessagesStream =
-  | { lane: 'relay'; events: AsyncGenerator<RelayOut, void, undefined> }
+  | { lane: 'relay'; events: AsyncGenerator<RelayOut, void, undefined>; provider: string }
   | { lane: 'chat'; stream: ChatStream };
 
 type Answered = { lane: 'relay'; result: RelayedMessage } | { lane: 'chat'; result: ChatResult };
@@ -100,7 +100,8 @@ async function answerMessages(run: RequestRun, input: MessagesInput): Promise<Me
     startedAt: success.startedAt,
     finishReason: result.finishReason,
   });
-  return { lane: 'relay', text: result.text, usage: run.usage() };
+  const provider = success.candidate.provider;
+  return { lane: 'relay', text: result.text, usage: run.usage(), provider, model: result.model };
 }
 
 /**
@@ -131,7 +132,7 @@ export async function openMessagesStream(
   }
   const stream = new RelayStream(run, deps, { ...success, value: opened }, input.texts);
   run.hold(stream);
-  return { lane: 'relay', events: stream.events() };
+  return { lane: 'relay', events: stream.events(), provider: success.candidate.provider };
 }
 
 async function openFirstEvent(
