@@ -120,14 +120,15 @@ export function endOf(reason: FinishReason | undefined): {
 
 /**
  * The Responses usage: `input_tokens` holds the cached reads, as OpenAI counts them, and
- * `output_tokens` the reasoning (which the gateway's usage does not tell apart: 0).
+ * `output_tokens` the reasoning, of which `reasoning_tokens` says how much where the upstream
+ * reported it (OpenAI's `completion_tokens_details`, Gemini's `thoughtsTokenCount`); else 0.
  */
 export function toResponseUsage(usage: ResponseUsage) {
   return {
     input_tokens: usage.tokensIn,
     input_tokens_details: { cached_tokens: usage.tokensInCacheRead },
     output_tokens: usage.tokensOut,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.tokensOutReasoning ?? 0 },
     total_tokens: usage.tokensIn + usage.tokensOut,
   };
 }
