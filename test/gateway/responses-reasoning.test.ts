@@ -133,6 +133,33 @@ describe('the Responses door carries signed thinking across stateless turns (Ant
     assert.equal('encrypted_content' in reasoning, false);
   });
 
+  it('a stored response carries the token, so previous_response_id keeps the signed thinking', async () => {
+    mock.replyNext({
+      thinking: [{ text: THINKING, signature: SIGNATURE }],
+      toolCalls: [{ id: 'toolu_w3', name: 'write_file', arguments: { path: 'a.txt' } }],
+    });
+    const { include: _none, ...firstBody } = codexTurn([user], false);
+    const first = await gw.post('/v1/responses', { ...firstBody, store: true }, AUTH);
+    assert.equal(first.status, 200, first.text);
+    const stored = first.body as Record<string, any>;
+    assert.equal(typeof stored['output'][0].encrypted_content, 'string');
+    mock.replyNext({ text: 'Created a.txt.' });
+    const { include: _also, tools, reasoning } = codexTurn([], false);
+    const next = await gw.post(
+      '/v1/responses',
+      {
+        model: 'provider-b/claude-sonnet-4-5',
+        previous_response_id: stored['id'],
+        tools,
+        reasoning,
+        input: [{ type: 'function_call_output', call_id: 'toolu_w3', output: 'ok' }],
+      },
+      AUTH,
+    );
+    assert.equal(next.status, 200, next.text);
+    assertSignedTurn(mock.requests.at(-1)?.body as Record<string, any>);
+  });
+
   it("OpenAI's own encrypted reasoning is left out of the Anthropic request", async () => {
     mock.replyNext({ text: 'Created a.txt.' });
     const input = [
