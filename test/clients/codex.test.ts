@@ -199,7 +199,9 @@ for (const upstream of UPSTREAMS) {
         const sent = started.requests().slice(before);
         assert.equal(sent.length, 2);
         // The second turn, from a stateless client, reaches Anthropic with the signed block first.
-        const assistant = (sent[1]?.['messages'] as any[]).find((message) => message.role === 'assistant');
+        const assistant = ((sent[1]?.['messages'] ?? []) as any[]).find(
+          (message) => message.role === 'assistant',
+        );
         assert.deepEqual(assistant.content[0], {
           type: 'thinking',
           thinking: 'A new file is needed.',
