@@ -67,6 +67,11 @@ export interface UsageAttempt extends CacheTokens {
   /** `ok`, or the error code the attempt ended with. */
   outcome: string;
   upstreamStatus: number | null;
+  /**
+   * Of `tokensOut`, the reasoning tokens the upstream reported (absent: none reported). Carried to
+   * the answer's usage (the Responses door's `reasoning_tokens`); the ledger does not keep it.
+   */
+  reasoningTokens?: number;
 }
 
 /** One served request, successful or not, with every upstream attempt it made. */

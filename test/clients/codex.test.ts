@@ -15,7 +15,8 @@ import { runCodex } from '../helpers/run-codex.ts';
  * The real Codex CLI (test/clients, `codex exec`) on the Responses API: straight against the
  * recording OpenAI mock, which proves the helpers and the mock's /v1/responses; and through the
  * gateway's Responses door (issue 29) on an OpenAI, an Anthropic and a Gemini slot, each vendor's strict
- * mock: a plain prompt, and a custom apply_patch call that Codex applies and answers.
+ * mock: a plain prompt, and a custom apply_patch call that Codex applies and answers; on the
+ * Anthropic slot, the signed thinking of the call's turn comes back to Anthropic on the next.
  */
 
 const skip = skipUnlessInstalled('codex');
@@ -168,5 +169,46 @@ for (const upstream of UPSTREAMS) {
       assert.ok(text.includes('call_patch_1'));
       assert.match(text, /Success/);
     });
+
+    if (upstream.kind === 'anthropic') {
+      it("keeps Anthropic's signed thinking across the apply_patch turn (reasoning.encrypted_content)", async (t) => {
+        const workdir = makeTempDir('codex-work');
+        t.after(() => workdir.remove());
+        const before = started.requests().length;
+        const signature = 'EqQBCkgIARABGAIiQGX+codex/signed==';
+        started.mock.replyNext({
+          thinking: [{ text: 'A new file is needed.', signature }],
+          toolCalls: [{ id: 'toolu_patch_2', name: 'apply_patch', arguments: { input: ADD_FILE_PATCH } }],
+        });
+        started.mock.replyNext({ text: 'Created hello.txt.' });
+        const origin = await listenForClients(gw);
+        const run = await runCodex({
+          baseUrl: `${origin}/v1`,
+          apiKey: `${APP}:${SECRET}`,
+          model: upstream.model,
+          prompt: 'Create hello.txt saying hello.',
+          workdir: workdir.path,
+          requestMaxRetries: 0,
+          streamMaxRetries: 0,
+        });
+        assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+        assert.equal(run.lastMessage, 'Created hello.txt.');
+        // Codex shows the reasoning item's summary as its reasoning.
+        const reasoning = run.events.find((event) => event['item']?.type === 'reasoning');
+        assert.equal(reasoning?.['item'].text, 'A new file is needed.');
+        const sent = started.requests().slice(before);
+        assert.equal(sent.length, 2);
+        // The second turn, from a stateless client, reaches Anthropic with the signed block first.
+        const assistant = ((sent[1]?.['messages'] ?? []) as any[]).find(
+          (message) => message.role === 'assistant',
+        );
+        assert.deepEqual(assistant.content[0], {
+          type: 'thinking',
+          thinking: 'A new file is needed.',
+          signature,
+        });
+        assert.equal(sent[1]?.['thinking']?.type, 'enabled');
+      });
+    }
   });
 }

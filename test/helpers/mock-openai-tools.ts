@@ -180,14 +180,25 @@ function callIds(reply: ScriptedReply): string[] {
   return (reply.toolCalls ?? []).map((call, index) => call.id ?? `call_mock${index}${'x'.repeat(8)}`);
 }
 
-/** The script's usage (cached tokens counted inside `prompt_tokens`, as OpenAI does) or the rough one. */
+/**
+ * The script's usage (cached tokens counted inside `prompt_tokens`, reasoning inside
+ * `completion_tokens`, as OpenAI does) or the rough one.
+ */
 function usageOf(reply: ScriptedReply): Record<string, unknown> {
   const out = (reply.text ?? '') + (reply.toolCalls ?? []).map(argumentsText).join('');
   const completion = reply.usage?.outputTokens ?? roughTokens(out);
   const prompt = reply.usage?.inputTokens ?? SCRIPTED_PROMPT_TOKENS;
-  const usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
-  if (reply.usage?.cacheReadTokens === undefined) return usage;
-  return { ...usage, prompt_tokens_details: { cached_tokens: reply.usage.cacheReadTokens } };
+  const usage: Record<string, unknown> = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+  };
+  if (reply.usage?.cacheReadTokens !== undefined)
+    usage['prompt_tokens_details'] = { cached_tokens: reply.usage.cacheReadTokens };
+  // A reasoning model's share of the completion, as OpenAI reports it.
+  if (reply.usage?.reasoningTokens !== undefined)
+    usage['completion_tokens_details'] = { reasoning_tokens: reply.usage.reasoningTokens };
+  return usage;
 }
 
 /** A `chat.completion` answering with the script. */

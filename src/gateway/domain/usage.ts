@@ -17,6 +17,12 @@ export interface ResponseUsage {
    * door reports the split (`cache_creation`).
    */
   tokensInCacheWrite1h: number;
+  /**
+   * Of `tokensOut`, the reasoning tokens the upstreams reported, where there were some (CONTRACT
+   * 5.4: the Responses door's `output_tokens_details.reasoning_tokens`); absent when none. Not a
+   * field of the native Usage.
+   */
+  tokensOutReasoning?: number;
 }
 
 export interface AttemptCost extends PromptCacheTokens {
@@ -24,6 +30,8 @@ export interface AttemptCost extends PromptCacheTokens {
   tokensOut: number;
   costUsd: number;
   estimated: boolean;
+  /** Of `tokensOut`, the reported reasoning tokens (0 or absent: none). */
+  reasoningTokens?: number;
 }
 
 export function sumUsage(attempts: readonly AttemptCost[]): ResponseUsage {
@@ -34,7 +42,9 @@ export function sumUsage(attempts: readonly AttemptCost[]): ResponseUsage {
   let cacheRead = 0;
   let cacheWrite5m = 0;
   let cacheWrite1h = 0;
+  let reasoning = 0;
   for (const attempt of attempts) {
+    reasoning += attempt.reasoningTokens ?? 0;
     tokensIn += attempt.tokensIn;
     tokensOut += attempt.tokensOut;
     cost += attempt.costUsd;
@@ -43,7 +53,7 @@ export function sumUsage(attempts: readonly AttemptCost[]): ResponseUsage {
     cacheWrite5m += attempt.cacheWrite5mTokens;
     cacheWrite1h += attempt.cacheWrite1hTokens;
   }
-  return {
+  const usage: ResponseUsage = {
     tokensIn,
     tokensOut,
     estimatedCost: roundCost(cost),
@@ -52,6 +62,8 @@ export function sumUsage(attempts: readonly AttemptCost[]): ResponseUsage {
     tokensInCacheWrite: cacheWrite5m + cacheWrite1h,
     tokensInCacheWrite1h: cacheWrite1h,
   };
+  if (reasoning > 0) usage.tokensOutReasoning = reasoning;
+  return usage;
 }
 
 /** The cache fields of a usage without prompt-cache tokens. */

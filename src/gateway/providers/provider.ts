@@ -1,6 +1,6 @@
 import type { ProviderCapabilities, ProviderKind, ProviderSlot } from '../../config/config-types.ts';
 
-import type { ContentPart, ReasoningRequest } from '../domain/content-parts.ts';
+import type { ContentPart, ReasoningRequest, ThinkingPart } from '../domain/content-parts.ts';
 import type { JsonNumberArray } from '../domain/json-number-array.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
@@ -15,6 +15,7 @@ export type {
   ProviderCapabilities,
   ReasoningRequest,
   ReportedUsage,
+  ThinkingPart,
   ToolCall,
   ToolChoice,
   ToolDefinition,
@@ -58,6 +59,11 @@ export interface ChatResult {
   content: string;
   /** The tool calls the model made, in order; absent or empty when it made none. */
   toolCalls?: ToolCall[];
+  /**
+   * The thinking the answer began with, with the vendor's signature, where the upstream returns
+   * it (Anthropic's `thinking` and `redacted_thinking` blocks); absent when there was none.
+   */
+  thinking?: ThinkingPart[];
   finishReason: FinishReason;
   /**
    * The stop sequence of the call that ended the answer (`finishReason` is then `stop`), where the
@@ -72,6 +78,8 @@ export type ChatStreamEvent =
   | { type: 'delta'; content: string }
   /** One tool call, sent once it is complete: adapters assemble the upstream's argument deltas. */
   | { type: 'tool_call'; call: ToolCall }
+  /** One thinking block, sent once it is complete with its signature (Anthropic's). */
+  | { type: 'thinking'; part: ThinkingPart }
   | { type: 'usage'; usage: ReportedUsage }
   /**
    * The answering model, first; `promptUsage` the prompt's counts (input, cache; output 0) where the

@@ -26,9 +26,9 @@ export interface AttemptFields {
  */
 export function attemptRow(index: number, fields: AttemptFields): UsageAttempt {
   const usage = fields.usage;
-  const cache =
-    usage === undefined || fields.usageEstimated === true ? NO_CACHE_TOKENS : splitCacheTokens(usage);
-  return {
+  const reported = usage !== undefined && fields.usageEstimated !== true;
+  const cache = reported ? splitCacheTokens(usage) : NO_CACHE_TOKENS;
+  const row: UsageAttempt = {
     attempt: index,
     provider: fields.provider,
     model: boundedName(fields.model),
@@ -44,6 +44,10 @@ export function attemptRow(index: number, fields: AttemptFields): UsageAttempt {
     cacheWrite1hTokens: cache.cacheWrite1hTokens,
     deployment: fields.deployment,
   };
+  // Reasoning is part of the output; never more of it than the output it is part of.
+  const reasoning = reported ? Math.min(usage.reasoningTokens ?? 0, usage.outputTokens) : 0;
+  if (reasoning > 0) row.reasoningTokens = reasoning;
+  return row;
 }
 
 /** A request's prompt-cache tokens: those of every attempt, as its `tokensIn` is theirs. */
@@ -57,7 +61,6 @@ export function sumCacheTokens(attempts: readonly UsageAttempt[]): CacheTokens {
   return sum;
 }
 
-/** The ledger's status and error code of a request that ended with `error` (undefined: success). */
 /** Usage over every attempt, as the answer reports it. */
 export function usageOfAttempts(attempts: readonly UsageAttempt[]): ResponseUsage {
   return sumUsage(
@@ -69,6 +72,7 @@ export function usageOfAttempts(attempts: readonly UsageAttempt[]): ResponseUsag
       cacheReadTokens: a.cacheReadTokens,
       cacheWrite5mTokens: a.cacheWrite5mTokens,
       cacheWrite1hTokens: a.cacheWrite1hTokens,
+      reasoningTokens: a.reasoningTokens ?? 0,
     })),
   );
 }

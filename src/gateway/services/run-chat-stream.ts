@@ -1,4 +1,5 @@
 import type { ErrorEnvelope } from '../../platform/errors.ts';
+import type { ThinkingPart } from '../domain/content-parts.ts';
 import type { ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
@@ -11,6 +12,11 @@ export type StreamEventOf<Answer> =
   | { event: 'delta'; data: { content: string } }
   /** One complete tool call, as the adapter assembled it. */
   | { event: 'tool_call'; data: ToolCall }
+  /**
+   * One signed thinking block, whole, before the text it led to (an Anthropic upstream's): for the
+   * Responses door's reasoning items; the other doors' wires have no place for it and skip it.
+   */
+  | { event: 'thinking'; data: ThinkingPart }
   | { event: 'done'; data: Answer }
   | { event: 'error'; data: ErrorEnvelope };
 
@@ -71,6 +77,7 @@ export function answerAsStream(answer: ChatAnswer): ChatStream {
 }
 
 async function* answerEvents(answer: ChatAnswer): AsyncGenerator<StreamEvent, void, undefined> {
+  for (const part of answer.thinking ?? []) yield { event: 'thinking', data: part };
   if (answer.message.content !== '') yield { event: 'delta', data: { content: answer.message.content } };
   for (const call of answer.message.toolCalls ?? []) yield { event: 'tool_call', data: call };
   yield { event: 'done', data: answer };

@@ -1,4 +1,4 @@
-import type { ReasoningRequest } from '../domain/content-parts.ts';
+import type { ReasoningRequest, ThinkingPart } from '../domain/content-parts.ts';
 import { mediaTokens } from '../domain/media-tokens.ts';
 import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
@@ -35,6 +35,12 @@ export interface ChatAnswer {
    * simulator). Not part of the native answer (CONTRACT): the Anthropic door reports it.
    */
   stopSequence?: string;
+  /**
+   * The thinking the answer began with, signed by the vendor that made it (an Anthropic
+   * upstream's), for a door that hands it to the client to send back (the Responses door's
+   * reasoning items). Not part of the native answer.
+   */
+  thinking?: ThinkingPart[];
   usage: ResponseUsage;
   latencyMs: number;
 }
@@ -103,6 +109,7 @@ export async function chatAnswerOf(
     latencyMs: run.elapsedMs(),
   };
   if (result.stopSequence !== undefined) answer.stopSequence = result.stopSequence;
+  if (result.thinking !== undefined && result.thinking.length > 0) answer.thinking = result.thinking;
   return answer;
 }
 

@@ -1,4 +1,5 @@
 import { ApiError } from '../../platform/errors.ts';
+import type { ThinkingPart } from '../domain/content-parts.ts';
 import type { FinishReason, ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
@@ -44,6 +45,7 @@ export class UpstreamStream implements OpenWork {
   #model: string;
   #content = '';
   readonly #toolCalls: ToolCall[] = [];
+  readonly #thinking: ThinkingPart[] = [];
   #finishReason: FinishReason | undefined;
   #stopSequence: string | undefined;
   #usage: ReportedUsage | undefined;
@@ -149,6 +151,9 @@ export class UpstreamStream implements OpenWork {
       case 'tool_call':
         this.#toolCalls.push(event.call);
         return { event: 'tool_call', data: event.call };
+      case 'thinking':
+        this.#thinking.push(event.part);
+        return { event: 'thinking', data: event.part };
       case 'usage':
         this.#usage = event.usage;
         return undefined;
@@ -202,6 +207,7 @@ export class UpstreamStream implements OpenWork {
       latencyMs: run.elapsedMs(),
     };
     if (this.#stopSequence !== undefined) answer.stopSequence = this.#stopSequence;
+    if (this.#thinking.length > 0) answer.thinking = [...this.#thinking];
     return answer;
   }
 }

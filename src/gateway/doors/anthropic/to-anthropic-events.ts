@@ -81,6 +81,9 @@ export async function* toAnthropicEvents(
       case 'tool_call':
         if (!singleToolCall || blocks.toolCalls === 0) yield* blocks.toolUse(event.data);
         break;
+      case 'thinking':
+        // This lane serves OpenAI and Gemini slots, whose answers carry no signed thinking (decision 0018).
+        break;
       case 'done':
         yield* finish(blocks, event.data, singleToolCall);
         return;

@@ -4,16 +4,22 @@ import type { ChatStream } from '../../services/run-chat-stream.ts';
 import type { UsageBody } from './native-schemas.ts';
 
 /** A chat answer as the native API's ChatResponse has it: the contract's fields only. */
-export type NativeChatAnswer = Omit<ChatAnswer, 'stopSequence' | 'usage'> & { usage: UsageBody };
+export type NativeChatAnswer = Omit<ChatAnswer, 'stopSequence' | 'thinking' | 'usage'> & { usage: UsageBody };
 
 /**
  * A chat answer as the native API's ChatResponse has it (CONTRACT): without `stopSequence` and the
- * 1-hour share of the cache writes, which only the Anthropic door reports. For the stream's `done`
+ * 1-hour share of the cache writes, which only the Anthropic door reports, and without the
+ * answer's thinking, which only the Responses door hands out. For the stream's `done`
  * event, which `encodeEvent` writes with JSON.stringify; the plain answer goes through the route's
  * ChatResponse serializer, which writes only the schema's fields.
  */
 export function nativeChatAnswer(answer: ChatAnswer): NativeChatAnswer {
-  const { stopSequence: _reportedByTheAnthropicDoor, usage, ...native } = answer;
+  const {
+    stopSequence: _reportedByTheAnthropicDoor,
+    thinking: _forTheResponsesDoor,
+    usage,
+    ...native
+  } = answer;
   return { ...native, usage: nativeUsage(usage) };
 }
 

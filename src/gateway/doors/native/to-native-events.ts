@@ -11,6 +11,8 @@ export async function* toNativeEvents(stream: ChatStream): AsyncGenerator<string
   yield encodeEvent('start', nativeStart(stream.start));
   for await (const event of stream.events) {
     if (event.event === 'done') return encodeEvent('done', nativeChatAnswer(event.data));
+    // The native stream's events are the contract's: thinking is not one of them.
+    if (event.event === 'thinking') continue;
     const frame = encodeEvent(event.event, event.data);
     if (event.event === 'error') return frame;
     yield frame;

@@ -122,6 +122,9 @@ export async function* toOpenAIChunks(
       case 'tool_call':
         yield encoder.toolCall(calls++, event.data);
         break;
+      case 'thinking':
+        // Chat Completions has no place for another vendor's signed thinking.
+        break;
       case 'done':
         return encoder.end(event.data, calls > 0 || (event.data.message.toolCalls?.length ?? 0) > 0);
       case 'error':

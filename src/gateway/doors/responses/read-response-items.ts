@@ -1,9 +1,16 @@
-import { type ContentPart, hasRichParts, MediaTally, partsText } from '../../domain/content-parts.ts';
+import {
+  type ContentPart,
+  hasRichParts,
+  MediaTally,
+  partsText,
+  type ThinkingPart,
+} from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall } from '../../domain/messages.ts';
 import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
 import { refuseField } from '../openai/openai-refusal.ts';
 import { readMediaPart } from './read-response-parts.ts';
 import { flatName } from './read-response-tools.ts';
+import { decodeReasoning } from './reasoning-items.ts';
 
 /** The conversation read from `input`, and where each message came from (for error pointers). */
 export interface ReadItems {
@@ -12,39 +19,60 @@ export interface ReadItems {
   sources: string[];
 }
 
+/** The reading so far, and the thinking of `reasoning` items waiting for the assistant turn they precede. */
+interface Reading extends ReadItems {
+  thinking: ThinkingPart[];
+}
+
 /**
  * Reads a Responses `input` (with `instructions` before it) into the gateway's conversation.
  * A string is one user message. Items: `message` (roles system and developer become the system
  * prompt's messages, user, assistant; the short form without `type` too), `function_call` and
  * `custom_tool_call` (calls of the assistant: consecutive ones join one assistant message, as
  * Chat Completions wants them), `function_call_output` and `custom_tool_call_output` (tool
- * results). `reasoning` items are left out: no upstream of this lane can check another's
- * reasoning. A `custom_tool_call`'s free-form input goes back as the one string argument the
+ * results). A `reasoning` item whose `encrypted_content` is this gateway's token
+ * (reasoning-items.ts) becomes a thinking part at the head of the assistant turn it precedes, so
+ * the vendor that signed it gets it back; any other (OpenAI's own, which only OpenAI can read, or
+ * one without the token) is left out, as is one that no assistant turn follows. A `custom_tool_call`'s free-form input goes back as the one string argument the
  * upstream was given (`{"input": …}`); a namespaced call by its flat name.
  */
 export function readResponseInput(input: unknown, instructions: string | undefined): ReadItems {
-  const read: ReadItems = { messages: [], sources: [] };
+  const read: Reading = { messages: [], sources: [], thinking: [] };
   // The request's images and files, against the bounds every door holds them to.
   const tally = new MediaTally();
   if (instructions !== undefined && instructions !== '')
     push(read, { role: 'system', content: instructions }, '/instructions');
   if (typeof input === 'string') {
     push(read, { role: 'user', content: input }, '/input');
-    return read;
+    return { messages: read.messages, sources: read.sources };
   }
   if (!Array.isArray(input)) throw refuseField('/input', 'must be a string or an array of items');
   input.forEach((item: unknown, index) => {
     readItem(read, item, `/input/${index}`, tally);
   });
-  return read;
+  return { messages: read.messages, sources: read.sources };
 }
 
-function push(read: ReadItems, message: ChatMessage, source: string): void {
+/**
+ * Adds a message. The thinking waiting goes to the head of an assistant message's parts; any other
+ * message means no assistant turn followed it, and it is dropped.
+ */
+function push(read: Reading, message: ChatMessage, source: string): void {
+  if (read.thinking.length > 0) {
+    if (message.role === 'assistant') {
+      message.parts = [...read.thinking, ...(message.parts ?? textParts(message.content))];
+    }
+    read.thinking = [];
+  }
   read.messages.push(message);
   read.sources.push(source);
 }
 
-function readItem(read: ReadItems, item: unknown, at: string, tally: MediaTally): void {
+function textParts(content: string): ContentPart[] {
+  return content === '' ? [] : [{ type: 'text', text: content }];
+}
+
+function readItem(read: Reading, item: unknown, at: string, tally: MediaTally): void {
   if (!isObject(item)) throw refuseField(at, 'must be an object');
   const type = item['type'] ?? (item['role'] !== undefined ? 'message' : undefined);
   switch (type) {
@@ -82,8 +110,11 @@ function readItem(read: ReadItems, item: unknown, at: string, tally: MediaTally)
         at,
       );
       return;
-    case 'reasoning':
+    case 'reasoning': {
+      const part = decodeReasoning(item['encrypted_content']);
+      if (part !== undefined) read.thinking.push(part);
       return;
+    }
     case 'item_reference':
       throw refuseField(`${at}/type`, "'item_reference' items are not supported: send the items themselves");
     default:
@@ -91,11 +122,21 @@ function readItem(read: ReadItems, item: unknown, at: string, tally: MediaTally)
   }
 }
 
-/** A call joins the assistant message just before it, or starts one. */
-function addCall(read: ReadItems, call: ToolCall, at: string): void {
+/**
+ * A call joins the assistant message just before it (with the thinking that came between them,
+ * after that message's own), or starts one.
+ */
+function addCall(read: Reading, call: ToolCall, at: string): void {
   const last = read.messages.at(-1);
   if (last?.role === 'assistant') {
     last.toolCalls = [...(last.toolCalls ?? []), call];
+    if (read.thinking.length > 0) {
+      const own = last.parts ?? textParts(last.content);
+      const thinking = own.filter((part) => part.type === 'thinking');
+      const rest = own.filter((part) => part.type !== 'thinking');
+      last.parts = [...thinking, ...read.thinking, ...rest];
+      read.thinking = [];
+    }
     return;
   }
   push(read, { role: 'assistant', content: '', toolCalls: [call] }, at);

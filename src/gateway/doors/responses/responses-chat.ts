@@ -4,7 +4,13 @@ import { costHeader } from '../openai/to-openai-completion.ts';
 import { type ResponsesRequest, readResponsesRequest } from './read-responses-request.ts';
 import { renameResponsesFault } from './rename-responses-fault.ts';
 import { toResponseEvents } from './to-response-events.ts';
-import { endOf, outputItems, responseIdOf, toResponseUsage } from './to-response-output.ts';
+import {
+  endOf,
+  outputItems,
+  responseIdOf,
+  toResponseUsage,
+  withReasoningToken,
+} from './to-response-output.ts';
 import { toResponseResource } from './to-response-resource.ts';
 
 /** The header naming the hosted tool types left out of the upstream request (CONTRACT 5.4, 5.9). */
@@ -51,10 +57,14 @@ export function responsesChat(keep: KeepResponse): ChatDoor<ResponsesRequest> {
           incompleteDetails: end.incomplete_details,
           output: outputItems(
             id,
-            answer.message.content,
-            answer.message.toolCalls ?? [],
+            {
+              text: answer.message.content,
+              calls: answer.message.toolCalls ?? [],
+              thinking: answer.thinking ?? [],
+            },
             request.tools.origins,
             end.status,
+            withReasoningToken(request),
           ),
           usage: toResponseUsage(answer.usage),
         },

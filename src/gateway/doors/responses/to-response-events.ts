@@ -1,8 +1,10 @@
 import { encodeEvent } from '../../../platform/sse.ts';
+import type { ThinkingPart } from '../../domain/content-parts.ts';
 import type { ToolCall } from '../../domain/messages.ts';
 import type { ChatAnswer } from '../../services/run-chat.ts';
 import type { StreamEventOf } from '../../services/run-chat-stream.ts';
 import type { ResponsesRequest } from './read-responses-request.ts';
+import { reasoningItem } from './reasoning-items.ts';
 import { toResponseFailure } from './to-response-failure.ts';
 import {
   callItem,
@@ -13,6 +15,7 @@ import {
   type OutputItem,
   outputTextPart,
   toResponseUsage,
+  withReasoningToken,
 } from './to-response-output.ts';
 import { type ResponseState, toResponseResource } from './to-response-resource.ts';
 
@@ -27,8 +30,10 @@ export interface ResponseStart {
  * The gateway's chat stream as the Responses API's events (CONTRACT 5.4, Open Responses
  * "Streaming"), each with its `sequence_number`: `response.created` and `response.in_progress`
  * with the response so far; per output item `response.output_item.added`, its content
- * (`content_part.added`, `output_text.delta`s, `output_text.done`, `content_part.done` for the
- * message; `function_call_arguments.delta`/`.done`, or OpenAI's `custom_tool_call_input.delta`/
+ * (`reasoning_summary_part.added`, one `reasoning_summary_text.delta`, `.done` and
+ * `reasoning_summary_part.done` for a reasoning item with text, sent whole once the upstream's
+ * thinking block ended with its signature; `content_part.added`, `output_text.delta`s,
+ * `output_text.done`, `content_part.done` for the message; `function_call_arguments.delta`/`.done`, or OpenAI's `custom_tool_call_input.delta`/
  * `.done` for a custom tool's call) and `response.output_item.done`; then `response.completed`
  * (or `response.incomplete` when the answer was cut) with the whole response and its usage, the
  * cost in `usage.cost_usd`. A
@@ -52,6 +57,9 @@ export async function* toResponseEvents(
         break;
       case 'tool_call':
         yield* writer.call(event.data);
+        break;
+      case 'thinking':
+        yield* writer.reasoning(event.data);
         break;
       case 'done': {
         for (const call of event.data.message.toolCalls ?? [])
@@ -139,6 +147,27 @@ class ResponseWriter {
     const item = messageItem(open.id, open.text, status);
     this.#output[open.index] = item;
     yield this.event('response.output_item.done', { output_index: open.index, item });
+  }
+
+  *reasoning(part: ThinkingPart): Generator<string> {
+    yield* this.closeMessage('completed');
+    const index = this.#output.length;
+    const id = itemIdOf(this.#start.id, 'rs', index);
+    const item = reasoningItem(id, part, withReasoningToken(this.#request));
+    this.#output.push(item);
+    yield this.event('response.output_item.added', { output_index: index, item: { ...item, summary: [] } });
+    const summary = (item['summary'] as { type: 'summary_text'; text: string }[])[0];
+    if (summary !== undefined) {
+      const at = { item_id: id, output_index: index, summary_index: 0 };
+      yield this.event('response.reasoning_summary_part.added', {
+        ...at,
+        part: { type: 'summary_text', text: '' },
+      });
+      yield this.event('response.reasoning_summary_text.delta', { ...at, delta: summary.text });
+      yield this.event('response.reasoning_summary_text.done', { ...at, text: summary.text });
+      yield this.event('response.reasoning_summary_part.done', { ...at, part: summary });
+    }
+    yield this.event('response.output_item.done', { output_index: index, item });
   }
 
   *call(call: ToolCall): Generator<string> {

@@ -1,10 +1,14 @@
+import type { ThinkingPart } from '../../domain/content-parts.ts';
 import type { FinishReason, ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
 import type { ToolOrigin } from './read-response-tools.ts';
+import type { ResponsesRequest } from './read-responses-request.ts';
+import { reasoningItem } from './reasoning-items.ts';
 
 /**
  * The answer's parts as Responses output items (Open Responses `ItemField`, with OpenAI's
- * `custom_tool_call` for a custom tool's call): the assistant message, then one item per call.
+ * `custom_tool_call` for a custom tool's call): a reasoning item per signed thinking block, the
+ * assistant message, then one item per call, in the order OpenAI writes them.
  * Ids are derived from the response id, so the same answer always has the same item ids.
  */
 
@@ -87,16 +91,31 @@ export function customInput(argumentsText: string): string {
   return argumentsText;
 }
 
+/**
+ * Whether reasoning items carry their `encrypted_content`: when the request's `include` asks for
+ * it, as OpenAI does, and for a stored response too, so that `previous_response_id` carries the
+ * signed thinking into the next turn (OpenAI keeps it on its side; the gateway keeps the items).
+ */
+export function withReasoningToken(
+  request: Pick<ResponsesRequest, 'includeEncryptedReasoning' | 'store'>,
+): boolean {
+  return request.includeEncryptedReasoning || request.store;
+}
+
 /** The whole output of a finished answer. */
 export function outputItems(
   responseId: string,
-  text: string,
-  calls: readonly ToolCall[],
+  answer: { text: string; calls: readonly ToolCall[]; thinking: readonly ThinkingPart[] },
   origins: ReadonlyMap<string, ToolOrigin>,
   messageStatus: 'completed' | 'incomplete',
+  withToken: boolean,
 ): OutputItem[] {
+  const { text, calls } = answer;
   const items: OutputItem[] = [];
-  if (text !== '') items.push(messageItem(itemIdOf(responseId, 'msg', 0), text, messageStatus));
+  for (const part of answer.thinking) {
+    items.push(reasoningItem(itemIdOf(responseId, 'rs', items.length), part, withToken));
+  }
+  if (text !== '') items.push(messageItem(itemIdOf(responseId, 'msg', items.length), text, messageStatus));
   for (const call of calls) {
     const prefix = origins.get(call.name)?.kind === 'custom' ? 'ctc' : 'fc';
     items.push(
@@ -120,14 +139,15 @@ export function endOf(reason: FinishReason | undefined): {
 
 /**
  * The Responses usage: `input_tokens` holds the cached reads, as OpenAI counts them, and
- * `output_tokens` the reasoning (which the gateway's usage does not tell apart: 0).
+ * `output_tokens` the reasoning, of which `reasoning_tokens` says how much where the upstream
+ * reported it (OpenAI's `completion_tokens_details`, Gemini's `thoughtsTokenCount`); else 0.
  */
 export function toResponseUsage(usage: ResponseUsage) {
   return {
     input_tokens: usage.tokensIn,
     input_tokens_details: { cached_tokens: usage.tokensInCacheRead },
     output_tokens: usage.tokensOut,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.tokensOutReasoning ?? 0 },
     total_tokens: usage.tokensIn + usage.tokensOut,
   };
 }

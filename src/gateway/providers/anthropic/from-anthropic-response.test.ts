@@ -28,9 +28,17 @@ describe('fromAnthropicResponse', () => {
     });
   });
 
-  it('skips thinking blocks, concatenates text blocks, reports thinking tokens within output', () => {
+  it('returns thinking blocks apart with their signature, concatenates text blocks, reports thinking tokens within output', () => {
     const result = fromAnthropicResponse(fixtureJson('message-thinking.json'), plain);
     assert.equal(result.content, '17 × 23 = 391');
+    assert.deepEqual(result.thinking, [
+      {
+        type: 'thinking',
+        vendor: 'anthropic',
+        text: 'The user asks for 17 * 23. 17 * 20 = 340, 17 * 3 = 51, so 391.',
+        signature: 'EuYBCkQYAiJAgCs1le6/Pol5Z4/JMomVOouGrWdhYNsH3ukzUECbB6iWrSQtsQuRHJID6lWV',
+      },
+    ]);
     assert.equal(result.finishReason, 'length');
     assert.deepEqual(result.usage, {
       inputTokens: 46,
@@ -39,6 +47,30 @@ describe('fromAnthropicResponse', () => {
       cacheWriteTokens: 0,
       reasoningTokens: 80,
     });
+  });
+
+  it('returns a redacted_thinking block as its data, and leaves out a thinking block without a signature', () => {
+    const body = {
+      type: 'message',
+      model: 'claude-sonnet-4-5',
+      content: [
+        { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+        { type: 'thinking', thinking: 'unsigned', signature: '' },
+        { type: 'text', text: 'Done.' },
+      ],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 5, output_tokens: 3 },
+    };
+    const result = fromAnthropicResponse(body, plain);
+    assert.equal(result.content, 'Done.');
+    assert.deepEqual(result.thinking, [
+      { type: 'thinking', vendor: 'anthropic', text: '', redacted: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+    ]);
+  });
+
+  it('has no thinking when the answer had none', () => {
+    const result = fromAnthropicResponse(fixtureJson('tool-message.json'), plain);
+    assert.equal(result.thinking, undefined);
   });
 
   it('answers with the forced tool input as JSON, and tool_use is a normal stop', () => {

@@ -1,6 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { asString, isRecord } from '../json-guards.ts';
-import type { ChatResult, ToolCall } from '../provider.ts';
+import type { ChatResult, ThinkingPart, ToolCall } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { mapStopReason, matchedStopSequence } from './anthropic-stop-reason.ts';
 import { readUsageCounts, toReportedUsage } from './anthropic-usage.ts';
@@ -18,8 +18,10 @@ export interface ResponseContext {
  * A Messages API response (`{type: 'message', model, content: [...], stop_reason, usage}`) as a
  * ChatResult. The answer is the concatenated `text` blocks, or, for structured output, the forced
  * tool's `input` as JSON. Other `tool_use` blocks are the model's tool calls, in order, their
- * arguments the JSON text of `input`; `stop_reason: tool_use` is then `tool_calls`. Thinking and server-tool blocks are not part of the answer; their tokens
- * are already in `usage.output_tokens`.
+ * arguments the JSON text of `input`; `stop_reason: tool_use` is then `tool_calls`. `thinking` and
+ * `redacted_thinking` blocks are the answer's thinking, with their signature or data byte for byte
+ * (a door may hand them to the client to send back); their tokens are already in
+ * `usage.output_tokens`. Server-tool blocks are not part of the answer.
  */
 export function fromAnthropicResponse(body: unknown, context: ResponseContext): ChatResult {
   if (!isRecord(body) || !Array.isArray(body['content'])) {
@@ -28,9 +30,12 @@ export function fromAnthropicResponse(body: unknown, context: ResponseContext): 
   let text = '';
   let toolInput: { input: unknown } | undefined;
   const toolCalls: ToolCall[] = [];
+  const thinking: ThinkingPart[] = [];
   for (const block of body['content'] as unknown[]) {
     if (!isRecord(block)) throw invalidResponse(context.slot, 'content block is not an object');
-    if (block['type'] === 'text') {
+    const part = readThinkingBlock(block);
+    if (part !== undefined) thinking.push(part);
+    else if (block['type'] === 'text') {
       const part = asString(block['text']);
       if (part === undefined) throw invalidResponse(context.slot, 'text block without text');
       text += part;
@@ -53,9 +58,29 @@ export function fromAnthropicResponse(body: unknown, context: ResponseContext): 
     usage: toReportedUsage(readUsageCounts(body['usage'])),
   };
   if (toolCalls.length > 0) result.toolCalls = toolCalls;
+  if (thinking.length > 0) result.thinking = thinking;
   const stopSequence = matchedStopSequence(body['stop_reason'], body['stop_sequence']);
   if (stopSequence !== undefined) result.stopSequence = stopSequence;
   return result;
+}
+
+/**
+ * A `thinking` block (its text and `signature`) or a `redacted_thinking` block (its `data`) as a
+ * thinking part of Anthropic's; undefined for any other block, or one without its signature or
+ * data (which Anthropic could not take back anyway).
+ */
+export function readThinkingBlock(block: Record<string, unknown>): ThinkingPart | undefined {
+  if (block['type'] === 'thinking') {
+    const signature = asString(block['signature']);
+    if (signature === undefined || signature === '') return undefined;
+    return { type: 'thinking', vendor: 'anthropic', text: asString(block['thinking']) ?? '', signature };
+  }
+  if (block['type'] === 'redacted_thinking') {
+    const data = asString(block['data']);
+    if (data === undefined || data === '') return undefined;
+    return { type: 'thinking', vendor: 'anthropic', text: '', redacted: data };
+  }
+  return undefined;
 }
 
 /** A `tool_use` block as a call: `input` (an object) serialised back to JSON text. */

@@ -4,7 +4,7 @@ import { fixtureText, sseMessages } from '../../../../test/helpers/mock-anthropi
 import type { ChatStreamEvent } from '../provider.ts';
 import type { ProviderError } from '../provider-error.ts';
 import type { ResponseContext } from './from-anthropic-response.ts';
-import { fromAnthropicStream, type SseMessage } from './from-anthropic-stream.ts';
+import { fromAnthropicStream, MAX_THINKING_CHARS, type SseMessage } from './from-anthropic-stream.ts';
 
 const plain: ResponseContext = {
   slot: 'provider-c',
@@ -125,7 +125,92 @@ describe('fromAnthropicStream', () => {
     );
   });
 
-  it('ignores pings, thinking deltas and event types it does not know', async () => {
+  it('sends each thinking block whole, with its signature, once the block ends', async () => {
+    const messages = sseMessages(fixtureText('message-stream.txt'));
+    const block = (data: Record<string, unknown>): SseMessage => ({
+      event: String(data['type']),
+      data: JSON.stringify(data),
+    });
+    messages.splice(
+      1,
+      0,
+      block({
+        type: 'content_block_start',
+        index: 7,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+      block({
+        type: 'content_block_delta',
+        index: 7,
+        delta: { type: 'thinking_delta', thinking: 'Paris, ' },
+      }),
+      block({
+        type: 'content_block_delta',
+        index: 7,
+        delta: { type: 'thinking_delta', thinking: 'surely.' },
+      }),
+      block({
+        type: 'content_block_delta',
+        index: 7,
+        delta: { type: 'signature_delta', signature: 'EqQBCgIYAhIM+sig==' },
+      }),
+      block({ type: 'content_block_stop', index: 7 }),
+      block({
+        type: 'content_block_start',
+        index: 8,
+        content_block: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3p' },
+      }),
+      block({ type: 'content_block_stop', index: 8 }),
+    );
+    const events = await collect(messages, plain);
+    const thinking = events.filter((e) => e.type === 'thinking');
+    assert.deepEqual(thinking, [
+      {
+        type: 'thinking',
+        part: {
+          type: 'thinking',
+          vendor: 'anthropic',
+          text: 'Paris, surely.',
+          signature: 'EqQBCgIYAhIM+sig==',
+        },
+      },
+      {
+        type: 'thinking',
+        part: { type: 'thinking', vendor: 'anthropic', text: '', redacted: 'EmwKAhgBEgy3va3p' },
+      },
+    ]);
+    // Before the text it led to, which is unchanged.
+    assert.ok(events.findIndex((e) => e.type === 'thinking') < events.findIndex((e) => e.type === 'delta'));
+    const deltas = events.filter((e) => e.type === 'delta');
+    assert.equal(deltas.map((e) => e.content).join(''), 'Paris is the capital of France.');
+  });
+
+  it('refuses thinking longer than the bound as an invalid response', async () => {
+    const messages = sseMessages(fixtureText('message-stream.txt'));
+    const huge = 'x'.repeat(MAX_THINKING_CHARS + 1);
+    messages.splice(
+      1,
+      0,
+      {
+        event: 'content_block_start',
+        data: '{"type":"content_block_start","index":7,"content_block":{"type":"thinking","thinking":""}}',
+      },
+      {
+        event: 'content_block_delta',
+        data: JSON.stringify({
+          type: 'content_block_delta',
+          index: 7,
+          delta: { type: 'thinking_delta', thinking: huge },
+        }),
+      },
+    );
+    await assert.rejects(collect(messages, plain), (error: ProviderError) => {
+      assert.equal(error.failure, 'invalid_response');
+      return true;
+    });
+  });
+
+  it('ignores pings, unsigned thinking and event types it does not know', async () => {
     const messages = sseMessages(fixtureText('message-stream.txt'));
     messages.splice(
       1,

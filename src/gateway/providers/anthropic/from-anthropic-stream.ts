@@ -1,6 +1,6 @@
 import { safeJson } from '../http/upstream-http.ts';
 import { asCount, asString, isRecord } from '../json-guards.ts';
-import type { ChatStreamEvent } from '../provider.ts';
+import type { ChatStreamEvent, ThinkingPart } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { MAX_STREAMED_TOOL_CALLS, MAX_TOOL_ARGUMENT_CHARS } from '../tool-arguments.ts';
 import { mapAnthropicStreamError } from './anthropic-error.ts';
@@ -25,7 +25,20 @@ export interface SseMessage {
   data: string;
 }
 
-type BlockKind = 'text' | 'json' | 'tool' | 'other';
+type BlockKind = 'text' | 'json' | 'tool' | 'thinking' | 'other';
+
+/**
+ * The most thinking text one answer may stream (characters): far above the largest budget the
+ * gateway asks for (24,576 tokens), so only an upstream gone wrong reaches it; it bounds memory.
+ */
+export const MAX_THINKING_CHARS = 1_000_000;
+
+/** A thinking block being streamed: its text in pieces, then its signature (or a redacted block's data). */
+interface OpenThinking {
+  text: string;
+  signature: string;
+  redacted?: string;
+}
 
 /** A tool_use block being streamed: its id and name from content_block_start, its input in pieces. */
 interface OpenToolUse {
@@ -66,6 +79,8 @@ export async function* fromAnthropicStream(
   let heldText = '';
   let heldJson = '';
   const toolUses = new Map<number, OpenToolUse>();
+  const thinkings = new Map<number, OpenThinking>();
+  let thinkingChars = 0;
   let toolCount = 0;
   let toolChars = 0;
 
@@ -95,7 +110,10 @@ export async function* fromAnthropicStream(
           throw invalidResponse(slot, 'malformed content_block_start');
         let kind: BlockKind = 'other';
         if (block['type'] === 'text') kind = 'text';
-        else if (!toolSeen && isForcedToolUse(block, jsonTool)) {
+        else if (block['type'] === 'thinking' || block['type'] === 'redacted_thinking') {
+          kind = 'thinking';
+          thinkings.set(index, openThinking(block));
+        } else if (!toolSeen && isForcedToolUse(block, jsonTool)) {
           kind = 'json';
           toolSeen = true;
         } else if (block['type'] === 'tool_use') {
@@ -144,14 +162,35 @@ export async function* fromAnthropicStream(
               `tool call arguments longer than ${MAX_TOOL_ARGUMENT_CHARS} characters`,
             );
           open.json += fragment;
+        } else if (kind === 'thinking') {
+          const open = thinkings.get(index);
+          if (open === undefined) break;
+          if (delta['type'] === 'thinking_delta') {
+            const text = asString(delta['thinking']) ?? '';
+            thinkingChars += text.length;
+            if (thinkingChars > MAX_THINKING_CHARS)
+              throw invalidResponse(slot, `thinking longer than ${MAX_THINKING_CHARS} characters`);
+            open.text += text;
+          } else if (delta['type'] === 'signature_delta') {
+            const signature = asString(delta['signature']) ?? '';
+            thinkingChars += signature.length;
+            if (thinkingChars > MAX_THINKING_CHARS)
+              throw invalidResponse(slot, `thinking longer than ${MAX_THINKING_CHARS} characters`);
+            open.signature += signature;
+          }
         }
-        // thinking_delta, signature_delta, citations_delta and deltas of other blocks are not answer text.
+        // citations_delta and deltas of other blocks are not answer text.
         break;
       }
       case 'content_block_stop': {
         const index = asCount(data['index']);
         const open = index === undefined ? undefined : toolUses.get(index);
-        if (open !== undefined && index !== undefined) {
+        const thinking = index === undefined ? undefined : thinkings.get(index);
+        if (thinking !== undefined && index !== undefined) {
+          thinkings.delete(index);
+          const part = closedThinking(thinking);
+          if (part !== undefined) yield { type: 'thinking', part };
+        } else if (open !== undefined && index !== undefined) {
           toolUses.delete(index);
           const args = open.json.trim() === '' ? '{}' : open.json;
           yield { type: 'tool_call', call: { id: open.id, name: open.name, arguments: args } };
@@ -192,4 +231,22 @@ export async function* fromAnthropicStream(
   }
   if (!started) throw invalidResponse(slot, 'stream ended without message_start');
   throw new ProviderError({ slot, failure: 'connection', detail: 'stream ended before message_stop' });
+}
+
+/** A thinking block as content_block_start gives it: empty in practice, a redacted one whole. */
+function openThinking(block: Record<string, unknown>): OpenThinking {
+  if (block['type'] === 'redacted_thinking')
+    return { text: '', signature: '', redacted: asString(block['data']) ?? '' };
+  return { text: asString(block['thinking']) ?? '', signature: asString(block['signature']) ?? '' };
+}
+
+/** The finished block as the same part a whole answer gives (readThinkingBlock); none without its signature. */
+function closedThinking(open: OpenThinking): ThinkingPart | undefined {
+  if (open.redacted !== undefined) {
+    return open.redacted === ''
+      ? undefined
+      : { type: 'thinking', vendor: 'anthropic', text: '', redacted: open.redacted };
+  }
+  if (open.signature === '') return undefined;
+  return { type: 'thinking', vendor: 'anthropic', text: open.text, signature: open.signature };
 }
