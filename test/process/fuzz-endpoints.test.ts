@@ -119,6 +119,34 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
     query: { from: '2026-01-01', to: '2026-01-31', groupBy: 'day,model' },
     headers: AUTH,
   },
+  'gateway POST /v1/responses': {
+    body: {
+      model: 'simulated-chat',
+      instructions: 'Be brief.',
+      input: [
+        { type: 'message', role: 'developer', content: 'Answer in one line.' },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Say hello.' }] },
+        { type: 'function_call', call_id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'found' },
+      ],
+      tools: [
+        {
+          type: 'function',
+          name: 'lookup',
+          parameters: { type: 'object', properties: { q: { type: 'string' } } },
+        },
+        { type: 'web_search' },
+      ],
+      max_output_tokens: 32,
+      store: false,
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  // Not served (CONTRACT 5.4): a 404 in OpenAI's shape, whatever comes.
+  'gateway POST /v1/responses/compact': {
+    body: { model: 'simulated-chat', input: 'Say hello.' },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
   // The MCP gateway with no upstream configured: it lists nothing and knows no tool.
   'gateway POST /mcp': {
     body: {
@@ -152,6 +180,8 @@ const PATHS: Record<string, string> = {
   '/.well-known/agent-skills/:name': '/.well-known/agent-skills/inference-gateway.tar.gz',
   '/.well-known/agent-skills/:name/SKILL.md': '/.well-known/agent-skills/inference-gateway/SKILL.md',
   '/.well-known/agent-skills/:name/*': '/.well-known/agent-skills/inference-gateway/SKILL.md',
+  '/v1/responses/:id': '/v1/responses/resp_0123456789abcdef0123456789abcdef',
+  '/v1/responses/:id/input_items': '/v1/responses/resp_0123456789abcdef0123456789abcdef/input_items',
 };
 
 // Built before the tests are declared: the routes it serves decide which tests there are.
