@@ -10,6 +10,7 @@ import {
   type OpenedStream,
   type ReadWhole,
 } from './event-stream-handler.ts';
+import { jsonBody } from './json-body-bytes.ts';
 import { currentTraceHeaders } from './trace-headers.ts';
 
 export type { BufferedResponse, OpenedStream };
@@ -205,7 +206,8 @@ export class UpstreamHttp {
       path: this.#basePath + request.path,
       method: request.method ?? 'POST',
       headers,
-      body: request.body === undefined ? null : JSON.stringify(request.body),
+      // A long history as bytes written piece by piece, never one large string (json-body-bytes.ts).
+      body: request.body === undefined ? null : jsonBody(request.body),
     };
   }
 
