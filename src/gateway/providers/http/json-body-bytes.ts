@@ -7,11 +7,11 @@
  * faults in page by page and which is given back when the string dies. `JSON.stringify` builds
  * its result in pieces, and `Buffer.from` (undici's, for a string body) flattens them into one
  * such string before copying it out. On the bench's 100-turn conversation that cost about a
- * millisecond per turn, most of it system time (docs/performance.md, issue 33). Here the
- * containers near the top (the request object, its arrays such as `messages`, and their items'
- * fields) are walked, every value below them goes through `JSON.stringify` as a string of its
- * own (small: one message's field), and the pieces are written one after another into a single
- * Buffer. A body of a few kilobytes costs about what it did.
+ * millisecond per turn, more than half of it system time (docs/performance.md, issue 33). Here the
+ * request object and its arrays (`messages`, `tools`…) are walked, each of their items goes
+ * through `JSON.stringify` as a string of its own (small: one message), and the pieces are
+ * written one after another into a single Buffer. A body of few items stays one `JSON.stringify`
+ * and costs what it did.
  */
 
 /**
