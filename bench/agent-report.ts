@@ -87,12 +87,13 @@ function headOfLineTable(results: AgentResults): string {
 function conversationTable(results: AgentResults): string {
   const forwarder = results.conversation.find((row) => row.server === 'forwarder');
   const lines = [
-    "| server | turns | last turn's prompt | CPU µs per turn | × forwarder | latency p50 / p99 ms | failures |",
-    '|---|---|---|---|---|---|---|',
+    "| server | turns | last turn's prompt | CPU µs per turn | over the rounds | × forwarder | latency p50 / p99 ms | failures |",
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const row of results.conversation)
     lines.push(
       `| ${row.server} | ${row.turns} | ~${Math.round(row.lastTokens / 1000)}k tokens | ${row.cpuUsPerTurn.toFixed(0)} | ` +
+        `${row.cpuRange === undefined ? '' : row.cpuRange.map((us) => us.toFixed(0)).join('-')} | ` +
         `${forwarder === undefined ? '' : (row.cpuUsPerTurn / forwarder.cpuUsPerTurn).toFixed(2)} | ` +
         `${ms(row.latency.p50)} / ${ms(row.latency.p99)} | ${row.failures} |`,
     );
@@ -115,7 +116,7 @@ export function agentSection(results: AgentResults, checks: readonly AgentCheck[
     '',
     headOfLineTable(results),
     '',
-    "A long agent conversation on the OpenAI door: one client, turn after turn, each request the whole history (a 2k-token system prompt, eight tools, then per turn a user line, a tool call and a tool result), growing to about 100k tokens. Run once to warm, then measured; CPU is the server process's.",
+    "A long agent conversation on the OpenAI door: one client, turn after turn, each request the whole history (a 2k-token system prompt, eight tools, then per turn a user line, a tool call and a tool result), growing to about 100k tokens. Run once to warm, then in rounds (the servers in turn within each), the median round by CPU per turn shown; CPU is the server process's.",
     '',
     conversationTable(results),
     '',

@@ -39,6 +39,8 @@ export interface ConversationRow {
   turns: number;
   lastTokens: number;
   cpuUsPerTurn: number;
+  /** The lowest and highest CPU per turn over the rounds (the row is the median round). */
+  cpuRange?: readonly [number, number];
   latency: LatencySummary;
   failures: number;
 }
@@ -215,22 +217,31 @@ export async function runConversation(
 }
 
 async function measureConversation(options: AgentOptions): Promise<ConversationRow[]> {
-  const rows: ConversationRow[] = [];
   const servers: [string, Server, 'gateway' | 'upstream'][] = [
     ['forwarder', options.forwarder, 'upstream'],
     ...options.gateways.map(([label, server]): [string, Server, 'gateway'] => [label, server, 'gateway']),
   ];
-  for (const [label, server, target] of servers) {
-    // Once unmeasured (the code paths warm), then measured.
+  // Once unmeasured (the code paths warm), then `rounds` rounds, the servers in turn within each,
+  // so that a busy minute falls on all of them; the median round by CPU per turn is kept.
+  for (const [label, server, target] of servers)
     await runConversation(label, server.port, server.pid, target);
-    const row = await runConversation(label, server.port, server.pid, target);
-    rows.push(row);
-    options.log(
-      `conversation ${label}: ${row.cpuUsPerTurn.toFixed(0)} µs CPU per turn, p50 ${row.latency.p50.toFixed(2)} ms, ` +
-        `${row.failures} failures`,
-    );
+  const rounds = new Map<string, ConversationRow[]>(servers.map(([label]) => [label, []]));
+  for (let round = 0; round < Math.max(1, options.rounds); round++) {
+    for (const [label, server, target] of servers) {
+      const row = await runConversation(label, server.port, server.pid, target);
+      rounds.get(label)?.push(row);
+      options.log(
+        `conversation ${label}: ${row.cpuUsPerTurn.toFixed(0)} µs CPU per turn, p50 ${row.latency.p50.toFixed(2)} ms, ` +
+          `${row.failures} failures`,
+      );
+    }
   }
-  return rows;
+  return servers.map(([label]) => {
+    const rows = [...(rounds.get(label) ?? [])].sort((a, b) => a.cpuUsPerTurn - b.cpuUsPerTurn);
+    const median = rows[Math.floor(rows.length / 2)] as ConversationRow;
+    const cpu = rows.map((row) => row.cpuUsPerTurn);
+    return { ...median, cpuRange: [Math.min(...cpu), Math.max(...cpu)] as const };
+  });
 }
 
 /** Every agent-shaped workload of issue 33, against the gateways given and the forwarder. */

@@ -57,6 +57,20 @@ describe('UpstreamHttp', () => {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.write('x'.repeat(48 * 1024));
         res.end('y'.repeat(48 * 1024));
+      } else if (req.url === '/v1/echo') {
+        // The request as the upstream received it: its content type, length and bytes.
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          const body = Buffer.concat(chunks);
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              contentType: req.headers['content-type'],
+              contentLength: req.headers['content-length'],
+              body: body.toString('base64'),
+            }),
+          );
+        });
       } else {
         res.writeHead(429, { 'retry-after': '2' }).end('{"error":"slow down"}');
       }
@@ -178,6 +192,28 @@ describe('UpstreamHttp', () => {
     assert.deepEqual(http.parseJson(json), { ok: true });
     const chunked = await http.send({ path: '/chunked', signal: signal() });
     assert.deepEqual(http.parseJson(chunked), { text: 'café ✓' });
+    await http.close();
+  });
+
+  it('sends a long history as exactly the bytes JSON.stringify gives, and a short body too', async () => {
+    const http = new UpstreamHttp('provider-a', base, timeouts);
+    const history = {
+      model: 'm',
+      messages: Array.from({ length: 300 }, (_, n) => ({
+        role: n % 2 === 0 ? 'user' : 'assistant',
+        content: `turn ${n}: "quoted", line\nbreak, café ✓ 🙂 `.repeat(20),
+        name: undefined,
+      })),
+      stream: false,
+    };
+    for (const body of [history, { model: 'm', messages: [{ role: 'user', content: 'hi ✓' }] }]) {
+      const answer = await http.send({ path: '/echo', body, signal: signal() });
+      const received = http.parseJson(answer) as { contentType: string; contentLength: string; body: string };
+      const expected = Buffer.from(JSON.stringify(body));
+      assert.equal(received.contentType, 'application/json');
+      assert.equal(received.contentLength, String(expected.length));
+      assert.ok(Buffer.from(received.body, 'base64').equals(expected));
+    }
     await http.close();
   });
 

@@ -10,6 +10,7 @@ import {
   type OpenedStream,
   type ReadWhole,
 } from './event-stream-handler.ts';
+import { jsonBody } from './json-body-bytes.ts';
 import { currentTraceHeaders } from './trace-headers.ts';
 
 export type { BufferedResponse, OpenedStream };
@@ -195,7 +196,9 @@ export class UpstreamHttp {
   }
 
   #dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
-    const body = request.bodyText ?? (request.body === undefined ? undefined : JSON.stringify(request.body));
+    // A relayed body goes as the client wrote it; any other as JSON, a long history as bytes
+    // written piece by piece, never one large string (json-body-bytes.ts).
+    const body = request.bodyText ?? (request.body === undefined ? undefined : jsonBody(request.body));
     let headers: Record<string, string> =
       body === undefined
         ? (request.headers ?? {})

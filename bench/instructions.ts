@@ -1,0 +1,177 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { agentConversation, conversationTurn } from './agent-scenarios.ts';
+import { prepareBaseline } from './baseline.ts';
+import { gatewayEnv } from './gateway-env.ts';
+import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
+import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts';
+
+/**
+ * `node bench/instructions.ts --workload=chat --requests=2000 --baseline=REV`: the instructions a
+ * request costs the gateway (every thread: the main one, the ledger's writer, V8's helpers),
+ * counted by valgrind's callgrind over a fixed number of requests after a warm-up. Unlike CPU
+ * time, the count does not move with the load of a shared box, so a difference of a few percent
+ * between two commits is visible. Valgrind runs the process 20-50 times slower, and it serialises
+ * threads, so nothing of latency or throughput is read here. `--workload=conversation` sends the
+ * agent conversation of bench/agent-workloads.ts (its `--requests` turns).
+ */
+const { values } = parseArgs({
+  options: {
+    workload: { type: 'string', default: 'chat' },
+    requests: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '1500' },
+    concurrency: { type: 'string', default: '8' },
+    baseline: { type: 'string' },
+  },
+});
+
+const dir = join(fileURLToPath(new URL('bench/results/tmp/', ROOT)), `instructions-${process.pid}`);
+mkdirSync(dir, { recursive: true });
+const running: Server[] = [];
+/** Where valgrind and callgrind_control meet (the default name holds the user and host, which the gateway's environment lacks). */
+const vgdbPrefix = join(dir, 'vgdb');
+
+function send(agent: Agent, port: number, spec: HttpRequestSpec): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, host: '127.0.0.1', port, method: 'POST', path: spec.path, headers: spec.headers },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(spec.body);
+  });
+}
+
+/** `count` requests, `concurrency` at a time; throws if one is not a 200. */
+async function drive(port: number, specs: (n: number) => HttpRequestSpec, count: number): Promise<void> {
+  const agent = new Agent({ keepAlive: true });
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const status = await send(agent, port, specs(next++));
+      if (status !== 200) throw new Error(`status ${status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker));
+  agent.destroy();
+}
+
+function callgrindControl(pid: number, ...args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('callgrind_control', [`--vgdb-prefix=${vgdbPrefix}`, ...args, String(pid)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      // vgdb's files are named after USER and HOST as the valgrind process saw them.
+      env: { ...process.env, USER: 'bench', HOST: '127.0.0.1' },
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`callgrind_control ${args} ${code}`)),
+    );
+  });
+}
+
+/** Total instructions (Ir) of every callgrind dump under `prefix` (one file per thread). */
+function instructionsIn(prefix: string): number {
+  let total = 0;
+  for (const file of readdirSync(dir).filter((name) => name.startsWith(prefix) && !name.endsWith('.log'))) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    if (!/^desc: Trigger: dump measured/m.test(text)) continue;
+    const summary = /^summary:\s+(\d+)/m.exec(text);
+    if (summary !== null) total += Number(summary[1]);
+  }
+  return total;
+}
+
+async function measure(label: string, root: URL | undefined, mockPort: number): Promise<number> {
+  const at = root ?? ROOT;
+  runPrestart(at);
+  const start = startCommand(at);
+  const port = await freePort();
+  const prefix = `callgrind-${label.replace(/\W+/g, '-')}`;
+  const log = openSync(join(dir, `${prefix}.log`), 'a');
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--separate-threads=yes',
+      `--vgdb-prefix=${vgdbPrefix}`,
+      `--callgrind-out-file=${join(dir, `${prefix}.%p`)}`,
+      process.execPath,
+      ...start.nodeArgs,
+      start.entry,
+    ],
+    {
+      cwd: at,
+      env: {
+        PATH: process.env['PATH'] ?? '',
+        USER: 'bench',
+        ...start.env,
+        ...gatewayEnv(port, mockPort, join(dir, `data-${prefix}`)),
+      },
+      stdio: ['ignore', log, log],
+    },
+  );
+  try {
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${label} exited; see ${prefix}.log`);
+      const up = await fetch(`http://127.0.0.1:${port}/health`)
+        .then((response) => response.ok)
+        .catch(() => false);
+      if (up) break;
+      if (Date.now() > deadline) throw new Error(`${label} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const specs = workloadSpecs();
+    await drive(port, specs, Number(values.warmup));
+    // Counters zeroed after the warm-up, dumped after the measured requests (one file a thread).
+    await callgrindControl(child.pid as number, '--zero');
+    await drive(port, specs, Number(values.requests));
+    await callgrindControl(child.pid as number, '--dump=measured');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+  return instructionsIn(prefix) / Number(values.requests);
+}
+
+function workloadSpecs(): (n: number) => HttpRequestSpec {
+  if (values.workload !== 'conversation') {
+    const spec = requestFor('gateway', values.workload as Workload);
+    return () => spec;
+  }
+  // The conversation's turns in order, again from the first after the last.
+  const turns = 100;
+  let conversation = agentConversation(turns, 100_000);
+  return (n) => {
+    if (n % turns === 0) conversation = agentConversation(turns, 100_000);
+    return conversationTurn(conversation.body(n % turns), 'gateway');
+  };
+}
+
+try {
+  const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
+  running.push(mock);
+  const rows: [string, number][] = [['this commit', await measure('this commit', undefined, mock.port)]];
+  if (values.baseline !== undefined) {
+    const baseline = prepareBaseline(values.baseline);
+    rows.push([
+      `baseline ${baseline.commit}`,
+      await measure(`baseline ${baseline.commit}`, baseline.root, mock.port),
+    ]);
+  }
+  process.stdout.write(
+    `${values.workload}, ${values.requests} requests after ${values.warmup}, ${values.concurrency} at a time\n`,
+  );
+  for (const [label, perRequest] of rows)
+    process.stdout.write(`${label}: ${(perRequest / 1000).toFixed(1)} k instructions per request\n`);
+} finally {
+  for (const server of running) await server.stop();
+  if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
+}
