@@ -18,9 +18,29 @@ import { exchange, type ListeningApp, listenBoth } from '../helpers/raw-http.ts'
 
 const REPEATS = 4;
 const SECRET = 'leaving-secret-0123456789';
-const PROMPT_1MIB = 'The quick brown fox jumps over the lazy dog. '
-  .repeat(Math.ceil(2 ** 20 / 45))
-  .slice(0, 2 ** 20);
+/**
+ * 1 MiB of words that do not repeat (a fixed pseudo-random sequence): counting them takes the
+ * tokenizer long past the 30 ms at which the client leaves. A repeated sentence did not: the
+ * tokenizer's cache of pieces counted it in less once warm, and on a quiet machine some requests
+ * were answered (200) before the client left.
+ */
+const PROMPT_1MIB = (() => {
+  let seed = 0x2545f491;
+  const random = () => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const words: string[] = [];
+  let length = 0;
+  while (length < 2 ** 20) {
+    const size = 2 + Math.floor(random() * 8);
+    let word = '';
+    for (let i = 0; i < size; i++) word += String.fromCharCode(97 + Math.floor(random() * 26));
+    words.push(word);
+    length += size + 1;
+  }
+  return words.join(' ').slice(0, 2 ** 20);
+})();
 
 type Door = 'native' | 'openai' | 'anthropic' | 'responses';
 type Moment = 'counting' | 'waiting' | 'mid-stream';
