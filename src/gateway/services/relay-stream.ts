@@ -1,16 +1,16 @@
-import { ApiError, type ErrorEnvelope } from '../../platform/errors.ts';
+import type { ApiError, ErrorEnvelope } from '../../platform/errors.ts';
 import type { FinishReason } from '../domain/messages.ts';
 import { priceUsage, roundCost } from '../domain/pricing.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { RelayedEvent } from '../providers/messages-relay.ts';
-import { isProviderError, type ProviderError } from '../providers/provider-error.ts';
+import type { ProviderError } from '../providers/provider-error.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import { countOrGuess } from './count-or-guess.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
+import { drainStream, midStreamError } from './mid-stream.ts';
 import type { RequestRun } from './request-run.ts';
 import type { OpenWork } from './request-run-inputs.ts';
 import type { CallSuccess } from './upstream-caller.ts';
-import { toGatewayError } from './upstream-error-mapping.ts';
 
 /**
  * What a relayed stream hands its door: each upstream event as it came (`costUsd` on the
@@ -26,10 +26,6 @@ export type RelayFirstEvent = CallSuccess<{
   iterator: AsyncIterator<RelayedEvent>;
   first: IteratorResult<RelayedEvent>;
 }>;
-
-/** As for UpstreamStream: how long, and for how many events, a stream whose client left is still read. */
-const DRAIN_MS = 250;
-const MAX_DRAINED_EVENTS = 10_000;
 
 /**
  * A relayed Messages stream (the Anthropic door's same-vendor lane) after its first event: the
@@ -103,7 +99,8 @@ export class RelayStream implements OpenWork {
     let drained = true;
     if (error instanceof ClientClosedError) {
       run.clientLeft();
-      drained = await this.#drain();
+      drained = await drainStream(this.#iterator, this.#pending, (event) => this.#take(event));
+      this.#pending = undefined;
     }
     run.markDone();
     const texts = this.#texts;
@@ -153,36 +150,4 @@ export class RelayStream implements OpenWork {
     const { price } = this.#deps.priceBook.resolve(this.#success.adapter.kind, this.#model);
     return roundCost(earlier + priceUsage(this.#usage, price));
   }
-
-  async #drain(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeUp = new Promise<'time'>((resolve) => {
-      timer = setTimeout(resolve, DRAIN_MS, 'time');
-    });
-    try {
-      for (let taken = 0; taken < MAX_DRAINED_EVENTS; taken++) {
-        const next = this.#pending ?? (await Promise.race([this.#iterator.next(), timeUp]));
-        this.#pending = undefined;
-        if (next === 'time') return false;
-        if (next.done) return true;
-        this.#take(next.value);
-      }
-      return true;
-    } catch {
-      return true;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-}
-
-function midStreamError(error: unknown, provider: string): ApiError {
-  if (isProviderError(error)) {
-    return toGatewayError(error, [
-      { provider, model: '', status: error.status ?? null, failure: error.failure },
-    ]);
-  }
-  return error instanceof ApiError
-    ? error
-    : new ApiError('upstream_error', `${provider} failed during the stream`, { cause: error });
 }

@@ -1,17 +1,16 @@
-import { ApiError } from '../../platform/errors.ts';
+import type { ApiError } from '../../platform/errors.ts';
 import type { ThinkingPart } from '../domain/content-parts.ts';
 import type { FinishReason, ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import type { ChatStreamEvent } from '../providers/provider.ts';
-import { isProviderError } from '../providers/provider-error.ts';
 import { ClientClosedError } from './client-closed-error.ts';
+import { drainStream, midStreamError } from './mid-stream.ts';
 import type { RequestRun } from './request-run.ts';
 import type { OpenWork } from './request-run-inputs.ts';
 import { answerMessage, type ChatAnswer, estimateChatUsage } from './run-chat.ts';
 import type { ChatStream, StreamEvent } from './run-chat-stream.ts';
 import type { CallSuccess } from './upstream-caller.ts';
-import { toGatewayError } from './upstream-error-mapping.ts';
 
 /** What the first successful call hands over: the upstream's events and the first of them. */
 type FirstEvent = CallSuccess<{
@@ -25,8 +24,6 @@ type FirstEvent = CallSuccess<{
  * fails), so that the request is billed for what the upstream generated rather than for what the
  * client happened to read. An adapter that ignored the abort would otherwise hold the run open.
  */
-const DRAIN_MS = 250;
-const MAX_DRAINED_EVENTS = 10_000;
 
 /**
  * One upstream stream after its first event: what it has sent so far (the text, the tool calls,
@@ -113,11 +110,12 @@ export class UpstreamStream implements OpenWork {
     const provider = this.start.provider;
     let error: ApiError | undefined;
     if (cause instanceof ClientClosedError || run.signal.aborted) error = new ClientClosedError();
-    else if (cause !== undefined) error = toMidStreamError(cause, provider);
+    else if (cause !== undefined) error = midStreamError(cause, provider);
     let drained = true;
     if (error instanceof ClientClosedError) {
       run.clientLeft();
-      drained = await this.#drain();
+      drained = await drainStream(this.#iterator, this.#pending, (event) => this.#take(event));
+      this.#pending = undefined;
     }
     run.markDone();
     const input = this.#input;
@@ -167,32 +165,6 @@ export class UpstreamStream implements OpenWork {
     }
   }
 
-  /**
-   * Takes what the upstream had already sent when the client left (the read is aborted, so it
-   * hands out what it queued, then fails). False when the time ran out with a read still waiting.
-   */
-  async #drain(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeUp = new Promise<'time'>((resolve) => {
-      timer = setTimeout(resolve, DRAIN_MS, 'time');
-    });
-    try {
-      for (let taken = 0; taken < MAX_DRAINED_EVENTS; taken++) {
-        const next = this.#pending ?? (await Promise.race([this.#iterator.next(), timeUp]));
-        this.#pending = undefined;
-        if (next === 'time') return false;
-        if (next.done) return true;
-        this.#take(next.value);
-      }
-      return true;
-    } catch {
-      // The aborted read's failure: everything it had was taken.
-      return true;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   #answer(): ChatAnswer {
     const run = this.#run;
     const toolCalls = this.#toolCalls;
@@ -210,15 +182,4 @@ export class UpstreamStream implements OpenWork {
     if (this.#thinking.length > 0) answer.thinking = [...this.#thinking];
     return answer;
   }
-}
-
-function toMidStreamError(error: unknown, provider: string): ApiError {
-  if (isProviderError(error)) {
-    return toGatewayError(error, [
-      { provider, model: '', status: error.status ?? null, failure: error.failure },
-    ]);
-  }
-  return error instanceof ApiError
-    ? error
-    : new ApiError('upstream_error', `${provider} failed during the stream`, { cause: error });
 }
