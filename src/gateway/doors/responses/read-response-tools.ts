@@ -33,6 +33,11 @@ export const CUSTOM_INPUT_PARAMETERS: Record<string, unknown> = {
   additionalProperties: false,
 };
 
+/** What a hosted tool's type looks like (`web_search`, `image_generation`, `web_search_preview_2025_03_11`). */
+const HOSTED_TOOL_TYPE = /^[a-z][a-z0-9_.-]{0,63}$/;
+/** Distinct hosted tool types one request may name (OpenAI has about a dozen). */
+const MAX_IGNORED_TYPES = 32;
+
 /** The name a namespace member is given upstream, where names are one flat list. */
 export function flatName(namespace: string, name: string): string {
   return namespace.endsWith('_') ? `${namespace}${name}` : `${namespace}__${name}`;
@@ -65,8 +70,20 @@ export function readResponseTools(value: unknown): ReadTools {
       case 'namespace':
         readNamespace(tool, at, read);
         break;
-      default:
-        if (!read.ignored.includes(tool['type'])) read.ignored.push(tool['type']);
+      default: {
+        // The type is named in a response header: a name of a hosted tool's form, and a bounded
+        // list of them, or a client could put any byte or any length there.
+        const type = tool['type'];
+        if (!HOSTED_TOOL_TYPE.test(type))
+          throw refuseField(
+            `${at}/type`,
+            'must be function, custom, namespace or a hosted tool type (lowercase letters, digits, _ . -; at most 64 characters)',
+          );
+        if (read.ignored.includes(type)) break;
+        if (read.ignored.length >= MAX_IGNORED_TYPES)
+          throw refuseField(`${at}/type`, `at most ${MAX_IGNORED_TYPES} hosted tool types in one request`);
+        read.ignored.push(type);
+      }
     }
   });
   return read;
