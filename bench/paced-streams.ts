@@ -59,7 +59,8 @@ export async function runPacedStreams(options: {
               else streamGaps.push(now - previous);
               previous = now;
             }
-            tail = (tail + text).slice(-512);
+            // The last event can be long: the Responses door's response.completed holds the whole response.
+            tail = (tail + text).slice(-16_384);
           });
           res.on('end', () => {
             if (res.statusCode !== 200 || first === 0 || !tail.includes(options.spec.endMarker))
