@@ -6,6 +6,7 @@ import { openSqliteStorage } from '../src/storage/embedded/sqlite-storage.ts';
 import type { InsightGroup } from '../src/storage/ledger-insights.ts';
 import type { Storage, UsageRecord } from '../src/storage/ports.ts';
 import { openPostgresStorage } from '../src/storage/postgres/pg-storage.ts';
+import { PLAIN_REQUEST_FIELDS } from '../test/helpers/plain-usage-fields.ts';
 import { createTestSchema } from '../test/helpers/postgres.ts';
 
 /**
@@ -83,14 +84,7 @@ function* records(count: number): Generator<UsageRecord[]> {
       status: failed ? 502 : 200,
       errorCode: failed ? 'upstream_error' : null,
       createdAt: FROM + Math.floor((i / count) * 30 * DAY),
-      cacheReadTokens: 0,
-      cacheWrite5mTokens: 0,
-      cacheWrite1hTokens: 0,
-      deployment: null,
-      cacheHit: false,
-      costSavedUsd: 0,
-      mcpServer: null,
-      mcpTool: null,
+      ...PLAIN_REQUEST_FIELDS,
       attempts: [],
     });
     if (batch.length === 1000) {

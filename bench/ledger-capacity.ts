@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqliteStorage } from '../src/storage/embedded/sqlite-storage.ts';
 import type { UsageRecord } from '../src/storage/ports.ts';
+import { PLAIN_ATTEMPT_FIELDS, PLAIN_REQUEST_FIELDS } from '../test/helpers/plain-usage-fields.ts';
 
 /**
  * `node bench/ledger-capacity.ts`: rows a second the embedded ledger's writer thread commits, in
@@ -43,14 +44,7 @@ function record(n: number, model: string): UsageRecord {
     status: 200,
     errorCode: null,
     createdAt: hour + (n % 1_000_000),
-    cacheReadTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    deployment: null,
-    cacheHit: false,
-    costSavedUsd: 0,
-    mcpServer: null,
-    mcpTool: null,
+    ...PLAIN_REQUEST_FIELDS,
     attempts: [
       {
         attempt: 0,
@@ -63,10 +57,7 @@ function record(n: number, model: string): UsageRecord {
         latencyMs: 2,
         outcome: 'ok',
         upstreamStatus: 200,
-        cacheReadTokens: 0,
-        cacheWrite5mTokens: 0,
-        cacheWrite1hTokens: 0,
-        deployment: null,
+        ...PLAIN_ATTEMPT_FIELDS,
       },
     ],
   };

@@ -3,6 +3,7 @@ import { InProcessProviderHealth } from '../src/gateway/health/circuit-breaker.t
 import { GatewayMetrics } from '../src/gateway/observability/gateway-metrics.ts';
 import { MetricsRegistry } from '../src/platform/metrics/metrics-registry.ts';
 import type { UsageRecord } from '../src/storage/ports.ts';
+import { PLAIN_ATTEMPT_FIELDS, PLAIN_REQUEST_FIELDS } from '../test/helpers/plain-usage-fields.ts';
 
 /**
  * `node bench/metrics-cost.ts`: the CPU the metrics add to one request, measured where they are
@@ -40,14 +41,7 @@ function record(i: number): UsageRecord {
     status: 200,
     errorCode: null,
     createdAt: Date.now(),
-    cacheReadTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    deployment: null,
-    cacheHit: false,
-    costSavedUsd: 0,
-    mcpServer: null,
-    mcpTool: null,
+    ...PLAIN_REQUEST_FIELDS,
     attempts: [
       {
         attempt: 0,
@@ -60,10 +54,7 @@ function record(i: number): UsageRecord {
         latencyMs: 11,
         outcome: 'ok',
         upstreamStatus: 200,
-        cacheReadTokens: 0,
-        cacheWrite5mTokens: 0,
-        cacheWrite1hTokens: 0,
-        deployment: null,
+        ...PLAIN_ATTEMPT_FIELDS,
       },
     ],
   };

@@ -6,6 +6,7 @@ import {
   type UsageAttempt,
   type UsageRecord,
 } from '../../src/storage/ports.ts';
+import { PLAIN_ATTEMPT_FIELDS, PLAIN_REQUEST_FIELDS } from '../helpers/plain-usage-fields.ts';
 
 export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): UsageRecord {
   return {
@@ -28,14 +29,7 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
     status: 200,
     errorCode: null,
     createdAt: 1_700_000_000_000,
-    cacheReadTokens: 0,
-    cacheWrite5mTokens: 0,
-    cacheWrite1hTokens: 0,
-    deployment: null,
-    cacheHit: false,
-    costSavedUsd: 0,
-    mcpServer: null,
-    mcpTool: null,
+    ...PLAIN_REQUEST_FIELDS,
     attempts: [
       {
         attempt: 0,
@@ -48,10 +42,7 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
         latencyMs: 1,
         outcome: 'http_503',
         upstreamStatus: 503,
-        cacheReadTokens: 0,
-        cacheWrite5mTokens: 0,
-        cacheWrite1hTokens: 0,
-        deployment: null,
+        ...PLAIN_ATTEMPT_FIELDS,
       },
       {
         attempt: 1,
@@ -64,10 +55,7 @@ export function sampleRecord(id: string, overrides: Partial<UsageRecord> = {}): 
         latencyMs: 9,
         outcome: 'ok',
         upstreamStatus: 200,
-        cacheReadTokens: 0,
-        cacheWrite5mTokens: 0,
-        cacheWrite1hTokens: 0,
-        deployment: null,
+        ...PLAIN_ATTEMPT_FIELDS,
       },
     ],
     ...overrides,
