@@ -37,13 +37,15 @@ export function agentChecks(results: AgentResults, gateway: string): AgentCheck[
       met: added <= AGENT_TARGETS.addedGapP99Ms,
     });
   }
+  const floor = results.headOfLine.find((row) => row.gateway === 'forwarder');
   for (const row of results.headOfLine) {
     if (row.gateway !== gateway) continue;
     const rise = row.beside.p99 - row.alone.p99;
+    const floorRise = floor === undefined ? 0 : floor.beside.p99 - floor.alone.p99;
     checks.push({
-      what: `small chats' p99 rise beside 1 MiB prompts, ${row.slot} slot ≤ ${AGENT_TARGETS.headOfLineRiseMs} ms`,
-      measured: `${signed(rise)} ms`,
-      met: rise <= AGENT_TARGETS.headOfLineRiseMs,
+      what: `small chats' p99 rise beside 1 MiB prompts, ${row.slot} slot, over the forwarder's ≤ ${AGENT_TARGETS.headOfLineRiseMs} ms`,
+      measured: `${signed(rise - floorRise)} ms (${signed(rise)} against the forwarder's ${signed(floorRise)})`,
+      met: rise - floorRise <= AGENT_TARGETS.headOfLineRiseMs,
     });
   }
   return checks;
@@ -112,7 +114,7 @@ export function agentSection(results: AgentResults, checks: readonly AgentCheck[
     '',
     pacedTable(results),
     '',
-    "Head-of-line: 8 connections of small chats on the OpenAI door, alone and while 2 connections send 1 MiB prompts to the same slot (the simulated slot counts the prompt's tokens itself; the upstream slot sends it to the mock).",
+    "Head-of-line: 8 connections of small chats on the OpenAI door, alone and while 2 connections send 1 MiB prompts to the same slot (the simulated slot counts the prompt's tokens itself; the upstream slot sends it to the mock). The forwarder's row is the machine's own rise: the load generator and the mock read and write the same megabytes on the same cores; the target is the gateway's rise over it.",
     '',
     headOfLineTable(results),
     '',

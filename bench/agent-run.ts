@@ -9,7 +9,7 @@ export type StartGateway = (
 ) => Promise<Server>;
 
 /** Slot C on the simulated provider, A and B still on the mock (the head-of-line case). */
-const SIMULATED_SLOT_C: Record<string, string> = {
+export const SIMULATED_SLOT_C: Record<string, string> = {
   PROVIDER_C_KIND: 'simulated',
   PROVIDER_C_BASE_URL: '',
   PROVIDER_C_API_KEY: '',

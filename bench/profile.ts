@@ -2,7 +2,9 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runConversation } from './agent-workloads.ts';
+import { SIMULATED_SLOT_C } from './agent-run.ts';
+import { hugeChat } from './agent-scenarios.ts';
+import { HUGE_PROMPT_BYTES, hugeLoops, runConversation } from './agent-workloads.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
@@ -15,7 +17,9 @@ import type { Workload } from './scenarios.ts';
  * then where its time went (self time by function and by file or package, and time including
  * callees). The .cpuprofile is kept under bench/results/tmp/ for Chrome DevTools.
  * `--workload=conversation` profiles the agent conversation of bench/agent-workloads.ts instead
- * (100 turns growing to 100k tokens, one after another; `--seconds` of them, at least once).
+ * (100 turns growing to 100k tokens, one after another; `--seconds` of them, at least once);
+ * `--workload=huge` the head-of-line case's 1 MiB prompts, two at a time for `--seconds`
+ * (`--simulated` puts them on a simulated slot).
  */
 const { values } = parseArgs({
   options: {
@@ -27,6 +31,8 @@ const { values } = parseArgs({
     'log-level': { type: 'string', default: 'info' },
     /** Profile without the ledger's writes (see preload-no-ledger.ts), to see the rest better. */
     'no-ledger': { type: 'boolean', default: false },
+    /** With `--workload=huge`: slot C on the simulated provider, and the prompts sent to it. */
+    simulated: { type: 'boolean', default: false },
   },
 });
 
@@ -46,7 +52,11 @@ try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
   const gateway = await startGateway({
-    env: { ...gatewayEnv(await freePort(), mock.port, join(dir, 'data')), LOG_LEVEL: values['log-level'] },
+    env: {
+      ...gatewayEnv(await freePort(), mock.port, join(dir, 'data')),
+      LOG_LEVEL: values['log-level'],
+      ...(values.simulated ? SIMULATED_SLOT_C : {}),
+    },
     logFile: join(dir, 'gateway.log'),
     nodeArgs: [
       '--cpu-prof',
@@ -63,6 +73,11 @@ try {
     do turns.push((await runConversation('gateway', gateway.port, gateway.pid, 'gateway')).cpuUsPerTurn);
     while (performance.now() < until);
     measured = `conversation x${turns.length}: ${turns.map((us) => us.toFixed(0)).join(', ')} µs CPU/turn`;
+  } else if (values.workload === 'huge') {
+    const model = values.simulated ? 'provider-c/simulated-chat' : 'provider-a/gpt-4o-mini';
+    const stop = new Promise<void>((resolve) => setTimeout(resolve, Number(values.seconds) * 1000));
+    const answered = await hugeLoops(gateway.port, hugeChat(model, HUGE_PROMPT_BYTES), 2, stop);
+    measured = `huge x${answered} (1 MiB prompts, two at a time, ${model})`;
   } else {
     const row = await measureCase({
       target: 'gateway',
