@@ -14,6 +14,7 @@ const RUN_ALONE: readonly string[] = [
   'src/gateway/domain/token-count.test.ts',
   'src/gateway/json/unique-items.test.ts',
   'test/gateway/hostile-input.test.ts',
+  'test/gateway/large-body-event-loop.test.ts',
   'test/gateway/tokenizer-first-use.test.ts',
   'test/process/credential-flood.test.ts',
 ];

@@ -5,6 +5,7 @@ import { createClientErrorHandler } from './client-error-handler.ts';
 import { drainUnreadBody } from './drain-unread-body.ts';
 import { installErrorEnvelope, respondToFrameworkError } from './error-handler.ts';
 import { pickRequestId } from './ids.ts';
+import { parseJsonBodiesOffThread } from './json-thread/json-body-parser.ts';
 import { type LazySchemaCompilers, lazySchemaCompilers } from './lazy-schema-compilers.ts';
 import type { Logger } from './logger.ts';
 import { refuseWhileClosing, watchClosing } from './refuse-while-closing.ts';
@@ -61,6 +62,8 @@ export function createBaseApp(options: BaseAppOptions): FastifyInstance {
   schemaCompilers.set(app, compilers);
   // Only JSON bodies: anything else gets 415 rather than a confusing validation error.
   app.removeContentTypeParser('text/plain');
+  // Fastify's JSON parsing, with megabyte bodies read off the event loop (json-body-parser.ts).
+  parseJsonBodiesOffThread(app);
   installErrorEnvelope(app);
   const server = watchClosing(app);
   // One hook for what every request needs first: its id on the answer, and no new work while the

@@ -144,6 +144,20 @@ describe('the same-vendor lane: an anthropic slot', () => {
     assert.equal(row.costUsd, cost);
   });
 
+  it('sends a megabyte body (read on the JSON thread) byte for byte too', async () => {
+    mock.failNext(1, { status: 200, body: UPSTREAM_ANSWER });
+    // Escapes and characters of several bytes, which a parse-and-serialise would write otherwise.
+    const long = 'Read this: caf\\u00e9 “quoted” \\n 日本 '.repeat(40_000);
+    const body = clientBody('provider-a/claude-sonnet-4-5', false).replace('Look at this.', long);
+    assert.ok(body.length > 1024 * 1024);
+    const reply = await post(gw, body);
+    assert.equal(reply.statusCode, 200, reply.body.slice(0, 300));
+    assert.equal(
+      mock.requests.at(-1)?.raw.toString('utf8'),
+      asUpstreamSees(body, 'provider-a/claude-sonnet-4-5', 'claude-sonnet-4-5'),
+    );
+  });
+
   it('streams: the same bytes upstream, every event relayed as sent, cost_usd added to message_delta', async () => {
     const script = {
       thinking: [{ text: 'Looking at the pixel.', signature: 'c2lnbmF0dXJlLXR3bw==' }],

@@ -1,26 +1,27 @@
 import type { FastifyRequest } from 'fastify';
+import { parseJsonBodiesOffThread } from '../../../platform/json-thread/json-body-parser.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 
-/** Each request's JSON body as the text it arrived as, for as long as the request lives. */
-const rawBodies = new WeakMap<FastifyRequest, string>();
+/** Each request's JSON body as the bytes it arrived as (then its text, once asked), for as long as the request lives. */
+const rawBodies = new WeakMap<FastifyRequest, Buffer | string>();
 
 /**
- * Keeps the text of the Anthropic door's JSON bodies beside their parsed value: the same-vendor
+ * Keeps the bytes of the Anthropic door's JSON bodies beside their parsed value: the same-vendor
  * lane (CONTRACT 5.2) sends the client's bytes upstream with only `model` changed, and bytes
- * written again from the parsed value would differ (number forms, escapes, spacing). Parsed by
- * Fastify's own JSON parser with its defaults (prototype poisoning refused), so every answer to a
- * bad body stays what it was; the body limit is the instance's.
+ * written again from the parsed value would differ (number forms, escapes, spacing). Parsed as
+ * every JSON body is (json-body-parser.ts: Fastify's defaults, prototype poisoning refused, a large
+ * body on the JSON thread), so every answer to a bad body stays what it was; the body limit is the
+ * instance's.
  */
 export function keepRawJsonBodies(door: TypedInstance): void {
-  const parseJson = door.getDefaultJsonParser('error', 'error');
-  door.removeContentTypeParser('application/json');
-  door.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    rawBodies.set(request, body as string);
-    parseJson(request, body as string, done);
-  });
+  parseJsonBodiesOffThread(door, { keepBytes: (request, bytes) => rawBodies.set(request, bytes) });
 }
 
 /** The body's text, when it came through keepRawJsonBodies' parser. */
 export function rawBodyOf(request: FastifyRequest): string | undefined {
-  return rawBodies.get(request);
+  const raw = rawBodies.get(request);
+  if (raw === undefined || typeof raw === 'string') return raw;
+  const text = raw.toString('utf8');
+  rawBodies.set(request, text);
+  return text;
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
 import type { Dispatcher } from 'undici';
 import type { ProviderSlot, ProviderTimeouts } from '../../../config/config-types.ts';
+import { type JsonThread, sharedJsonThread } from '../../../platform/json-thread/json-thread.ts';
 import { ProviderError } from '../provider-error.ts';
 import { type BufferedResponse, BufferingHandler } from './buffering-handler.ts';
 import {
@@ -10,8 +11,8 @@ import {
   type OpenedStream,
   type ReadWhole,
 } from './event-stream-handler.ts';
-import { jsonBody } from './json-body-bytes.ts';
 import { currentTraceHeaders } from './trace-headers.ts';
+import { upstreamBody } from './upstream-body.ts';
 
 export type { BufferedResponse, OpenedStream };
 
@@ -82,9 +83,17 @@ export class UpstreamHttp {
   readonly #timeouts: ProviderTimeouts;
   readonly #dispatcher: Dispatcher;
   readonly #limits: EventStreamLimits;
+  readonly #jsonThread: JsonThread;
 
-  constructor(slot: ProviderSlot, baseUrl: string, timeouts: ProviderTimeouts, dispatcher?: Dispatcher) {
+  constructor(
+    slot: ProviderSlot,
+    baseUrl: string,
+    timeouts: ProviderTimeouts,
+    dispatcher?: Dispatcher,
+    jsonThread: JsonThread = sharedJsonThread(),
+  ) {
     this.#slot = slot;
+    this.#jsonThread = jsonThread;
     // Parsed once here rather than on every request.
     const url = new URL(baseUrl.replace(/\/+$/, ''));
     this.#origin = url.origin;
@@ -159,18 +168,40 @@ export class UpstreamHttp {
     request: UpstreamRequest,
     create: (resolve: (value: T) => void, fail: (error: unknown) => void) => CallHandler,
   ): Promise<T> {
-    const caller = request.signal;
-    if (caller.aborted)
-      return Promise.reject(
-        new ProviderError({ slot: this.#slot, failure: 'aborted', cause: caller.reason }),
+    if (request.signal.aborted) return Promise.reject(this.#aborted(request.signal));
+    // Written first: a body that cannot be serialised throws before any timer or listener exists.
+    // A relayed body goes as the client wrote it; any other as JSON, a long one written on the
+    // JSON thread (upstream-body.ts), a long history as bytes written piece by piece, never one
+    // large string (json-body-bytes.ts).
+    const body =
+      request.bodyText ??
+      (request.body === undefined ? undefined : upstreamBody(request.body, this.#jsonThread));
+    if (body instanceof Promise)
+      return body.then((written) =>
+        // The caller may have left while the body was written.
+        request.signal.aborted
+          ? Promise.reject(this.#aborted(request.signal))
+          : this.#dispatchWritten(request, written, create),
       );
-    // Built first: a body that cannot be serialised throws before any timer or listener exists.
-    const options = this.#dispatchOptions(request);
+    return this.#dispatchWritten(request, body, create);
+  }
+
+  #dispatchWritten<T>(
+    request: UpstreamRequest,
+    body: string | Buffer | undefined,
+    create: (resolve: (value: T) => void, fail: (error: unknown) => void) => CallHandler,
+  ): Promise<T> {
+    const caller = request.signal;
+    const options = this.#dispatchOptions(request, body);
     return new Promise((resolve, reject) => {
       const handler = create(resolve, (error) => reject(this.transportError(error, caller)));
       handler.onSettled = this.#bound(caller, (reason) => handler.abort(reason));
       this.#dispatcher.dispatch(options, handler);
     });
+  }
+
+  #aborted(caller: AbortSignal): ProviderError {
+    return new ProviderError({ slot: this.#slot, failure: 'aborted', cause: caller.reason });
   }
 
   /**
@@ -195,10 +226,7 @@ export class UpstreamHttp {
     return value;
   }
 
-  #dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
-    // A relayed body goes as the client wrote it; any other as JSON, a long history as bytes
-    // written piece by piece, never one large string (json-body-bytes.ts).
-    const body = request.bodyText ?? (request.body === undefined ? undefined : jsonBody(request.body));
+  #dispatchOptions(request: UpstreamRequest, body: string | Buffer | undefined): Dispatcher.DispatchOptions {
     let headers: Record<string, string> =
       body === undefined
         ? (request.headers ?? {})

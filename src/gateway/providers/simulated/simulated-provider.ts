@@ -22,6 +22,7 @@ import { ProviderError } from '../provider-error.ts';
 import { sampleFromSchema } from './sample-from-schema.ts';
 import { readDirectives, type SimulatedDirectives, type SimulatedFault } from './simulated-directives.ts';
 import { simulateEmbedding } from './simulated-embedding.ts';
+import { simulatedSeed } from './simulated-seed.ts';
 import { simulateReply } from './simulated-text.ts';
 import { simulateToolCalls } from './simulated-tool-calls.ts';
 
@@ -108,8 +109,7 @@ export class SimulatedProvider implements ProviderAdapter {
     chunkTokens: number | undefined,
   ): Promise<{ result: ChatResult; chunks: string[] }> {
     const tokenizer = this.#tokenizer;
-    // The seed leaves media parts out: their data may be megabytes, and the text says enough.
-    const seed = fnv1a(JSON.stringify(call.messages, (key, value) => (key === 'parts' ? undefined : value)));
+    const seed = simulatedSeed(call.messages);
     const countInput = () => this.#tokens(countChatInputTokens(tokenizer, call.messages, call.tools));
     const toolCalls = call.jsonSchema === undefined ? simulateToolCalls(call, directives, seed) : undefined;
     if (toolCalls !== undefined) {
