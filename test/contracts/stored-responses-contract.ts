@@ -56,5 +56,21 @@ export function describeStoredResponsesContract(name: string, open: () => Promis
         kept.push((await storage.responses.get('busy', `resp_n${i}`, NOW)) !== undefined);
       assert.deepEqual(kept, [false, false, true, true, true]);
     });
+
+    it('keeps the newest maxPerApp when many puts of one app run at once (each sweeps after its insert)', async () => {
+      const puts = Array.from({ length: 40 }, (_, i) =>
+        storage.responses.put(record('crowd', `resp_c${String(i).padStart(2, '0')}`, NOW + i), 10, NOW),
+      );
+      await Promise.all(puts);
+      const kept: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const id = `resp_c${String(i).padStart(2, '0')}`;
+        if ((await storage.responses.get('crowd', id, NOW)) !== undefined) kept.push(id);
+      }
+      assert.deepEqual(
+        kept,
+        Array.from({ length: 10 }, (_, i) => `resp_c${30 + i}`),
+      );
+    });
   });
 }

@@ -24,7 +24,7 @@ const UNSEEN = { name: 'unseen-app', secret: 'unseen-secret-0123456789' };
 const ADMIN_REPORTS = ['usage', 'latency', 'refusals', 'failures', 'apps'];
 const messages = [{ role: 'user', content: 'record me' }];
 
-type LogLine = { level: number; msg: string; reqId?: string; err?: { message: string } };
+type LogLine = { level: number; msg: string; reqId?: string; responseId?: string; err?: { message: string } };
 
 /** One engine, and how a test takes its database away and gives it back. */
 interface Outage {
@@ -280,6 +280,41 @@ for (const [engine, open] of [
       await giveBack();
       const served = await gateway().get('/v1/models', { headers: { authorization: `Bearer ${key}` } });
       assert.equal(served.status, 200, served.text);
+    });
+
+    it('a Responses request with store: true: answered, not kept (a warning), and reading or continuing it is 503 until the database is back', async () => {
+      const bearer = { authorization: `Bearer ${APP}:${AUTH['x-gateway-secret']}` };
+      // The app's credentials checked first (cached for 5 s), so only the store meets the outage.
+      assert.equal((await gateway().get('/v1/models', { headers: bearer })).status, 200);
+      const rowsBefore = (await outage.countRows()).rows;
+      await takeAway();
+      const made = await gateway().post(
+        '/v1/responses',
+        { model: 'chat', input: 'keep me', store: true },
+        { headers: bearer },
+      );
+      // The answer was made and paid for: it goes out (responses-door.ts); only its continuation is lost.
+      assert.equal(made.status, 200, made.text);
+      const id = String(made.body.id);
+      const warning = logs.find((line) => line.msg === 'stored response not kept' && line.responseId === id);
+      assert.ok(warning !== undefined, 'a warning names the response not kept');
+      assertUnavailable(
+        await gateway().get(`/v1/responses/${id}`, { headers: bearer }),
+        'GET /v1/responses/:id',
+      );
+      const continued = await gateway().post(
+        '/v1/responses',
+        { model: 'chat', input: 'and then?', previous_response_id: id },
+        { headers: bearer },
+      );
+      assertUnavailable(continued, 'POST /v1/responses with previous_response_id');
+
+      await giveBack();
+      const after = await gateway().get(`/v1/responses/${id}`, { headers: bearer });
+      assert.equal(after.status, 404, after.text);
+      // The answered request's ledger row was kept through the outage and written once.
+      await app.recorder.flush();
+      assert.equal((await outage.countRows()).rows, rowsBefore + 1);
     });
 
     it('a query the database refuses is a 500 as before: only an outage is a 503', async () => {
