@@ -16,14 +16,21 @@ export interface AgentCheck {
   met: boolean;
 }
 
-function forwarderRow(results: AgentResults, concurrency: number): PacedRow | undefined {
-  return results.paced.find((row) => row.door === 'forwarder' && row.concurrency === concurrency);
+/** The forwarder's row at `row`'s concurrency that moved the same wire format. */
+function forwarderRow(results: AgentResults, row: PacedRow): PacedRow | undefined {
+  return results.paced.find(
+    (other) => other.door === 'forwarder' && other.concurrency === row.concurrency && other.wire === row.wire,
+  );
 }
+
+/** The door as the table names it: the forwarder's row says which stream it moved. */
+const doorLabel = (row: PacedRow) =>
+  row.door === 'forwarder' && row.wire === 'messages' ? 'forwarder (Messages stream)' : row.door;
 
 export function agentChecks(results: AgentResults, gateway: string): AgentCheck[] {
   const checks: AgentCheck[] = [];
-  const forwarder = forwarderRow(results, AGENT_TARGETS.gapConcurrency);
   for (const row of results.paced) {
+    const forwarder = forwarderRow(results, row);
     if (
       row.gateway !== gateway ||
       row.concurrency !== AGENT_TARGETS.gapConcurrency ||
@@ -58,14 +65,14 @@ function pacedTable(results: AgentResults): string {
   ];
   const concurrencies = [...new Set(results.paced.map((row) => row.concurrency))];
   for (const concurrency of concurrencies) {
-    const forwarder = forwarderRow(results, concurrency);
     lines.push(`| **c=${concurrency}** | | | | | | | |`);
     for (const row of results.paced.filter((r) => r.concurrency === concurrency)) {
+      const forwarder = forwarderRow(results, row);
       const isForwarder = row.door === 'forwarder';
       const added = (a: number, b: number | undefined) =>
         isForwarder || b === undefined ? '' : signed(a - b);
       lines.push(
-        `| ${row.gateway} | ${row.door} | ${row.streams} | ${ms(row.firstToken.p50)} / ${ms(row.firstToken.p99)} | ` +
+        `| ${row.gateway} | ${doorLabel(row)} | ${row.streams} | ${ms(row.firstToken.p50)} / ${ms(row.firstToken.p99)} | ` +
           `${added(row.firstToken.p50, forwarder?.firstToken.p50)}${isForwarder ? '' : ' / '}${added(row.firstToken.p99, forwarder?.firstToken.p99)} | ` +
           `${ms(row.tokenGap.p99)} | ${added(row.tokenGap.p99, forwarder?.tokenGap.p99)} | ${row.failures} |`,
       );
@@ -107,7 +114,7 @@ export function agentSection(results: AgentResults, checks: readonly AgentCheck[
   return [
     '## Agent-shaped workloads',
     '',
-    `Streams whose upstream answers as a model does: the first token after ${PACED_STREAM.firstTokenMs} ms, then one every ${PACED_STREAM.gapMs} ms, ${PACED_STREAM.tokens} tokens; each door of the gateway asked for the same upstream stream, the forwarder for the upstream's own. "First token" is the first read that holds a token (a door may write a start event before it); "gap" is the time between reads that hold tokens. Added = the gateway's figure minus the forwarder's at the same concurrency.`,
+    `Streams whose upstream answers as a model does: the first token after ${PACED_STREAM.firstTokenMs} ms, then one every ${PACED_STREAM.gapMs} ms, ${PACED_STREAM.tokens} tokens; each door of the gateway asked for the same upstream stream, the forwarder for the upstream's own. The anthropic door runs twice: \`anthropic\` on an OpenAI slot (the cross-vendor lane, the door writing its own events) and \`anthropic-relay\` on the anthropic slot (the same-vendor lane, the upstream's events passed on with the cost added), whose upstream stream is Anthropic's, so its added figures are against the forwarder moving that same Messages stream. "First token" is the first read that holds a token (a door may write a start event before it); "gap" is the time between reads that hold tokens. Added = the gateway's figure minus the forwarder's at the same concurrency.`,
     ...(missing.length === 0
       ? []
       : ['', `Doors that answered 404 (not built at that commit): ${missing.join(', ')}.`]),

@@ -1,4 +1,4 @@
-import { BENCH_APP, BENCH_SECRET, type HttpRequestSpec, MOCK_API_KEY } from './scenarios.ts';
+import { BENCH_APP, BENCH_SECRET, type HttpRequestSpec, MOCK_API_KEY, RELAY_MODEL } from './scenarios.ts';
 
 /**
  * The requests of the agent-shaped workloads (issue 33): what coding agents send and read today.
@@ -19,14 +19,43 @@ export const PACED_STREAM = { firstTokenMs: 40, gapMs: 5, tokens: 40 };
 /** The text every token of the mock's streams carries (`w0 `, `w1 `…), whatever the door writes around it. */
 export const TOKEN_PATTERN = /"w\d+ "/;
 
-export type AgentDoor = 'native' | 'openai' | 'anthropic' | 'responses';
-export const AGENT_DOORS: readonly AgentDoor[] = ['native', 'openai', 'anthropic', 'responses'];
+/**
+ * `anthropic` is the Anthropic door on the OpenAI slot (the cross-vendor lane: the door reads the
+ * body and writes its own events); `anthropic-relay` the same door on the anthropic slot (the
+ * same-vendor lane: the upstream's events passed on, the cost added to `message_delta`).
+ */
+export type AgentDoor = 'native' | 'openai' | 'anthropic' | 'anthropic-relay' | 'responses';
+export const AGENT_DOORS: readonly AgentDoor[] = [
+  'native',
+  'openai',
+  'anthropic',
+  'anthropic-relay',
+  'responses',
+];
+
+/** Which wire format a paced stream moves: the forwarder moves each, as the doors' floor. */
+export type PacedWire = 'openai' | 'messages';
+/** The Anthropic events come from the mock's Messages API only on the same-vendor lane. */
+export const wireOf = (door: AgentDoor): PacedWire => (door === 'anthropic-relay' ? 'messages' : 'openai');
 
 const PACED_PROMPT = `Explain the stack trace in two paragraphs. ${PACED_MARKER}`;
 
 const GATEWAY_AUTH = { 'x-gateway-app': BENCH_APP, 'x-gateway-secret': BENCH_SECRET };
 const BEARER = { authorization: `Bearer ${BENCH_APP}:${BENCH_SECRET}` };
 const JSON_HEADERS = { 'content-type': 'application/json' };
+
+const ANTHROPIC_HEADERS = { ...JSON_HEADERS, 'anthropic-version': '2023-06-01' };
+
+/** A streamed Messages request for `model`, with the door's key or the upstream's. */
+function messagesStream(model: string, key: string): HttpRequestSpec & { endMarker: string } {
+  const messages = [{ role: 'user', content: PACED_PROMPT }];
+  return {
+    path: '/v1/messages',
+    headers: { ...ANTHROPIC_HEADERS, 'x-api-key': key },
+    body: JSON.stringify({ model, max_tokens: 1024, messages, stream: true }),
+    endMarker: 'message_stop',
+  };
+}
 
 /** A streamed request through a door of the gateway, and the text that ends its stream. */
 export function pacedStreamRequest(door: AgentDoor): HttpRequestSpec & { endMarker: string } {
@@ -47,16 +76,9 @@ export function pacedStreamRequest(door: AgentDoor): HttpRequestSpec & { endMark
         endMarker: '[DONE]',
       };
     case 'anthropic':
-      return {
-        path: '/v1/messages',
-        headers: {
-          ...JSON_HEADERS,
-          'x-api-key': `${BENCH_APP}:${BENCH_SECRET}`,
-          'anthropic-version': '2023-06-01',
-        },
-        body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 1024, messages, stream: true }),
-        endMarker: 'message_stop',
-      };
+      return messagesStream('gpt-4o-mini', `${BENCH_APP}:${BENCH_SECRET}`);
+    case 'anthropic-relay':
+      return messagesStream(RELAY_MODEL, `${BENCH_APP}:${BENCH_SECRET}`);
     case 'responses':
       return {
         path: '/v1/responses',
@@ -67,8 +89,13 @@ export function pacedStreamRequest(door: AgentDoor): HttpRequestSpec & { endMark
   }
 }
 
-/** The same stream asked of the upstream directly (the forwarder passes it on as it is). */
-export function pacedUpstreamRequest(): HttpRequestSpec & { endMarker: string } {
+/**
+ * The same stream asked of the upstream directly (the forwarder passes it on as it is): the
+ * OpenAI request the gateway's adapter sends, or the Messages request the relay sends (the
+ * client's own).
+ */
+export function pacedUpstreamRequest(wire: PacedWire): HttpRequestSpec & { endMarker: string } {
+  if (wire === 'messages') return messagesStream(RELAY_MODEL, MOCK_API_KEY);
   return {
     path: '/v1/chat/completions',
     headers: { ...JSON_HEADERS, authorization: `Bearer ${MOCK_API_KEY}` },

@@ -5,9 +5,11 @@ import {
   agentConversation,
   conversationTurn,
   hugeChat,
+  type PacedWire,
   pacedStreamRequest,
   pacedUpstreamRequest,
   smallChat,
+  wireOf,
 } from './agent-scenarios.ts';
 import type { LatencySummary } from './latency-stats.ts';
 import { summarise } from './latency-stats.ts';
@@ -21,6 +23,8 @@ import type { HttpRequestSpec } from './scenarios.ts';
 export interface PacedRow extends PacedResult {
   gateway: string;
   door: AgentDoor | 'forwarder';
+  /** The stream's wire format upstream: a door is compared with the forwarder moving the same. */
+  wire: PacedWire;
   concurrency: number;
 }
 
@@ -97,17 +101,22 @@ async function measurePaced(
   const cases: {
     gateway: string;
     door: PacedRow['door'];
+    wire: PacedWire;
     port: number;
     spec: ReturnType<typeof pacedStreamRequest>;
-  }[] = [
-    { gateway: 'forwarder', door: 'forwarder', port: options.forwarder.port, spec: pacedUpstreamRequest() },
-  ];
+  }[] = [];
+  // The forwarder moves each wire format the doors ask upstream: OpenAI's chunks for every door
+  // but the Anthropic relay, whose floor is the same Messages stream passed on untouched.
+  for (const wire of new Set(AGENT_DOORS.map(wireOf))) {
+    const spec = pacedUpstreamRequest(wire);
+    cases.push({ gateway: 'forwarder', door: 'forwarder', wire, port: options.forwarder.port, spec });
+  }
   for (const [label, server] of options.gateways) {
     for (const door of AGENT_DOORS) {
       const spec = pacedStreamRequest(door);
       const status = await statusOf(server.port, spec);
       if (status === 404) missing.push({ gateway: label, door });
-      else cases.push({ gateway: label, door, port: server.port, spec });
+      else cases.push({ gateway: label, door, wire: wireOf(door), port: server.port, spec });
     }
   }
   const rows: PacedRow[] = [];
@@ -122,10 +131,10 @@ async function measurePaced(
           connections: concurrency,
           seconds: options.seconds,
         });
-        const row = { ...result, gateway: item.gateway, door: item.door, concurrency };
+        const row = { ...result, gateway: item.gateway, door: item.door, wire: item.wire, concurrency };
         byCase.set(index, [...(byCase.get(index) ?? []), row]);
         options.log(
-          `paced ${item.gateway} ${item.door} c=${concurrency}: first token p50 ${result.firstToken.p50.toFixed(2)} ms, ` +
+          `paced ${item.gateway} ${item.door}${item.door === 'forwarder' ? ` (${item.wire})` : ''} c=${concurrency}: first token p50 ${result.firstToken.p50.toFixed(2)} ms, ` +
             `gap p99 ${result.tokenGap.p99.toFixed(2)} ms, ${result.streams} streams, ${result.failures} failures`,
         );
       }

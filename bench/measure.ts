@@ -2,7 +2,7 @@ import type { LatencySummary } from './latency-stats.ts';
 import { runAutocannon } from './load-autocannon.ts';
 import { cpuMs, cpuMsByThread, sampleRss, THREAD_KINDS, type ThreadCpu } from './proc-stats.ts';
 import type { Server } from './processes.ts';
-import { requestFor, STREAM_WORKLOADS, type Target, type Workload } from './scenarios.ts';
+import { requestFor, STREAM_WORKLOADS, streamEndMarker, type Target, type Workload } from './scenarios.ts';
 import { runStreams } from './stream-client.ts';
 
 export interface CaseResult {
@@ -84,8 +84,7 @@ async function drive(spec: CaseSpec, seconds: number): Promise<Driven> {
   const request = requestFor(spec.target, spec.workload);
   const common = { port: spec.server.port, spec: request, connections: spec.concurrency, seconds };
   if (STREAM_WORKLOADS.includes(spec.workload)) {
-    const endMarker = spec.target === 'gateway' ? 'event: done' : '[DONE]';
-    const result = await runStreams({ ...common, endMarker });
+    const result = await runStreams({ ...common, endMarker: streamEndMarker(spec.target, spec.workload) });
     return {
       ...result,
       latency: result.total,

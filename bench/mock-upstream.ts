@@ -9,6 +9,7 @@ import {
   writeEventsPaced,
 } from '../test/helpers/mock-openai-server.ts';
 import { PACED_MARKER, PACED_STREAM } from './agent-scenarios.ts';
+import { anthropicMessage, anthropicStream } from './anthropic-answers.ts';
 import { BURST_MARKER, JSON_EMBED_MODEL } from './scenarios.ts';
 
 /**
@@ -17,7 +18,9 @@ import { BURST_MARKER, JSON_EMBED_MODEL } from './scenarios.ts';
  * being measured. Adapted from test/helpers/mock-openai-server.ts (same recorded completion and
  * stream shape), with what the benchmark needs on top: a JSON-mode answer for `/v1/json`,
  * embeddings of a realistic width, and streams whose chunks are spaced out in time so that a
- * gateway that buffered them would show it.
+ * gateway that buffered them would show it. `POST /v1/messages` is answered in Anthropic's format
+ * (anthropic-answers.ts), with the same stream options and paced mode, for the gateway's slot of
+ * kind `anthropic` (the Anthropic door's same-vendor lane).
  *
  * Bodies are recognised by substring rather than parsed: every client of this server (the load
  * generator, the forwarder passing its requests on, the gateway) writes compact JSON.
@@ -34,6 +37,12 @@ const chunkDelayMs = Number(values['chunk-delay-ms']);
 const embedDims = Number(values['embed-dims']);
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-request-id': 'req_mock' };
+// Anthropic names its request id `request-id`.
+const ANTHROPIC_JSON_HEADERS = { 'content-type': 'application/json', 'request-id': 'req_mock' };
+const ANTHROPIC_SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'request-id': 'req_mock',
+};
 
 const completionText = readOpenAIFixture('chat-completion.json');
 const completion = Buffer.from(JSON.stringify(JSON.parse(completionText)));
@@ -47,6 +56,9 @@ const jsonCompletion = (() => {
 // Role, `streamChunks` content chunks, finish, usage and [DONE], as OpenAI sends with include_usage.
 const stream = syntheticStream(streamChunks, true);
 const wholeStream = Buffer.concat(stream);
+// The same stream in Anthropic's events: as many writes, the same text.
+const messagesStream = anthropicStream(streamChunks);
+const wholeMessagesStream = Buffer.concat(messagesStream);
 
 /** One `text-embedding-3-small`-sized vector (base64 float32, as the adapter asks for). */
 function embeddingsBody(dims: number, seed: number): Buffer {
@@ -90,32 +102,52 @@ const jsonEmbeddings = Array.from({ length: EMBEDDING_RING }, (_, seed) =>
 // An agent's answer as a model streams it: the first token after a think time, then one a few
 // milliseconds apart (bench/agent-scenarios.ts).
 const pacedStream = syntheticStream(PACED_STREAM.tokens, true);
+const pacedMessagesStream = anthropicStream(PACED_STREAM.tokens);
 
-function writePaced(res: ServerResponse): void {
-  res.writeHead(200, SSE_HEADERS);
-  // The role chunk at once (as OpenAI sends it), the first token after the think time.
-  const [role, ...rest] = pacedStream;
-  res.write(role as Buffer);
+type Headers = Record<string, string>;
+
+function writePaced(res: ServerResponse, events: readonly Buffer[], headers: Headers): void {
+  res.writeHead(200, headers);
+  // What precedes the first token at once (OpenAI's role chunk, Anthropic's message_start and
+  // content_block_start), the first token after the think time.
+  const [head, ...rest] = events;
+  res.write(head as Buffer);
   setTimeout(() => writeEventsPaced(res, rest, PACED_STREAM.gapMs), PACED_STREAM.firstTokenMs);
 }
 
-function writeStream(res: ServerResponse, burst: boolean): void {
-  res.writeHead(200, SSE_HEADERS);
+function writeStream(
+  res: ServerResponse,
+  events: readonly Buffer[],
+  whole: Buffer,
+  headers: Headers,
+  burst: boolean,
+): void {
+  res.writeHead(200, headers);
   if (chunkDelayMs <= 0 || burst) {
-    res.end(wholeStream);
+    res.end(whole);
     return;
   }
-  writeEventsPaced(res, stream, chunkDelayMs);
+  writeEventsPaced(res, events, chunkDelayMs);
+}
+
+/** Anthropic's Messages API: a Message, or its event stream for `"stream":true`. */
+function answerMessages(res: ServerResponse, body: string): void {
+  if (!body.includes('"stream":true')) res.writeHead(200, ANTHROPIC_JSON_HEADERS).end(anthropicMessage);
+  else if (body.includes(PACED_MARKER)) writePaced(res, pacedMessagesStream, ANTHROPIC_SSE_HEADERS);
+  else
+    writeStream(res, messagesStream, wholeMessagesStream, ANTHROPIC_SSE_HEADERS, body.includes(BURST_MARKER));
 }
 
 function answer(req: IncomingMessage, res: ServerResponse, body: string): void {
-  if (req.url === '/v1/embeddings') {
+  if (req.url === '/v1/messages') {
+    answerMessages(res, body);
+  } else if (req.url === '/v1/embeddings') {
     const ring = body.includes(JSON_EMBED_MODEL) ? jsonEmbeddings : embeddings;
     res.writeHead(200, JSON_HEADERS).end(ring[nextEmbedding++ % EMBEDDING_RING]);
   } else if (body.includes('"stream":true') && body.includes(PACED_MARKER)) {
-    writePaced(res);
+    writePaced(res, pacedStream, SSE_HEADERS);
   } else if (body.includes('"stream":true')) {
-    writeStream(res, body.includes(BURST_MARKER));
+    writeStream(res, stream, wholeStream, SSE_HEADERS, body.includes(BURST_MARKER));
   } else if (body.includes('"response_format"')) {
     res.writeHead(200, JSON_HEADERS).end(jsonCompletion);
   } else {

@@ -1,7 +1,7 @@
 import type { Machine } from './machine.ts';
 import type { CaseResult } from './measure.ts';
 import { THREAD_KINDS } from './proc-stats.ts';
-import { STREAM_WORKLOADS } from './scenarios.ts';
+import { STREAM_WORKLOADS, type Workload } from './scenarios.ts';
 import { findRow, type PeakRss, type TargetCheck } from './targets.ts';
 
 export interface RunMeta {
@@ -90,6 +90,13 @@ export function requestTable(rows: readonly CaseResult[]): string {
   );
 }
 
+/** How each streamed workload's upstream writes its chunks (the Messages relay's are spaced too). */
+const STREAM_LABEL: Partial<Record<Workload, string>> = {
+  stream: 'spaced',
+  'stream-burst': 'burst',
+  'messages-relay-stream': 'spaced, Messages relay',
+};
+
 /** Streams: time to first byte and to the end, added against (a). */
 export function streamTable(rows: readonly CaseResult[]): string {
   const body = rows
@@ -98,7 +105,7 @@ export function streamTable(rows: readonly CaseResult[]): string {
       const direct = r.target === 'direct' ? undefined : findRow(rows, r.workload, r.concurrency, 'direct');
       const forwarder = findRow(rows, r.workload, r.concurrency, 'forwarder');
       return [
-        r.workload === 'stream' ? 'spaced' : 'burst',
+        STREAM_LABEL[r.workload] ?? r.workload,
         String(r.concurrency),
         LABEL[r.target],
         f0(r.rps),

@@ -39,7 +39,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '0.5' },
     workloads: {
       type: 'string',
-      default: 'chat,stream,stream-burst,embed,embed-json,json,openai-chat,cached-chat',
+      default:
+        'chat,stream,stream-burst,embed,embed-json,json,openai-chat,cached-chat,messages-relay,messages-relay-stream',
     },
     concurrency: { type: 'string', default: '1,50' },
     variants: { type: 'boolean', default: true },
