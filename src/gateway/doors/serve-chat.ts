@@ -3,14 +3,14 @@ import { writeEventStream } from '../http/write-event-stream.ts';
 import { resolveModelField } from '../services/address-model.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import type { RequestRun } from '../services/request-run.ts';
-import { CACHE_HEADER, CACHE_SAVED_HEADER } from '../services/response-cache.ts';
+import { CACHE_HEADER } from '../services/response-cache.ts';
 import { runCachedChat } from '../services/run-cached-chat.ts';
 import { type ChatAnswer, runChat } from '../services/run-chat.ts';
 import { answerAsStream, type ChatStream, openChatStream } from '../services/run-chat-stream.ts';
-import { type JsonAnswer, runJson } from '../services/run-json.ts';
+import type { JsonAnswer } from '../services/run-json.ts';
 import { validateToolRequest } from '../services/validate-tool-request.ts';
+import { answerJson, sayCacheExpected, sayCacheOutcome } from './cache-outcome.ts';
 import type { AnswerContext, ChatDoor, DoorChatRequest } from './chat-door.ts';
-import { formatUsd } from './cost-header.ts';
 import { sendAnswer, serveRun } from './serve-run.ts';
 
 /**
@@ -32,14 +32,10 @@ export function serveChat<R extends DoorChatRequest>(
   const start = { frontDoor: door.frontDoor, metadata: read.metadata, session: read.session };
   if (read.use === 'json') {
     const input = address === undefined ? read.input : { ...read.input, ...address };
-    // Structured output is not cached (it may take several model calls); a cached route says so.
+    // Structured output is cached as its own kind of entry; a hit streamed is replayed as any answer.
     const cache = deps.responseCache.policyFor(request.appName, input.task, request.headers[CACHE_HEADER]);
     return serveRun(request, reply, deps, { ...start, operation: 'json', task: input.task }, async (run) => {
-      if (cache !== undefined) {
-        run.responseHeaders[CACHE_HEADER] = 'bypass';
-        reply.header(CACHE_HEADER, 'bypass');
-      }
-      const answer = jsonAsChat(await runJson(deps, input, run));
+      const answer = jsonAsChat(await answerJson(reply, deps, input, run, cache));
       await deliver(reply, deps, door, read, run, read.stream ? answerAsStream(answer) : answer);
     });
   }
@@ -58,15 +54,10 @@ export function serveChat<R extends DoorChatRequest>(
     });
   }
   return serveRun(request, reply, deps, { ...start, operation, task: input.task }, async (run) => {
-    // Said on an error answer too: the reply's headers reach the doors' error handler.
-    reply.header(CACHE_HEADER, cache.read || cache.write ? 'miss' : 'bypass');
+    sayCacheExpected(reply, cache);
     const cached = await runCachedChat(input, run, deps.responseCache, cache, read.stream);
     try {
-      run.responseHeaders[CACHE_HEADER] = cached.outcome;
-      reply.header(CACHE_HEADER, cached.outcome);
-      if (cached.savedUsd !== undefined) {
-        run.responseHeaders[CACHE_SAVED_HEADER] = formatUsd(cached.savedUsd);
-      }
+      sayCacheOutcome(reply, run, cached);
       await deliver(reply, deps, door, read, run, cached.answer);
     } finally {
       cached.done();

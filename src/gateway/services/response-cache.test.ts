@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import type { ResponseCacheConfig } from '../../config/config-types.ts';
 import { ApiError } from '../../platform/errors.ts';
 import { InProcessResponseCacheStore } from '../../storage/response-cache-store.ts';
-import type { ChatInput } from '../domain/use-case-inputs.ts';
-import { type CachedAnswer, ResponseCache } from './response-cache.ts';
+import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
+import { type CachedAnswer, type CachedJsonAnswer, ResponseCache } from './response-cache.ts';
 
 const SETTINGS: ResponseCacheConfig = {
   enabled: false,
@@ -108,7 +108,44 @@ describe('ResponseCache.keyOf', () => {
   });
 });
 
+describe('ResponseCache.jsonKeyOf', () => {
+  const { cache } = cacheWith();
+  const SCHEMA = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+  const JSON_INPUT: JsonInput = { ...INPUT, schema: SCHEMA };
+  const key = (input: JsonInput) => cache.jsonKeyOf('a', input, CANDIDATES);
+
+  it('holds the schema and its name, never meets a chat key, and leaves stream and metadata out', () => {
+    assert.match(key(JSON_INPUT), /^[0-9a-f]{64}$/);
+    assert.notEqual(key(JSON_INPUT), cache.keyOf('a', INPUT, CANDIDATES));
+    assert.notEqual(key(JSON_INPUT), key({ ...JSON_INPUT, schema: { ...SCHEMA, required: [] } }));
+    assert.notEqual(key(JSON_INPUT), key({ ...JSON_INPUT, schemaName: 'thing' }));
+    assert.notEqual(key(JSON_INPUT), cache.jsonKeyOf('b', JSON_INPUT, CANDIDATES));
+    const reordered = { schema: { required: ['a'], properties: { a: { type: 'string' } }, type: 'object' } };
+    assert.equal(key(JSON_INPUT), key({ ...JSON_INPUT, ...reordered }));
+    assert.equal(key(JSON_INPUT), key({ ...JSON_INPUT, stream: true, metadata: { run: 1 } } as JsonInput));
+  });
+});
+
 describe('ResponseCache entries', () => {
+  it('keeps a structured answer apart from a chat answer: each reader sees the other kind as a miss', async () => {
+    const { cache } = cacheWith();
+    const json: CachedJsonAnswer = {
+      kind: 'json',
+      provider: 'provider-a',
+      model: 'm',
+      data: null,
+      raw: 'null',
+      usage: ANSWER.usage,
+    };
+    cache.rememberJson('j', json, 1000);
+    assert.deepEqual(await cache.readJson('j'), json, 'null data is data');
+    assert.equal(await cache.read('j'), undefined);
+    cache.remember('c', ANSWER, 1000);
+    assert.equal(await cache.readJson('c'), undefined);
+    cache.rememberJson('big', { ...json, raw: 'x'.repeat(2000) }, 1000);
+    assert.equal(await cache.readJson('big'), undefined);
+  });
+
   it('keeps a complete answer within maxEntryBytes, and reads it back', async () => {
     const { cache } = cacheWith();
     cache.remember('k', ANSWER, 1000);

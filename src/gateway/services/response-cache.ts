@@ -8,7 +8,7 @@ import type { FinishReason, ToolCall } from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
-import type { ChatInput } from '../domain/use-case-inputs.ts';
+import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
 
 /** The request header that asks for the cache (CONTRACT 5.5), and the answer header that says what it did. */
 export const CACHE_HEADER = 'x-gateway-cache';
@@ -60,6 +60,20 @@ export interface RelayedCacheEntry {
 }
 
 /**
+ * A structured answer as the cache keeps it (`/v1/json`, a door's `response_format`): who
+ * answered, the validated value, the text it was read from, and the usage (and cost) of every
+ * call it took, re-asks included.
+ */
+export interface CachedJsonAnswer {
+  kind: 'json';
+  provider: string;
+  model: string;
+  data: unknown;
+  raw: string;
+  usage: ResponseUsage;
+}
+
+/**
  * The form of an entry, part of every key: instances of a later version that keeps entries in
  * another form, sharing one Redis with these, read none of these entries, and these none of theirs.
  */
@@ -78,7 +92,7 @@ export class ResponseCache {
   readonly #settings: ResponseCacheConfig;
   readonly #taskRoutes: Readonly<Record<string, unknown>>;
   readonly #store: ResponseCacheStore;
-  // One map for both kinds of entry: their keys differ (`use` is part of every key).
+  // One map for every kind of entry: their keys differ (`use` is part of every key).
   readonly #inFlight = new Map<string, Promise<unknown>>();
 
   /** `taskRoutes`: the configured task routes (routing.tasks), which decide a request's route. */
@@ -126,22 +140,22 @@ export class ResponseCache {
   }
 
   /**
-   * The key of a request: a SHA-256 over the app, the planned candidates (slot and model) and the
-   * chat input without `stream` and `metadata` (which the native body carries), canonically
+   * The key of a chat request: a SHA-256 over the app, the planned candidates (slot and model) and
+   * the chat input without `stream` and `metadata` (which the native body carries), canonically
    * serialised, so that every field that changes the answer is in it, including fields a door
    * adds later. The app comes first: one app never reads another's entry.
    */
   keyOf(app: string, input: ChatInput, candidates: readonly PlannedCandidate[]): string {
-    const {
-      stream: _stream,
-      metadata: _metadata,
-      ...asked
-    } = input as ChatInput & {
-      stream?: unknown;
-      metadata?: unknown;
-    };
-    const text = canonicalJson({ entry: ENTRY_VERSION, app, use: 'chat', candidates, input: asked });
-    return createHash('sha256').update(text).digest('hex');
+    return inputKey(app, 'chat', input, candidates);
+  }
+
+  /**
+   * The key of a structured-output request: as a chat's, over the whole JSON input (schema,
+   * schema name, messages, parameters), under `use: "json"`, so that a chat and a structured
+   * request with the same messages never share an entry.
+   */
+  jsonKeyOf(app: string, input: JsonInput, candidates: readonly PlannedCandidate[]): string {
+    return inputKey(app, 'json', input, candidates);
   }
 
   /**
@@ -174,9 +188,18 @@ export class ResponseCache {
 
   /** Keeps a complete relayed answer (its caller judged it complete), within the entry bound. */
   rememberRelayed(key: string, entry: RelayedCacheEntry, ttlMs: number): void {
-    const text = JSON.stringify(entry);
-    if (Buffer.byteLength(text) > this.#settings.maxEntryBytes) return;
-    void this.#store.set(key, text, ttlMs).catch(() => {});
+    this.#write(key, entry, ttlMs);
+  }
+
+  /** The structured answer under `key`, or undefined (absent, expired, unreadable, another kind, the store lost). */
+  async readJson(key: string): Promise<CachedJsonAnswer | undefined> {
+    const text = await this.#store.get(key);
+    return text === undefined ? undefined : parseJsonEntry(text);
+  }
+
+  /** Keeps a validated structured answer (its caller has `data` only when it validated), within the entry bound. */
+  rememberJson(key: string, entry: CachedJsonAnswer, ttlMs: number): void {
+    this.#write(key, entry, ttlMs);
   }
 
   /** The entry under `key`, or undefined (absent, expired, unreadable, or the store lost). */
@@ -191,7 +214,12 @@ export class ResponseCache {
    */
   remember(key: string, answer: CachedAnswer, ttlMs: number): void {
     if (!KEPT_FINISH_REASONS.has(answer.finishReason)) return;
-    const text = JSON.stringify(answer);
+    this.#write(key, answer, ttlMs);
+  }
+
+  /** An entry's text into the store, unless it is larger than an entry may be; a failed write is not kept. */
+  #write(key: string, entry: object, ttlMs: number): void {
+    const text = JSON.stringify(entry);
     if (Buffer.byteLength(text) > this.#settings.maxEntryBytes) return;
     void this.#store.set(key, text, ttlMs).catch(() => {});
   }
@@ -236,6 +264,25 @@ export class ResponseCache {
 
 const NO_LEAD = (): void => {};
 
+/** The key of a request answered from its domain input: `use` says which kind of entry it reads. */
+function inputKey(
+  app: string,
+  use: 'chat' | 'json',
+  input: ChatInput | JsonInput,
+  candidates: readonly PlannedCandidate[],
+): string {
+  const {
+    stream: _stream,
+    metadata: _metadata,
+    ...asked
+  } = input as (ChatInput | JsonInput) & {
+    stream?: unknown;
+    metadata?: unknown;
+  };
+  const text = canonicalJson({ entry: ENTRY_VERSION, app, use, candidates, input: asked });
+  return createHash('sha256').update(text).digest('hex');
+}
+
 function isKeptAnswer(answer: CachedAnswer): boolean {
   return KEPT_FINISH_REASONS.has(answer.finishReason);
 }
@@ -267,20 +314,37 @@ function readCacheRequest(header: string | string[] | undefined): CacheRequest |
 function parseEntry(text: string): CachedAnswer | undefined {
   try {
     const entry = JSON.parse(text) as CachedAnswer;
-    const usage = entry?.usage;
-    if (
-      typeof entry.content !== 'string' ||
-      typeof entry.provider !== 'string' ||
-      typeof entry.model !== 'string' ||
-      typeof usage !== 'object' ||
-      usage === null ||
-      typeof usage.estimatedCost !== 'number'
-    )
-      return undefined;
-    return entry;
+    return typeof entry?.content === 'string' && hasOriginAndUsage(entry) ? entry : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** A structured entry's text, or undefined for anything else (another kind, another version's, damaged). */
+function parseJsonEntry(text: string): CachedJsonAnswer | undefined {
+  try {
+    const entry = JSON.parse(text) as CachedJsonAnswer;
+    return entry?.kind === 'json' &&
+      typeof entry.raw === 'string' &&
+      'data' in entry &&
+      hasOriginAndUsage(entry)
+      ? entry
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Who answered, and a usage with its cost: what every entry of the run's outcome has. */
+function hasOriginAndUsage(entry: { provider: unknown; model: unknown; usage: unknown }): boolean {
+  const usage = entry.usage as { estimatedCost?: unknown } | null;
+  return (
+    typeof entry.provider === 'string' &&
+    typeof entry.model === 'string' &&
+    typeof usage === 'object' &&
+    usage !== null &&
+    typeof usage.estimatedCost === 'number'
+  );
 }
 
 /** A relayed entry's text, or undefined for anything else (the other kind, another version's, damaged). */

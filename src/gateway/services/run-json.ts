@@ -31,19 +31,38 @@ interface JsonWork {
  * times. Usage and cost add up over every call. `data` is returned only when it validates.
  */
 export async function runJson(deps: GatewayDeps, input: JsonInput, run: RequestRun): Promise<JsonAnswer> {
+  return runPlannedJson(deps, input, run, planJson(deps, input, run));
+}
+
+/**
+ * Compiles the request's schema (the 400 for one the gateway refuses comes first) and plans its
+ * candidates: what the response cache needs before it can look the request up.
+ */
+export function planJson(deps: GatewayDeps, input: JsonInput, run: RequestRun): CompiledSchema {
   const compiled = deps.schemas.compile(input.schema);
   run.plan({ operation: 'json', provider: input.provider, model: input.model, task: input.task });
+  return compiled;
+}
+
+/** A planned request (`planJson`): admitted, then asked and re-asked until its output validates. */
+export async function runPlannedJson(
+  deps: GatewayDeps,
+  input: JsonInput,
+  run: RequestRun,
+  schema: CompiledSchema,
+): Promise<JsonAnswer> {
   await run.admit({
-    texts: () => [...messageTexts(input.messages), JSON.stringify(input.schema)],
+    texts: () => jsonInputTexts(input),
     mediaTokens: () => mediaTokens(input.messages),
     maxOutputTokens: undefined,
   });
-  const work: JsonWork = {
-    input,
-    schema: compiled,
-    maxAttempts: deps.config.json.maxAttempts,
-  };
+  const work: JsonWork = { input, schema, maxAttempts: deps.config.json.maxAttempts };
   return run.perform(answerJson, work);
+}
+
+/** The request's texts as the limits count them: the messages and the schema. */
+export function jsonInputTexts(input: JsonInput): string[] {
+  return [...messageTexts(input.messages), JSON.stringify(input.schema)];
 }
 
 async function answerJson(run: RequestRun, { input, schema, maxAttempts }: JsonWork): Promise<JsonAnswer> {

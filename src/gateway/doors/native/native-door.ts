@@ -4,8 +4,9 @@ import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import type { UsageReadingDeps } from '../../services/read-usage.ts';
 import type { RequestRun } from '../../services/request-run.ts';
+import { CACHE_HEADER } from '../../services/response-cache.ts';
 import { runEmbed } from '../../services/run-embed.ts';
-import { runJson } from '../../services/run-json.ts';
+import { answerJson } from '../cache-outcome.ts';
 import { type DoorAnswer, NO_HEADERS } from '../chat-door.ts';
 import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
@@ -80,11 +81,18 @@ export function registerNativeDoor(v1: TypedInstance, deps: GatewayDeps & UsageR
         response: { 200: JsonResponse, ...errorResponses },
       },
     },
-    (request, reply) =>
-      serveNative(request, reply, deps, 'json', request.body, async (run) => ({
+    (request, reply) => {
+      // A value of x-gateway-cache the gateway does not know is a 400 before the run starts.
+      const cache = deps.responseCache.policyFor(
+        request.appName,
+        request.body.task,
+        request.headers[CACHE_HEADER],
+      );
+      return serveNative(request, reply, deps, 'json', request.body, async (run) => ({
         headers: NO_HEADERS,
-        body: await runJson(deps, request.body, run),
-      })),
+        body: await answerJson(reply, deps, request.body, run, cache),
+      }));
+    },
   );
   registerUsageRoute(v1, deps);
 }
