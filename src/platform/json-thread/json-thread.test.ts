@@ -119,6 +119,36 @@ describe('the JSON thread', () => {
   });
 });
 
+describe('an idle JSON thread', () => {
+  it('is ended after its idle time, and a later call starts a new one', async () => {
+    const thread = new JsonThread({ idleMs: 50 });
+    try {
+      assert.equal(thread.running, false, 'no thread before the first call');
+      assert.deepEqual(await thread.parse(Buffer.from('[1]')), [1]);
+      assert.equal(thread.running, true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(thread.running, false, 'ended once idle');
+      assert.deepEqual(await thread.parse(Buffer.from('[2]')), [2]);
+      assert.equal(thread.running, true);
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it('is not ended while calls keep coming within the idle time', async () => {
+    const thread = new JsonThread({ idleMs: 150 });
+    try {
+      for (let i = 0; i < 6; i++) {
+        assert.deepEqual(await thread.parse(Buffer.from(`[${i}]`)), [i]);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(thread.running, true);
+    } finally {
+      await thread.close();
+    }
+  });
+});
+
 describe('a JSON thread that dies', () => {
   it('rejects the calls on it as a dependency unavailable, and starts a new thread for the next', async () => {
     const thread = new JsonThread({ workerUrl: DYING_WORKER_URL });
