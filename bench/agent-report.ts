@@ -83,12 +83,13 @@ function pacedTable(results: AgentResults): string {
 
 function headOfLineTable(results: AgentResults): string {
   const lines = [
-    '| gateway | slot | small chats p99 alone ms | beside 1 MiB prompts ms | rise ms | 1 MiB prompts answered |',
-    '|---|---|---|---|---|---|',
+    '| gateway | slot | small chats p99 alone ms | beside 1 MiB prompts ms | rise ms | over the rounds | 1 MiB prompts answered |',
+    '|---|---|---|---|---|---|---|',
   ];
   for (const row of results.headOfLine)
     lines.push(
-      `| ${row.gateway} | ${row.slot} | ${ms(row.alone.p99)} | ${ms(row.beside.p99)} | ${signed(row.beside.p99 - row.alone.p99)} | ${row.hugeAnswered} |`,
+      `| ${row.gateway} | ${row.slot} | ${ms(row.alone.p99)} | ${ms(row.beside.p99)} | ${signed(row.beside.p99 - row.alone.p99)} | ` +
+        `${row.riseRange === undefined ? '' : row.riseRange.map(signed).join(' to ')} | ${row.hugeAnswered} |`,
     );
   return lines.join('\n');
 }
@@ -121,7 +122,7 @@ export function agentSection(results: AgentResults, checks: readonly AgentCheck[
     '',
     pacedTable(results),
     '',
-    "Head-of-line: 8 connections of small chats on the OpenAI door, alone and while 2 connections send 1 MiB prompts to the same slot (the simulated slot counts the prompt's tokens itself; the upstream slot sends it to the mock). The forwarder's row is the machine's own rise: the load generator and the mock read and write the same megabytes on the same cores; the target is the gateway's rise over it.",
+    "Head-of-line: 8 connections of small chats on the OpenAI door, alone and while 2 connections send 1 MiB prompts to the same slot (the simulated slot counts the prompt's tokens itself; the upstream slot sends it to the mock). The forwarder's row is the machine's own rise: the load generator and the mock read and write the same megabytes on the same cores; the target is the gateway's rise over it. Run in rounds (every case in turn within each), the median round by rise shown, with the range over the rounds.",
     '',
     headOfLineTable(results),
     '',

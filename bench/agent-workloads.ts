@@ -35,6 +35,8 @@ export interface HeadOfLineRow {
   alone: LatencySummary;
   beside: LatencySummary;
   hugeAnswered: number;
+  /** The lowest and highest rise of p99 over the rounds (this row is the median round's). */
+  riseRange?: [number, number];
 }
 
 /** A long conversation's cost per turn on one server. */
@@ -164,7 +166,6 @@ export async function hugeLoops(
 }
 
 async function measureHeadOfLine(options: AgentOptions): Promise<HeadOfLineRow[]> {
-  const rows: HeadOfLineRow[] = [];
   // The forwarder first: its rise is the machine's own (the load generator and the mock reading
   // 1 MiB bodies on the same cores), the floor under the gateways' rows.
   const cases: [string, Server, HeadOfLineRow['slot'], string][] = [
@@ -174,29 +175,56 @@ async function measureHeadOfLine(options: AgentOptions): Promise<HeadOfLineRow[]
     cases.push([label, server, 'upstream', 'provider-a/gpt-4o-mini']);
     cases.push([label, server, 'simulated', 'provider-c/simulated-chat']);
   }
-  for (const [label, server, slot, model] of cases) {
-    const small = { port: server.port, spec: smallChat(model), connections: 8, seconds: options.seconds };
-    // Warm both paths first: a cold first run would put the JIT's time into "alone".
-    await runAutocannon({ ...small, seconds: 1 });
-    await statusOf(server.port, hugeChat(model, HUGE_PROMPT_BYTES));
-    const alone = await runAutocannon(small);
-    let release = () => {};
-    const stop = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const huge = hugeLoops(server.port, hugeChat(model, HUGE_PROMPT_BYTES), 2, stop);
-    // Let the first huge prompts arrive before the small chats are timed.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const beside = await runAutocannon(small);
-    release();
-    const hugeAnswered = await huge;
-    rows.push({ gateway: label, slot, alone: alone.latency, beside: beside.latency, hugeAnswered });
-    options.log(
-      `head-of-line ${label} ${slot}: small chats p99 ${alone.latency.p99.toFixed(2)} ms alone, ` +
-        `${beside.latency.p99.toFixed(2)} ms beside ${hugeAnswered} 1 MiB prompts`,
-    );
+  // `--rounds` rounds, every case in turn within each, the median round by rise kept (one round
+  // on a shared two-core machine moved the rise by 15 ms between runs).
+  const byCase = new Map<string, HeadOfLineRow[]>();
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [label, server, slot, model] of cases) {
+      const row = await headOfLineRound(options, label, server, slot, model);
+      byCase.set(`${label}/${slot}`, [...(byCase.get(`${label}/${slot}`) ?? []), row]);
+    }
   }
-  return rows;
+  return [...byCase.values()].map(medianByRise);
+}
+
+const riseOf = (row: HeadOfLineRow) => row.beside.p99 - row.alone.p99;
+
+function medianByRise(rows: HeadOfLineRow[]): HeadOfLineRow {
+  const sorted = [...rows].sort((a, b) => riseOf(a) - riseOf(b));
+  const median = sorted[Math.floor(sorted.length / 2)] as HeadOfLineRow;
+  return {
+    ...median,
+    riseRange: [riseOf(sorted[0] as HeadOfLineRow), riseOf(sorted.at(-1) as HeadOfLineRow)],
+  };
+}
+
+async function headOfLineRound(
+  options: AgentOptions,
+  label: string,
+  server: Server,
+  slot: HeadOfLineRow['slot'],
+  model: string,
+): Promise<HeadOfLineRow> {
+  const small = { port: server.port, spec: smallChat(model), connections: 8, seconds: options.seconds };
+  // Warm both paths first: a cold first run would put the JIT's time into "alone".
+  await runAutocannon({ ...small, seconds: 1 });
+  await statusOf(server.port, hugeChat(model, HUGE_PROMPT_BYTES));
+  const alone = await runAutocannon(small);
+  let release = () => {};
+  const stop = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const huge = hugeLoops(server.port, hugeChat(model, HUGE_PROMPT_BYTES), 2, stop);
+  // Let the first huge prompts arrive before the small chats are timed.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const beside = await runAutocannon(small);
+  release();
+  const hugeAnswered = await huge;
+  options.log(
+    `head-of-line ${label} ${slot}: small chats p99 ${alone.latency.p99.toFixed(2)} ms alone, ` +
+      `${beside.latency.p99.toFixed(2)} ms beside ${hugeAnswered} 1 MiB prompts`,
+  );
+  return { gateway: label, slot, alone: alone.latency, beside: beside.latency, hugeAnswered };
 }
 
 /** One long conversation, turn after turn, with the server's CPU and each turn's latency. */
