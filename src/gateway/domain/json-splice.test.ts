@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
 import { addToTopLevelObject, findTopLevelValue, replaceTopLevelValue } from './json-splice.ts';
 
 describe('replaceTopLevelValue', () => {
@@ -43,5 +44,37 @@ describe('addToTopLevelObject', () => {
   it('adds to an empty object without a comma, and refuses a field that is not an object', () => {
     assert.equal(addToTopLevelObject('{"usage": { } }', 'usage', 'c', '1'), '{"usage": { "c":1} }');
     assert.equal(addToTopLevelObject('{"usage":null}', 'usage', 'c', '1'), undefined);
+  });
+});
+
+describe('findTopLevelValue, against JSON.parse', () => {
+  // Strings made of what a scanner can trip on: quotes, backslashes (escaped runs of them
+  // before a quote), brackets, commas, and text.
+  const tricky = fc.string({
+    unit: fc.constantFrom('"', '\\', '\\\\', '{', '}', '[', ']', ',', ':', 'a', 'é', ' '),
+  });
+  const value = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      tricky,
+      fc.integer(),
+      fc.constantFrom(null, true, false),
+      fc.array(tie('value'), { maxLength: 4 }),
+      fc.dictionary(tricky, tie('value'), { maxKeys: 4 }),
+    ),
+  })).value;
+
+  it('finds the span whose text parses to the value JSON.parse gives the key', () => {
+    fc.assert(
+      fc.property(value, value, value, fc.constantFrom('', ' ', '\n  '), (before, model, after, space) => {
+        const text = `{${space}"before":${JSON.stringify(before)},${space}"model"${space}:${space}${JSON.stringify(model)}${space},"after":${JSON.stringify(after)}}`;
+        const span = findTopLevelValue(text, 'model');
+        assert.ok(span !== undefined);
+        assert.deepEqual(JSON.parse(text.slice(span.start, span.end)), JSON.parse(text).model);
+        const replaced = replaceTopLevelValue(text, 'model', '"upstream"') as string;
+        assert.deepEqual(JSON.parse(replaced), { ...JSON.parse(text), model: 'upstream' });
+      }),
+      { numRuns: 500 },
+    );
   });
 });
