@@ -96,9 +96,16 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
     assert.equal(received.length, sent.length, 'one upstream request per request Claude Code sent');
     for (const [index, request] of sent.entries()) {
       const upstream = received[index] as RecordedRequest;
-      const text = request.raw.toString('utf8');
-      const expected = replaceTopLevelValue(text, 'model', JSON.stringify(upstreamModel(request.body.model)));
-      assert.equal(upstream.raw.toString('utf8'), expected, `request ${index}: the bytes Claude Code sent`);
+      const expected = replaceTopLevelValue(
+        request.raw,
+        'model',
+        JSON.stringify(upstreamModel(request.body.model)),
+      );
+      assert.equal(
+        upstream.raw.toString('utf8'),
+        expected?.toString('utf8'),
+        `request ${index}: the bytes Claude Code sent`,
+      );
       assert.equal(upstream.headers['anthropic-version'], request.headers['anthropic-version']);
       assert.equal(upstream.headers['anthropic-beta'], request.headers['anthropic-beta']);
       assert.equal(upstream.headers['x-api-key'], UPSTREAM_KEY);

@@ -1,7 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { addToTopLevelObject, findTopLevelValue, replaceTopLevelValue } from './json-splice.ts';
+import {
+  addToTopLevelObject,
+  findTopLevelValue,
+  replaceTopLevelValue as replaceInBytes,
+} from './json-splice.ts';
+
+/** The splice on the text's UTF-8 bytes, read back as text. */
+const replaceTopLevelValue = (text: string, key: string, valueJson: string) =>
+  replaceInBytes(Buffer.from(text), key, valueJson)?.toString('utf8');
+/** The value's text, found in the bytes of `text`. */
+const valueText = (text: string, key: string) => {
+  const bytes = Buffer.from(text);
+  const span = findTopLevelValue(bytes, key);
+  return span === undefined ? undefined : bytes.toString('utf8', span.start, span.end);
+};
 
 describe('replaceTopLevelValue', () => {
   it('replaces only the top-level model, keeping every other byte', () => {
@@ -21,7 +35,16 @@ describe('replaceTopLevelValue', () => {
 
   it('finds values after nested strings with brackets and escapes', () => {
     const text = '{"system":[{"text":"}]{[\\\\"}],"model":"m"}';
-    assert.deepEqual(findTopLevelValue(text, 'model'), { start: text.length - 4, end: text.length - 1 });
+    assert.deepEqual(findTopLevelValue(Buffer.from(text), 'model'), {
+      start: text.length - 4,
+      end: text.length - 1,
+    });
+  });
+
+  it('reads bytes: characters of several bytes before the key move the span by their bytes, not their characters', () => {
+    const text = '{"messages":[{"content":"日本語 🙂 \\"quoted\\" é"}],"model":"claude-x","n":1}';
+    assert.equal(valueText(text, 'model'), '"claude-x"');
+    assert.equal(replaceTopLevelValue(text, 'model', '"up"'), text.replace('"claude-x"', '"up"'));
   });
 
   it('says undefined for a missing key or a text that is not an object', () => {
@@ -68,9 +91,9 @@ describe('findTopLevelValue, against JSON.parse', () => {
     fc.assert(
       fc.property(value, value, value, fc.constantFrom('', ' ', '\n  '), (before, model, after, space) => {
         const text = `{${space}"before":${JSON.stringify(before)},${space}"model"${space}:${space}${JSON.stringify(model)}${space},"after":${JSON.stringify(after)}}`;
-        const span = findTopLevelValue(text, 'model');
-        assert.ok(span !== undefined);
-        assert.deepEqual(JSON.parse(text.slice(span.start, span.end)), JSON.parse(text).model);
+        const found = valueText(text, 'model');
+        assert.ok(found !== undefined);
+        assert.deepEqual(JSON.parse(found), JSON.parse(text).model);
         const replaced = replaceTopLevelValue(text, 'model', '"upstream"') as string;
         assert.deepEqual(JSON.parse(replaced), { ...JSON.parse(text), model: 'upstream' });
       }),

@@ -12,8 +12,8 @@ import type { ProviderError } from './provider-error.ts';
 export interface MessagesRelayCall {
   /** The upstream's model name, put in place of the client's `model` (the only change). */
   model: string;
-  /** The client's body, the text it sent. */
-  body: string;
+  /** The client's body, the bytes it sent. */
+  body: Buffer;
   /** Headers forwarded as the client sent them: `anthropic-version`, `anthropic-beta`. */
   headers: Readonly<Record<string, string>>;
 }

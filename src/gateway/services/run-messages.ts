@@ -22,8 +22,8 @@ export interface MessagesInput {
   provider?: ProviderSlot | undefined;
   model?: string | undefined;
   task?: string | undefined;
-  /** The client's body (its text) and the headers forwarded with it. */
-  body: string;
+  /** The client's body (its bytes) and the headers forwarded with it. */
+  body: Buffer;
   headers: Readonly<Record<string, string>>;
   maxTokens: number;
   /** Whether the body has tools: planning skips slots that cannot call them. */

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { parseJsonBodiesOffThread } from '../../../platform/json-thread/json-body-parser.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 
-/** Each request's JSON body as the bytes it arrived as (then its text, once asked), for as long as the request lives. */
-const rawBodies = new WeakMap<FastifyRequest, Buffer | string>();
+/** Each request's JSON body as the bytes it arrived as, for as long as the request lives. */
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
 
 /**
  * Keeps the bytes of the Anthropic door's JSON bodies beside their parsed value: the same-vendor
@@ -11,17 +11,13 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer | string>();
  * written again from the parsed value would differ (number forms, escapes, spacing). Parsed as
  * every JSON body is (json-body-parser.ts: Fastify's defaults, prototype poisoning refused, a large
  * body on the JSON thread), so every answer to a bad body stays what it was; the body limit is the
- * instance's.
+ * instance's. The bytes are never decoded: the lane splices `model` into them (domain/json-splice.ts).
  */
 export function keepRawJsonBodies(door: TypedInstance): void {
   parseJsonBodiesOffThread(door, { keepBytes: (request, bytes) => rawBodies.set(request, bytes) });
 }
 
-/** The body's text, when it came through keepRawJsonBodies' parser. */
-export function rawBodyOf(request: FastifyRequest): string | undefined {
-  const raw = rawBodies.get(request);
-  if (raw === undefined || typeof raw === 'string') return raw;
-  const text = raw.toString('utf8');
-  rawBodies.set(request, text);
-  return text;
+/** The body's bytes, when it came through keepRawJsonBodies' parser. */
+export function rawBodyOf(request: FastifyRequest): Buffer | undefined {
+  return rawBodies.get(request);
 }

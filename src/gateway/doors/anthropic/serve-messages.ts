@@ -51,7 +51,7 @@ export function serveMessages(
   const whole = crossVendorReading(request.body, address, deps);
   const input: MessagesInput = {
     ...address,
-    body: rawBodyOf(request) ?? JSON.stringify(request.body),
+    body: rawBodyOf(request) ?? Buffer.from(JSON.stringify(request.body)),
     headers: forwardedHeaders(request),
     maxTokens: read.maxTokens,
     tools: read.tools,

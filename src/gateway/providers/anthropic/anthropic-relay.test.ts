@@ -53,7 +53,7 @@ describe('AnthropicRelay: the same-vendor lane of an anthropic slot', () => {
       usage: { inputTokens: 5, cacheReadTokens: 100, cacheWrite1hTokens: 10, outputTokens: 2 },
     });
     const answer = await provider.relay.message(
-      { model: 'claude-sonnet-4-5', body: BODY, headers: {} },
+      { model: 'claude-sonnet-4-5', body: Buffer.from(BODY), headers: {} },
       context(),
     );
     const sent = mock.requests.at(-1);
@@ -78,7 +78,10 @@ describe('AnthropicRelay: the same-vendor lane of an anthropic slot', () => {
     const events: RelayedEvent[] = [];
     const body = BODY.replace('"max_tokens":9', '"max_tokens":9,"stream":true');
     const headers = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a-1,b-2' };
-    for await (const event of provider.relay.stream({ model: 'claude-sonnet-4-5', body, headers }, context()))
+    for await (const event of provider.relay.stream(
+      { model: 'claude-sonnet-4-5', body: Buffer.from(body), headers },
+      context(),
+    ))
       events.push(event);
     assert.equal(mock.requests.at(-1)?.headers['anthropic-beta'], 'a-1,b-2');
     assert.equal(events[0]?.event, 'message_start');
@@ -110,7 +113,7 @@ describe('AnthropicRelay: the same-vendor lane of an anthropic slot', () => {
       body: { type: 'error', error: { type: 'overloaded_error', message: 'x' } },
     });
     await assert.rejects(
-      provider.relay.message({ model: 'claude-sonnet-4-5', body: BODY, headers: {} }, context()),
+      provider.relay.message({ model: 'claude-sonnet-4-5', body: Buffer.from(BODY), headers: {} }, context()),
       (error: unknown) => error instanceof ProviderError && error.status === 529 && error.retryable,
     );
   });

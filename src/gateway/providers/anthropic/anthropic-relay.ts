@@ -47,7 +47,7 @@ export class AnthropicRelay implements MessagesRelay {
     const response = await http.send({
       path,
       headers: this.#headers(call, false),
-      bodyText: withModel(call),
+      written: withModel(call),
       signal: context.signal,
     });
     if (!isSuccess(response.status))
@@ -68,7 +68,7 @@ export class AnthropicRelay implements MessagesRelay {
     const opened = await http.openStream({
       path,
       headers: this.#headers(call, true),
-      bodyText: withModel(call),
+      written: withModel(call),
       signal: context.signal,
     });
     if (opened.kind !== 'events') {
@@ -121,7 +121,7 @@ export class AnthropicRelay implements MessagesRelay {
 }
 
 /** The client's body with the upstream's model name; the body as it is when it already names it. */
-function withModel(call: MessagesRelayCall): string {
+function withModel(call: MessagesRelayCall): Buffer {
   return replaceTopLevelValue(call.body, 'model', JSON.stringify(call.model)) ?? call.body;
 }
 

@@ -57,7 +57,7 @@ export interface UpstreamRequest {
   headers?: Record<string, string>;
   body?: unknown;
   /** A body already written as JSON, sent as it is (the Anthropic door's same-vendor lane); wins over `body`. */
-  bodyText?: string;
+  written?: string | Buffer;
   signal: AbortSignal;
 }
 
@@ -174,7 +174,7 @@ export class UpstreamHttp {
     // JSON thread (upstream-body.ts), a long history as bytes written piece by piece, never one
     // large string (json-body-bytes.ts).
     const body =
-      request.bodyText ??
+      request.written ??
       (request.body === undefined ? undefined : upstreamBody(request.body, this.#jsonThread));
     if (body instanceof Promise)
       return body.then((written) =>
