@@ -120,7 +120,29 @@ export function smallChat(model: string): HttpRequestSpec {
 
 /** A chat whose prompt is about `bytes` long (the head-of-line case's 1 MiB prompts). */
 export function hugeChat(model: string, bytes: number): HttpRequestSpec {
-  // Words of varied length, as prose: a tokenizer's cost depends on what it reads.
+  return {
+    path: '/v1/chat/completions',
+    headers: { ...JSON_HEADERS, ...BEARER },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: prose(bytes) }], max_tokens: 16 }),
+  };
+}
+
+/**
+ * A Messages request of the same-vendor lane (claude-haiku-4-5, the bench gateway's anthropic
+ * slot), with `key` (the app's for the gateway, the mock's for the forwarder); its prompt about
+ * `bytes` long, or a short one.
+ */
+export function relayMessages(key: string, bytes?: number): HttpRequestSpec {
+  const content = bytes === undefined ? 'Say hi.' : prose(bytes);
+  return {
+    path: '/v1/messages',
+    headers: { ...ANTHROPIC_HEADERS, 'x-api-key': key },
+    body: JSON.stringify({ model: RELAY_MODEL, max_tokens: 16, messages: [{ role: 'user', content }] }),
+  };
+}
+
+/** Words of varied length, as prose, about `bytes` long: a tokenizer's cost depends on what it reads. */
+function prose(bytes: number): string {
   const words = ['the', 'gateway', 'counts', 'every', 'token', 'of', 'a', 'prompt', 'before', 'sending'];
   const parts: string[] = [];
   let length = 0;
@@ -129,11 +151,7 @@ export function hugeChat(model: string, bytes: number): HttpRequestSpec {
     parts.push(word);
     length += word.length + 1;
   }
-  return {
-    path: '/v1/chat/completions',
-    headers: { ...JSON_HEADERS, ...BEARER },
-    body: JSON.stringify({ model, messages: [{ role: 'user', content: parts.join(' ') }], max_tokens: 16 }),
-  };
+  return parts.join(' ');
 }
 
 /** What a long agent conversation sends: `turns` requests, each the whole history so far. */

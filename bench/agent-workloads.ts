@@ -8,6 +8,7 @@ import {
   type PacedWire,
   pacedStreamRequest,
   pacedUpstreamRequest,
+  relayMessages,
   smallChat,
   wireOf,
 } from './agent-scenarios.ts';
@@ -17,7 +18,7 @@ import { runAutocannon } from './load-autocannon.ts';
 import { type PacedResult, runPacedStreams } from './paced-streams.ts';
 import { cpuMs } from './proc-stats.ts';
 import type { Server } from './processes.ts';
-import type { HttpRequestSpec } from './scenarios.ts';
+import { BENCH_APP, BENCH_SECRET, type HttpRequestSpec, MOCK_API_KEY } from './scenarios.ts';
 
 /** One paced-stream case: a door of a gateway (or the forwarder, door `forwarder`) at one concurrency. */
 export interface PacedRow extends PacedResult {
@@ -31,7 +32,8 @@ export interface PacedRow extends PacedResult {
 /** Small chats' latency alone and while huge prompts run, on one slot of one gateway. */
 export interface HeadOfLineRow {
   gateway: string;
-  slot: 'upstream' | 'simulated';
+  /** `relay`: the Anthropic door's same-vendor lane (Messages requests to the anthropic slot). */
+  slot: 'upstream' | 'simulated' | 'relay';
   alone: LatencySummary;
   beside: LatencySummary;
   hugeAnswered: number;
@@ -166,21 +168,27 @@ export async function hugeLoops(
 }
 
 async function measureHeadOfLine(options: AgentOptions): Promise<HeadOfLineRow[]> {
-  // The forwarder first: its rise is the machine's own (the load generator and the mock reading
-  // 1 MiB bodies on the same cores), the floor under the gateways' rows.
-  const cases: [string, Server, HeadOfLineRow['slot'], string][] = [
-    ['forwarder', options.forwarder, 'upstream', 'gpt-4o-mini'],
-  ];
+  const app = `${BENCH_APP}:${BENCH_SECRET}`;
+  const chats = (model: string) => ({ small: smallChat(model), huge: hugeChat(model, HUGE_PROMPT_BYTES) });
+  const relay = (key: string) => ({ small: relayMessages(key), huge: relayMessages(key, HUGE_PROMPT_BYTES) });
+  // The forwarder first, with each wire: its rise is the machine's own (the load generator and
+  // the mock reading 1 MiB bodies on the same cores), the floor under the gateways' rows.
+  const cases: [string, Server, HeadOfLineRow['slot'], { small: HttpRequestSpec; huge: HttpRequestSpec }][] =
+    [
+      ['forwarder', options.forwarder, 'upstream', chats('gpt-4o-mini')],
+      ['forwarder', options.forwarder, 'relay', relay(MOCK_API_KEY)],
+    ];
   for (const [label, server] of options.simulatedGateways) {
-    cases.push([label, server, 'upstream', 'provider-a/gpt-4o-mini']);
-    cases.push([label, server, 'simulated', 'provider-c/simulated-chat']);
+    cases.push([label, server, 'upstream', chats('provider-a/gpt-4o-mini')]);
+    cases.push([label, server, 'simulated', chats('provider-c/simulated-chat')]);
+    cases.push([label, server, 'relay', relay(app)]);
   }
   // `--rounds` rounds, every case in turn within each, the median round by rise kept (one round
   // on a shared two-core machine moved the rise by 15 ms between runs).
   const byCase = new Map<string, HeadOfLineRow[]>();
   for (let round = 0; round < options.rounds; round++) {
-    for (const [label, server, slot, model] of cases) {
-      const row = await headOfLineRound(options, label, server, slot, model);
+    for (const [label, server, slot, specs] of cases) {
+      const row = await headOfLineRound(options, label, server, slot, specs);
       byCase.set(`${label}/${slot}`, [...(byCase.get(`${label}/${slot}`) ?? []), row]);
     }
   }
@@ -203,25 +211,25 @@ async function headOfLineRound(
   label: string,
   server: Server,
   slot: HeadOfLineRow['slot'],
-  model: string,
+  specs: { small: HttpRequestSpec; huge: HttpRequestSpec },
 ): Promise<HeadOfLineRow> {
-  const small = { port: server.port, spec: smallChat(model), connections: 8, seconds: options.seconds };
+  const small = { port: server.port, spec: specs.small, connections: 8, seconds: options.seconds };
   // Warm both paths first: a cold first run would put the JIT's time into "alone".
   await runAutocannon({ ...small, seconds: 1 });
-  await statusOf(server.port, hugeChat(model, HUGE_PROMPT_BYTES));
+  await statusOf(server.port, specs.huge);
   const alone = await runAutocannon(small);
   let release = () => {};
   const stop = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const huge = hugeLoops(server.port, hugeChat(model, HUGE_PROMPT_BYTES), 2, stop);
-  // Let the first huge prompts arrive before the small chats are timed.
+  const huge = hugeLoops(server.port, specs.huge, 2, stop);
+  // Let the first huge prompts arrive before the small requests are timed.
   await new Promise((resolve) => setTimeout(resolve, 200));
   const beside = await runAutocannon(small);
   release();
   const hugeAnswered = await huge;
   options.log(
-    `head-of-line ${label} ${slot}: small chats p99 ${alone.latency.p99.toFixed(2)} ms alone, ` +
+    `head-of-line ${label} ${slot}: small requests p99 ${alone.latency.p99.toFixed(2)} ms alone, ` +
       `${beside.latency.p99.toFixed(2)} ms beside ${hugeAnswered} 1 MiB prompts`,
   );
   return { gateway: label, slot, alone: alone.latency, beside: beside.latency, hugeAnswered };
