@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SIMULATED_SLOT_C } from './agent-run.ts';
-import { hugeChat } from './agent-scenarios.ts';
+import { hugeChat, relayMessages } from './agent-scenarios.ts';
 import { HUGE_PROMPT_BYTES, hugeLoops, runConversation } from './agent-workloads.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
 import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
 import { type ProfileLine, summariseProfile } from './profile-summary.ts';
-import type { Workload } from './scenarios.ts';
+import { BENCH_APP, BENCH_SECRET, type Workload } from './scenarios.ts';
 
 /**
  * `node bench/profile.ts --workload=chat`: the gateway under load with V8's CPU profiler on,
@@ -19,7 +19,8 @@ import type { Workload } from './scenarios.ts';
  * `--workload=conversation` profiles the agent conversation of bench/agent-workloads.ts instead
  * (100 turns growing to 100k tokens, one after another; `--seconds` of them, at least once);
  * `--workload=huge` the head-of-line case's 1 MiB prompts, two at a time for `--seconds`
- * (`--simulated` puts them on a simulated slot).
+ * (`--simulated` puts them on a simulated slot, `--relay` sends them as Messages requests on the
+ * Anthropic door's same-vendor lane).
  */
 const { values } = parseArgs({
   options: {
@@ -33,6 +34,8 @@ const { values } = parseArgs({
     'no-ledger': { type: 'boolean', default: false },
     /** With `--workload=huge`: slot C on the simulated provider, and the prompts sent to it. */
     simulated: { type: 'boolean', default: false },
+    /** With `--workload=huge`: Messages requests on the Anthropic door's same-vendor lane instead. */
+    relay: { type: 'boolean', default: false },
   },
 });
 
@@ -75,9 +78,12 @@ try {
     measured = `conversation x${turns.length}: ${turns.map((us) => us.toFixed(0)).join(', ')} µs CPU/turn`;
   } else if (values.workload === 'huge') {
     const model = values.simulated ? 'provider-c/simulated-chat' : 'provider-a/gpt-4o-mini';
+    const spec = values.relay
+      ? relayMessages(`${BENCH_APP}:${BENCH_SECRET}`, HUGE_PROMPT_BYTES)
+      : hugeChat(model, HUGE_PROMPT_BYTES);
     const stop = new Promise<void>((resolve) => setTimeout(resolve, Number(values.seconds) * 1000));
-    const answered = await hugeLoops(gateway.port, hugeChat(model, HUGE_PROMPT_BYTES), 2, stop);
-    measured = `huge x${answered} (1 MiB prompts, two at a time, ${model})`;
+    const answered = await hugeLoops(gateway.port, spec, 2, stop);
+    measured = `huge x${answered} (1 MiB prompts, two at a time, ${values.relay ? 'the same-vendor lane' : model})`;
   } else {
     const row = await measureCase({
       target: 'gateway',
