@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { CountingJsonThread, DYING_JSON_WORKER_URL } from '../../../test/helpers/json-thread-doubles.ts';
 import { createBaseApp } from '../fastify-base.ts';
 import { createLogger } from '../logger.ts';
 import { parseJsonBodiesOffThread } from './json-body-parser.ts';
 import { JsonThread, OFF_THREAD_BYTES } from './json-thread.ts';
-
-const DYING_WORKER_URL = new URL('../../../test/helpers/dying-json-worker.ts', import.meta.url);
-
-/** A JsonThread that counts the bodies it was given. */
-class CountingThread extends JsonThread {
-  parsed = 0;
-  override parse(bytes: Buffer): Promise<unknown> {
-    this.parsed++;
-    return super.parse(bytes);
-  }
-}
 
 function appWith(thread: JsonThread, keepBytes?: (bytes: Buffer) => void): FastifyInstance {
   const app = createBaseApp({ logger: createLogger({ level: 'silent' }), maxBodyBytes: 4 * 1024 * 1024 });
@@ -33,7 +23,7 @@ function appWith(thread: JsonThread, keepBytes?: (bytes: Buffer) => void): Fasti
 const large = (text = 'é'.repeat(OFF_THREAD_BYTES)) => JSON.stringify({ text });
 
 describe('JSON bodies read off the event loop', () => {
-  const thread = new CountingThread();
+  const thread = new CountingJsonThread();
   const app = appWith(thread);
   after(async () => {
     await app.close();
@@ -111,7 +101,7 @@ describe('bytes kept beside a body read on the thread', () => {
 
 describe('a JSON thread that dies with a body on it', () => {
   it('answers 503 with Retry-After (the bytes went with it), and a small body still works', async () => {
-    const thread = new JsonThread({ workerUrl: DYING_WORKER_URL });
+    const thread = new JsonThread({ workerUrl: DYING_JSON_WORKER_URL });
     const app = appWith(thread);
     try {
       const res = await app.inject({

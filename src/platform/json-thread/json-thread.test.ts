@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { DYING_JSON_WORKER_URL } from '../../../test/helpers/json-thread-doubles.ts';
 import { DependencyUnavailableError } from '../dependency-unavailable.ts';
 import { JsonThread, JsonThreadInvalidJson } from './json-thread.ts';
 import { parseJsonBody } from './parse-json-body.ts';
-
-const DYING_WORKER_URL = new URL('../../../test/helpers/dying-json-worker.ts', import.meta.url);
 
 /** A request body of about `bytes`, with what JSON escapes and what UTF-8 spends several bytes on. */
 function bodyOf(bytes: number): string {
@@ -151,7 +150,7 @@ describe('an idle JSON thread', () => {
 
 describe('a JSON thread that dies', () => {
   it('rejects the calls on it as a dependency unavailable, and starts a new thread for the next', async () => {
-    const thread = new JsonThread({ workerUrl: DYING_WORKER_URL });
+    const thread = new JsonThread({ workerUrl: DYING_JSON_WORKER_URL });
     try {
       await assert.rejects(thread.parse(Buffer.from('{"a":1}')), DependencyUnavailableError);
       await assert.rejects(thread.stringify({ a: 1 }), DependencyUnavailableError);

@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { CountingJsonThread, DYING_JSON_WORKER_URL } from '../../../../test/helpers/json-thread-doubles.ts';
 import { JsonThread, OFF_THREAD_BYTES } from '../../../platform/json-thread/json-thread.ts';
 import { isLargePlainJson, upstreamBody } from './upstream-body.ts';
-
-const DYING_WORKER_URL = new URL('../../../../test/helpers/dying-json-worker.ts', import.meta.url);
-
-class CountingThread extends JsonThread {
-  written = 0;
-  override stringify(value: unknown): Promise<Buffer> {
-    this.written++;
-    return super.stringify(value);
-  }
-}
 
 /** An agent's request: a history of `turns` messages of `chars` characters each, with tools. */
 function history(turns: number, chars: number): Record<string, unknown> {
@@ -69,7 +60,7 @@ describe('which upstream bodies are written on the JSON thread', () => {
 });
 
 describe('an upstream body', () => {
-  const thread = new CountingThread();
+  const thread = new CountingJsonThread();
   after(() => thread.close());
 
   it('is what JSON.stringify writes, on the thread or here', async () => {
@@ -84,7 +75,7 @@ describe('an upstream body', () => {
   });
 
   it('is written here when the thread dies with it', async () => {
-    const dying = new JsonThread({ workerUrl: DYING_WORKER_URL });
+    const dying = new JsonThread({ workerUrl: DYING_JSON_WORKER_URL });
     try {
       const value = history(100, 4000);
       const body = upstreamBody(value, dying);
