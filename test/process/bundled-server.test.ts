@@ -150,6 +150,19 @@ describe('the bundled server', { timeout: 180_000 }, () => {
       assert.equal(models.status, 200, models.text);
     });
 
+    it('reads a large body on the JSON thread, an entry point of its own in the bundle', async () => {
+      // 1 MiB of prompt: past OFF_THREAD_BYTES, so parsed on the thread (a missing worker file
+      // would answer 503 here), and long enough for the simulator's sampled seed.
+      const content = 'the bundle reads a long prompt off its event loop '.repeat(21_000);
+      const chat = await call(server.gatewayPort, '/v1/chat', {
+        body: { messages: [{ role: 'user', content }] },
+        headers: bearer,
+      });
+      assert.equal(chat.status, 200, chat.text.slice(0, 300));
+      const usage = (JSON.parse(chat.text) as { usage: { tokensIn: number } }).usage;
+      assert.ok(usage.tokensIn > 100_000, chat.text.slice(0, 300));
+    });
+
     it('writes the ledger through its worker thread and reads it back', async () => {
       const usage = await call(server.gatewayPort, '/v1/usage', { headers: bearer });
       assert.equal(usage.status, 200, usage.text);

@@ -18,8 +18,10 @@ export interface JsonBodyParserOptions {
  * parse, the same 400s for an empty body, bad JSON or prototype poisoning), but reads a body of
  * OFF_THREAD_BYTES or more on the JSON thread, so the event loop never holds a megabyte prompt
  * while every other request waits (issue 33's head-of-line case). Should the thread die with the
- * body on it, the request is answered 503 with Retry-After (its bytes went with the thread); should
- * no thread start, the body is read here as before.
+ * body on it, the request is answered 503 with Retry-After (its bytes went with the thread), and so
+ * is a body whose thread ends before it starts (its module missing: the bundle's test guards the
+ * entry point); should no thread be created at all (the Worker constructor throws), the body is
+ * read here as before.
  */
 export function parseJsonBodiesOffThread(app: FastifyInstance, options: JsonBodyParserOptions = {}): void {
   const thread = options.thread ?? sharedJsonThread();
