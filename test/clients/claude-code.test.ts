@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { replaceTopLevelValue } from '../../src/gateway/domain/json-splice.ts';
+import { OFF_THREAD_BYTES } from '../../src/platform/json-thread/json-thread.ts';
 import type { UsageRecord } from '../../src/storage/ports.ts';
 import { listenForClients } from '../helpers/anthropic-door-client.ts';
 import { summarizeAnthropicRequest } from '../helpers/anthropic-request-summary.ts';
@@ -127,6 +128,29 @@ describe('Claude Code through the Anthropic door and an anthropic slot', { skip 
     assert.ok(summary.cacheControlMarkers > 0, 'cache_control markers reached the upstream');
     assert.ok(summary.anthropicBeta.length > 0, 'betas reached the upstream');
     assert.match(summary.system, /^blocks/);
+    assert.deepEqual(
+      rows.map((row) => [row.frontDoor, row.status, row.provider]),
+      [['anthropic', 200, 'provider-a']],
+    );
+  });
+
+  it('a prompt of hundreds of kilobytes (read on the JSON thread): the upstream receives it byte for byte', async () => {
+    // Each argument may hold at most 128 KiB (Linux's MAX_ARG_STRLEN): the prompt and an appended
+    // system prompt, with Claude Code's own system prompt and tools, make a body past
+    // OFF_THREAD_BYTES, so the door reads it on the JSON thread and the lane splices its bytes.
+    const line = (n: number) => `Line ${n}: notes on the module, “quoted”, café, 日本, a \\ and a "quote".\n`;
+    const text = (from: number) => Array.from({ length: 1_500 }, (_, i) => line(from + i)).join('');
+    const { run, sent, received, rows } = await turn({
+      prompt: `Summarise these notes in one word.\n${text(0)}`,
+      args: ['--append-system-prompt', text(10_000)],
+      replies: [{ text: 'Notes.' }],
+    });
+    assert.equal(run.result?.['result'], 'Notes.');
+    assert.ok(
+      sent.some((request) => request.raw.length >= OFF_THREAD_BYTES),
+      `a body past ${OFF_THREAD_BYTES} bytes was sent (${sent.map((request) => request.raw.length).join(', ')})`,
+    );
+    assertRelayed(sent, received, sameModel);
     assert.deepEqual(
       rows.map((row) => [row.frontDoor, row.status, row.provider]),
       [['anthropic', 200, 'provider-a']],

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { OFF_THREAD_BYTES } from '../../src/platform/json-thread/json-thread.ts';
 import { listenForClients } from '../helpers/anthropic-door-client.ts';
 import { skipUnlessLibraryInstalled } from '../helpers/client-package.ts';
 import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
@@ -85,6 +86,30 @@ describe('OpenAI Agents SDK through the gateway', { skip }, () => {
       assert.equal(result?.tool_call_id, second.messages.at(-2)?.tool_calls?.[0]?.id);
     });
   }
+
+  it('a prompt of hundreds of kilobytes (read and written on the JSON thread) reaches the upstream whole', async () => {
+    mock.reset();
+    mock.replyNext({ text: 'Read it.' });
+    const origin = await listenForClients(gw);
+    const prompt = Array.from(
+      { length: 6_000 },
+      (_, i) => `Line ${i}: “notes”, café, 日本, a \\ and a "quote".`,
+    ).join('\n');
+    assert.ok(Buffer.byteLength(prompt) > OFF_THREAD_BYTES);
+    const run = await runOpenAIAgent({
+      baseUrl: `${origin}/v1`,
+      apiKey: `${APP}:${SECRET}`,
+      prompt,
+      stream: false,
+    });
+    assert.equal(run.finalOutput, 'Read it.');
+    const upstream = mock.requests[0];
+    assert.ok(upstream !== undefined && upstream.raw.length > OFF_THREAD_BYTES);
+    const user = (upstream.body as { messages: { role: string; content: unknown }[] }).messages.find(
+      (message) => message.role === 'user',
+    );
+    assert.equal(user?.content, prompt);
+  });
 });
 
 describe('OpenAI Agents SDK through the gateway, on an Anthropic slot', { skip }, () => {

@@ -9,7 +9,8 @@ import { exchange, type ListeningApp, listenBoth } from '../helpers/raw-http.ts'
  * CONTRACT 5.1: a request that passed authentication and validation leaves exactly one ledger
  * row, 499 `client_closed` when its client left, and releases every limit reservation, at every
  * moment of the request and on every door. Real sockets (inject cannot leave): each client sends
- * its whole body, then destroys its socket while the prompt's tokens are counted (a 1 MiB prompt
+ * its whole body, then destroys its socket at once (its 1 MiB body still on the JSON thread), while
+ * the prompt's tokens are counted (a 1 MiB prompt
  * on a simulated slot, 30 ms after the body was sent), while the upstream has not answered (a slot
  * that answers after 400 ms) or mid-stream (a slot with 80 ms between chunks, after the first
  * delta was read). Each case has its own app with a concurrency limit of 1: the request after the
@@ -43,10 +44,22 @@ const PROMPT_1MIB = (() => {
 })();
 
 type Door = 'native' | 'openai' | 'anthropic' | 'responses';
-type Moment = 'counting' | 'waiting' | 'mid-stream';
+type Moment = 'parsing' | 'counting' | 'waiting' | 'mid-stream';
 
 /** The slot each moment's requests go to, and when their client leaves. */
 const MOMENTS: Record<Moment, { slot: string; prompt: string; leave: Record<Door, LeaveAt> }> = {
+  // At once: the 1 MiB body is still being parsed on the JSON thread (decision 0023), so the
+  // socket closes before the request's handler has run; the run must still see that it left.
+  parsing: {
+    slot: 'provider-b',
+    prompt: PROMPT_1MIB,
+    leave: {
+      native: { afterSentMs: 0 },
+      openai: { afterSentMs: 0 },
+      anthropic: { afterSentMs: 0 },
+      responses: { afterSentMs: 0 },
+    },
+  },
   counting: {
     slot: 'provider-a',
     prompt: PROMPT_1MIB,
@@ -103,7 +116,7 @@ interface Case {
 
 const CASES: Case[] = [];
 for (const door of ['native', 'openai', 'anthropic', 'responses'] as const) {
-  for (const moment of ['counting', 'waiting', 'mid-stream'] as const) {
+  for (const moment of ['parsing', 'counting', 'waiting', 'mid-stream'] as const) {
     for (const stream of moment === 'mid-stream' ? [true] : [true, false]) {
       CASES.push({ door, moment, stream, app: `leave-${door}-${moment}-${stream ? 'stream' : 'plain'}` });
     }
