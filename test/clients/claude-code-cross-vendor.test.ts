@@ -25,6 +25,27 @@ const PROMPT = 'What colour is the picture in pixel.png?';
 const CLAUDE_ARGS = ['--model', 'claude-sonnet-4-5'];
 const CLAUDE_ENV = { MAX_THINKING_TOKENS: '31999' };
 
+/**
+ * Claude Code, thinking on, asked about pixel.png in `workdir` through the gateway at `baseUrl`:
+ * the mock's two replies (the Read call, then the answer) must already be queued; it must end
+ * without error, answering what the second reply said.
+ */
+async function readPngWithClaude(baseUrl: string, workdir: string): Promise<void> {
+  const run = await runClaude({
+    baseUrl,
+    apiKey: `${APP}:${SECRET}`,
+    prompt: PROMPT,
+    workdir,
+    files: { 'pixel.png': PNG },
+    args: CLAUDE_ARGS,
+    env: CLAUDE_ENV,
+    timeoutMs: 90_000,
+  });
+  assert.equal(run.timedOut, false, run.stderr);
+  assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+  assert.equal(run.result?.['result'], 'It is a red square.');
+}
+
 describe('Claude Code reads a PNG through an OpenAI slot', { skip }, () => {
   let mock: MockOpenAIServer;
   before(async () => {
@@ -48,19 +69,7 @@ describe('Claude Code reads a PNG through an OpenAI slot', { skip }, () => {
         ],
       });
       mock.replyNext({ text: 'It is a red square.' });
-      const run = await runClaude({
-        baseUrl,
-        apiKey: `${APP}:${SECRET}`,
-        prompt: PROMPT,
-        workdir: workdir.path,
-        files: { 'pixel.png': PNG },
-        args: CLAUDE_ARGS,
-        env: CLAUDE_ENV,
-        timeoutMs: 90_000,
-      });
-      assert.equal(run.timedOut, false, run.stderr);
-      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-      assert.equal(run.result?.['result'], 'It is a red square.');
+      await readPngWithClaude(baseUrl, workdir.path);
 
       const chats = mock.requests.filter((request) => request.path.endsWith('/chat/completions'));
       assert.equal(chats.length, 2);
@@ -140,19 +149,7 @@ describe('Claude Code reads a PNG through a Gemini slot', { skip }, () => {
         toolCalls: [{ name: 'Read', arguments: { file_path: join(workdir.path, 'pixel.png') } }],
       });
       mock.replyNext({ text: 'It is a red square.' });
-      const run = await runClaude({
-        baseUrl,
-        apiKey: `${APP}:${SECRET}`,
-        prompt: PROMPT,
-        workdir: workdir.path,
-        files: { 'pixel.png': PNG },
-        args: CLAUDE_ARGS,
-        env: CLAUDE_ENV,
-        timeoutMs: 90_000,
-      });
-      assert.equal(run.timedOut, false, run.stderr);
-      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
-      assert.equal(run.result?.['result'], 'It is a red square.');
+      await readPngWithClaude(baseUrl, workdir.path);
 
       const calls = mock.requests.filter((request) => /:(stream)?[gG]enerateContent/.test(request.path));
       assert.equal(calls.length, 2);
