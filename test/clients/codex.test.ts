@@ -121,17 +121,23 @@ for (const upstream of UPSTREAMS) {
     }));
     after(() => started.mock.close());
 
-    it('completes a plain prompt', async () => {
-      started.mock.replyNext({ text: 'PONG' });
+    /** Codex through the gateway to this slot, with no retries (a failure shows at once). */
+    async function runThroughGateway(prompt: string, workdir?: string) {
       const origin = await listenForClients(gw);
-      const run = await runCodex({
+      return runCodex({
         baseUrl: `${origin}/v1`,
         apiKey: `${APP}:${SECRET}`,
         model: upstream.model,
-        prompt: 'Say PONG.',
+        prompt,
+        ...(workdir === undefined ? {} : { workdir }),
         requestMaxRetries: 0,
         streamMaxRetries: 0,
       });
+    }
+
+    it('completes a plain prompt', async () => {
+      started.mock.replyNext({ text: 'PONG' });
+      const run = await runThroughGateway('Say PONG.');
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
       assert.equal(run.lastMessage, 'PONG');
     });
@@ -145,16 +151,7 @@ for (const upstream of UPSTREAMS) {
         toolCalls: [{ id: 'call_patch_1', name: 'apply_patch', arguments: { input: ADD_FILE_PATCH } }],
       });
       started.mock.replyNext({ text: 'Created hello.txt.' });
-      const origin = await listenForClients(gw);
-      const run = await runCodex({
-        baseUrl: `${origin}/v1`,
-        apiKey: `${APP}:${SECRET}`,
-        model: upstream.model,
-        prompt: 'Create hello.txt saying hello.',
-        workdir: workdir.path,
-        requestMaxRetries: 0,
-        streamMaxRetries: 0,
-      });
+      const run = await runThroughGateway('Create hello.txt saying hello.', workdir.path);
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
       assert.equal(run.lastMessage, 'Created hello.txt.');
       assert.equal(readFileSync(join(workdir.path, 'hello.txt'), 'utf8'), 'Hello from the patch.\n');
@@ -181,16 +178,7 @@ for (const upstream of UPSTREAMS) {
           toolCalls: [{ id: 'toolu_patch_2', name: 'apply_patch', arguments: { input: ADD_FILE_PATCH } }],
         });
         started.mock.replyNext({ text: 'Created hello.txt.' });
-        const origin = await listenForClients(gw);
-        const run = await runCodex({
-          baseUrl: `${origin}/v1`,
-          apiKey: `${APP}:${SECRET}`,
-          model: upstream.model,
-          prompt: 'Create hello.txt saying hello.',
-          workdir: workdir.path,
-          requestMaxRetries: 0,
-          streamMaxRetries: 0,
-        });
+        const run = await runThroughGateway('Create hello.txt saying hello.', workdir.path);
         assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
         assert.equal(run.lastMessage, 'Created hello.txt.');
         // Codex shows the reasoning item's summary as its reasoning.
