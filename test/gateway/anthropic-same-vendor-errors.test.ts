@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UsageRecord } from '../../src/storage/ports.ts';
-import { APP, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { onlyLedgerRow } from '../helpers/ledger-row.ts';
 import {
   type MockAnthropicServer,
   sseMessages,
@@ -19,15 +19,6 @@ const OVERLOADED =
   'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
 const START =
   'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":0,"output_tokens":1}}}\n\n';
-
-async function rowOf(gw: Harness, requestId: string): Promise<UsageRecord> {
-  await gw.app.recorder.flush();
-  const rows = (await gw.app.storage.usage.readRecords({ limit: 1000 })).filter(
-    (r) => r.requestId === requestId,
-  );
-  assert.equal(rows.length, 1);
-  return rows[0] as UsageRecord;
-}
 
 describe('upstream failures on the same-vendor lane', () => {
   let mock: MockAnthropicServer;
@@ -70,7 +61,7 @@ describe('upstream failures on the same-vendor lane', () => {
       .map((event) => JSON.parse(event.data).delta.text)
       .join('');
     assert.equal(text, 'Second time lucky.');
-    const row = await rowOf(gw, String(reply.headers['x-request-id']));
+    const row = await onlyLedgerRow(gw, String(reply.headers['x-request-id']));
     assert.deepEqual([row.status, row.attempts.length, row.attempts[0]?.upstreamStatus], [200, 2, 529]);
   });
 
@@ -81,7 +72,7 @@ describe('upstream failures on the same-vendor lane', () => {
     assert.equal(reply.body, START + OVERLOADED);
     const events = sseMessages(reply.body).map((event) => event.event);
     assert.deepEqual(events, ['message_start', 'error']);
-    const row = await rowOf(gw, String(reply.headers['x-request-id']));
+    const row = await onlyLedgerRow(gw, String(reply.headers['x-request-id']));
     assert.equal(row.attempts.at(-1)?.outcome, 'stream_failed');
     assert.equal(row.errorCode, 'upstream_error');
     assert.equal(row.tokensIn, 20, 'message_start’s counts are kept');

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { calcPrice, extractUsage, findProvider } from '@pydantic/genai-prices';
 import { roundCost } from '../../src/gateway/domain/pricing.ts';
-import type { UsageRecord } from '../../src/storage/ports.ts';
+import { postMessages } from '../helpers/anthropic-door-client.ts';
 import { APP, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { onlyLedgerRow } from '../helpers/ledger-row.ts';
 import { clockAtMinuteStart } from '../helpers/minute-clock.ts';
 import {
   type MockAnthropicServer,
@@ -22,7 +23,6 @@ import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-s
  */
 
 const UPSTREAM_KEY = 'sk-ant-upstream-key';
-const CLIENT_KEY = `${APP}:${SECRET}`;
 const BETAS = 'interleaved-thinking-2025-05-14,context-management-2025-06-27,some-future-beta-2031-01-01';
 const TINY_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -78,29 +78,8 @@ const UPSTREAM_ANSWER = `{"id":"msg_upstream_01","type":"message","role":"assist
 "content":[{"type":"thinking","thinking":"Red.","signature":"c2lnLWFuc3dlcg=="},{"type":"text","text":"A red square.","citations":null}],
 "stop_reason":"end_turn","stop_sequence":null,"usage":${JSON.stringify(USAGE)},"container":null,"context_management":{"applied_edits":[]}}`;
 
-async function ledgerRowOf(gw: Harness, requestId: string): Promise<UsageRecord> {
-  await gw.app.recorder.flush();
-  const rows = (await gw.app.storage.usage.readRecords({ limit: 1000 })).filter(
-    (r) => r.requestId === requestId,
-  );
-  assert.equal(rows.length, 1, `one ledger row for ${requestId}`);
-  return rows[0] as UsageRecord;
-}
-
-function post(gw: Harness, body: string, headers: Record<string, string> = {}) {
-  return gw.gateway.inject({
-    method: 'POST',
-    url: '/v1/messages',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': CLIENT_KEY,
-      'anthropic-version': '2023-06-01',
-      'anthropic-beta': BETAS,
-      ...headers,
-    },
-    payload: body,
-  });
-}
+const post = (gw: Harness, body: string, headers: Record<string, string> = {}) =>
+  postMessages(gw, body, BETAS, headers);
 
 describe('the same-vendor lane: an anthropic slot', () => {
   let mock: MockAnthropicServer;
@@ -132,7 +111,7 @@ describe('the same-vendor lane: an anthropic slot', () => {
     assert.equal(reply.body, UPSTREAM_ANSWER);
     const cost = packagePrice();
     assert.equal(Number(reply.headers['x-gateway-cost-usd']), cost);
-    const row = await ledgerRowOf(gw, String(reply.headers['x-request-id']));
+    const row = await onlyLedgerRow(gw, String(reply.headers['x-request-id']));
     assert.deepEqual(
       [row.frontDoor, row.operation, row.status, row.provider, row.model],
       ['anthropic', 'chat', 200, 'provider-a', MODEL],
@@ -186,7 +165,7 @@ describe('the same-vendor lane: an anthropic slot', () => {
     const delta = sseMessages(reply.body).find((event) => event.event === 'message_delta');
     assert.equal(JSON.parse(delta?.data ?? '{}').usage.cost_usd, costs[0]);
 
-    const row = await ledgerRowOf(gw, String(reply.headers['x-request-id']));
+    const row = await onlyLedgerRow(gw, String(reply.headers['x-request-id']));
     assert.deepEqual(
       [row.operation, row.status, row.cacheReadTokens, row.cacheWrite1hTokens],
       ['chat_stream', 200, 24000, 300],
@@ -303,7 +282,7 @@ describe('the same-vendor lane falls over to an OpenAI slot through the cross-ve
     assert.equal(message.type, 'message');
     assert.deepEqual(message.content, [{ type: 'text', text: 'Hi from OpenAI.', citations: null }]);
     assert.equal((openai.requests.at(-1)?.body as { model?: string } | undefined)?.model, 'gpt-4o-mini');
-    const row = await ledgerRowOf(gw, String(reply.headers['x-request-id']));
+    const row = await onlyLedgerRow(gw, String(reply.headers['x-request-id']));
     assert.deepEqual([row.provider, row.status, row.attempts.length], ['provider-b', 200, 2]);
     assert.equal(row.attempts[0]?.upstreamStatus, 529);
   });

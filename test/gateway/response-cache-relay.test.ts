@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import type { UsageRecord } from '../../src/storage/ports.ts';
+import { postMessages } from '../helpers/anthropic-door-client.ts';
 import { APP, createGateway, type Harness, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
+import { onlyLedgerRow } from '../helpers/ledger-row.ts';
 import {
   type MockAnthropicServer,
   sseMessages,
@@ -18,7 +19,6 @@ import { scriptedEventStream } from '../helpers/mock-anthropic-tools.ts';
  * replayed, whole or streamed, with no upstream call, cost 0 and the cost it saved.
  */
 
-const CLIENT_KEY = `${APP}:${SECRET}`;
 const OTHER_SECRET = 'other-secret-0123456789';
 const BETAS = 'interleaved-thinking-2025-05-14,context-management-2025-06-27';
 const MODEL = 'claude-sonnet-4-5-20250929';
@@ -66,29 +66,8 @@ const SCRIPT = {
 
 const streamed = (body: string) => ({ status: 200, headers: { 'content-type': 'text/event-stream' }, body });
 
-function post(gw: Harness, body: string, headers: Record<string, string> = {}) {
-  return gw.gateway.inject({
-    method: 'POST',
-    url: '/v1/messages',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': CLIENT_KEY,
-      'anthropic-version': '2023-06-01',
-      'anthropic-beta': BETAS,
-      ...headers,
-    },
-    payload: body,
-  });
-}
-
-async function ledgerRowOf(gw: Harness, requestId: string): Promise<UsageRecord> {
-  await gw.app.recorder.flush();
-  const rows = (await gw.app.storage.usage.readRecords({ limit: 1000 })).filter(
-    (r) => r.requestId === requestId,
-  );
-  assert.equal(rows.length, 1, `one ledger row for ${requestId}`);
-  return rows[0] as UsageRecord;
-}
+const post = (gw: Harness, body: string, headers: Record<string, string> = {}) =>
+  postMessages(gw, body, BETAS, headers);
 
 /** What a client makes of a stream: the message it rebuilds, the event names (runs of one taken as one), cost_usd. */
 function readStream(text: string): {
@@ -179,8 +158,8 @@ describe('response cache on the same-vendor lane', () => {
     assert.equal(hit.headers['x-gateway-cost-usd'], '0');
     assert.equal(Number(hit.headers['x-gateway-cache-saved-usd']), missCost);
 
-    const missRow = await ledgerRowOf(gw, String(miss.headers['x-request-id']));
-    const hitRow = await ledgerRowOf(gw, String(hit.headers['x-request-id']));
+    const missRow = await onlyLedgerRow(gw, String(miss.headers['x-request-id']));
+    const hitRow = await onlyLedgerRow(gw, String(hit.headers['x-request-id']));
     assert.deepEqual([missRow.cacheHit, missRow.costUsd, missRow.costSavedUsd], [false, missCost, 0]);
     assert.deepEqual(
       [hitRow.cacheHit, hitRow.costUsd, hitRow.costSavedUsd, hitRow.tokensIn, hitRow.tokensOut],
@@ -236,8 +215,8 @@ describe('response cache on the same-vendor lane', () => {
     assert.deepEqual(JSON.parse(whole.body), first.message);
     assert.equal(mock.requests.length, before + 1);
 
-    const missRow = await ledgerRowOf(gw, String(miss.headers['x-request-id']));
-    const hitRow = await ledgerRowOf(gw, String(hit.headers['x-request-id']));
+    const missRow = await onlyLedgerRow(gw, String(miss.headers['x-request-id']));
+    const hitRow = await onlyLedgerRow(gw, String(hit.headers['x-request-id']));
     assert.deepEqual([hitRow.cacheHit, hitRow.costUsd, hitRow.costSavedUsd], [true, 0, missRow.costUsd]);
     assert.equal(hitRow.operation, 'chat_stream');
   });

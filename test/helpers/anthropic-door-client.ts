@@ -16,3 +16,22 @@ export async function listenForClients(gw: Harness): Promise<string> {
 export function anthropicClient(baseURL: string, apiKey = `${APP}:${SECRET}`): Anthropic {
   return new Anthropic({ baseURL, apiKey, maxRetries: 0 });
 }
+
+/**
+ * POST /v1/messages through inject with the body as written (the same-vendor lane's tests compare
+ * bytes), the app's key, `anthropic-version: 2023-06-01` and the given betas; `headers` added last.
+ */
+export function postMessages(gw: Harness, body: string, betas: string, headers: Record<string, string> = {}) {
+  return gw.gateway.inject({
+    method: 'POST',
+    url: '/v1/messages',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': `${APP}:${SECRET}`,
+      'anthropic-version': '2023-06-01',
+      'anthropic-beta': betas,
+      ...headers,
+    },
+    payload: body,
+  });
+}
