@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { APP, shareGateway, startGateway } from '../helpers/gateway-harness.ts';
-import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
-import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
-import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
 import { redSquarePng } from '../helpers/tiny-png.ts';
+import { shareVendorSlots } from '../helpers/vendor-slots.ts';
 
 /**
  * The cross-vendor lane of CONTRACT 5.2, door × slot kind: a PNG, a PDF, thinking and cache_control
@@ -66,33 +64,11 @@ function completionBody(model: string): Record<string, unknown> {
 const ANTHROPIC_HEADERS = { 'anthropic-version': '2023-06-01' };
 
 describe('images, PDFs, thinking and cache_control across vendors', () => {
-  let openai: MockOpenAIServer;
-  let gemini: MockGeminiServer;
-  let anthropic: MockAnthropicServer;
-  before(async () => {
-    openai = await startMockOpenAI({ apiKey: 'openai-key' });
-    gemini = await MockGeminiServer.start({ apiKey: 'gemini-key', streamEventDelayMs: 0 });
-    anthropic = await startMockAnthropic();
-  });
-  const gw = shareGateway(() => ({
-    env: {
-      PROVIDER_A_KIND: 'openai',
-      PROVIDER_A_BASE_URL: openai.baseUrl,
-      PROVIDER_A_API_KEY: 'openai-key',
-      PROVIDER_B_KIND: 'gemini',
-      PROVIDER_B_BASE_URL: gemini.origin,
-      PROVIDER_B_API_KEY: 'gemini-key',
-      PROVIDER_C_KIND: 'anthropic',
-      PROVIDER_C_BASE_URL: anthropic.origin,
-      PROVIDER_C_API_KEY: 'anthropic-key',
-    },
-  }));
-  after(async () => {
-    await Promise.all([openai.close(), gemini.close(), anthropic.close()]);
-  });
+  const slots = shareVendorSlots();
+  const gw = slots.gw;
 
   function lastOpenAIBody(): Record<string, any> {
-    const request = openai.requests.at(-1);
+    const request = slots.openai.requests.at(-1);
     assert.ok(request !== undefined);
     assert.doesNotMatch(request.raw.toString(), /cache_control/);
     return request.body as Record<string, any>;
@@ -115,7 +91,7 @@ describe('images, PDFs, thinking and cache_control across vendors', () => {
   }
 
   function lastGeminiBody(): Record<string, any> {
-    const request = gemini.requests.at(-1);
+    const request = slots.gemini.requests.at(-1);
     assert.ok(request !== undefined);
     assert.doesNotMatch(JSON.stringify(request.body), /cache_control|cacheControl/);
     return request.body;
@@ -165,11 +141,11 @@ describe('images, PDFs, thinking and cache_control across vendors', () => {
   });
 
   it('OpenAI door → Anthropic slot: image and document blocks, thinking with the effort budget', async () => {
-    anthropic.replyNext({ text: 'Both are red.' });
+    slots.anthropic.replyNext({ text: 'Both are red.' });
     const reply = await gw.post('/v1/chat/completions', completionBody('provider-c/claude-sonnet-4-5'));
     assert.equal(reply.status, 200, reply.text);
     assert.equal(reply.body.choices[0].message.content, 'Both are red.');
-    const sent = anthropic.requests.at(-1)?.body as Record<string, any>;
+    const sent = slots.anthropic.requests.at(-1)?.body as Record<string, any>;
     assert.equal(sent.system, 'Be brief.');
     assert.deepEqual(sent.messages, [
       {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
-import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
-import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
-import { type MockOpenAIServer, startMockOpenAI } from '../helpers/mock-openai-server.ts';
+import { describe, it } from 'node:test';
+import { APP, SECRET } from '../helpers/gateway-harness.ts';
 import { redSquarePng } from '../helpers/tiny-png.ts';
+import { shareVendorSlots } from '../helpers/vendor-slots.ts';
 
 /**
  * Images, PDFs and the reasoning effort through the Responses door (CONTRACT 5.4, 5.2, 5.9), on
@@ -37,36 +35,14 @@ function mediaBody(model: string, effort: string): Record<string, unknown> {
 }
 
 describe('the Responses door carries images, PDFs and the reasoning effort', () => {
-  let openai: MockOpenAIServer;
-  let anthropic: MockAnthropicServer;
-  let gemini: MockGeminiServer;
-  before(async () => {
-    openai = await startMockOpenAI({ apiKey: 'openai-key' });
-    anthropic = await startMockAnthropic();
-    gemini = await MockGeminiServer.start({ apiKey: 'gemini-key', streamEventDelayMs: 0 });
-  });
-  const gw = shareGateway(() => ({
-    env: {
-      PROVIDER_A_KIND: 'openai',
-      PROVIDER_A_BASE_URL: openai.baseUrl,
-      PROVIDER_A_API_KEY: 'openai-key',
-      PROVIDER_B_KIND: 'gemini',
-      PROVIDER_B_BASE_URL: gemini.origin,
-      PROVIDER_B_API_KEY: 'gemini-key',
-      PROVIDER_C_KIND: 'anthropic',
-      PROVIDER_C_BASE_URL: anthropic.origin,
-      PROVIDER_C_API_KEY: 'anthropic-key',
-    },
-  }));
-  after(async () => {
-    await Promise.all([openai.close(), anthropic.close(), gemini.close()]);
-  });
+  const slots = shareVendorSlots();
+  const gw = slots.gw;
 
   it('OpenAI slot: image_url and file parts, reasoning_effort (xhigh is high)', async () => {
-    openai.replyNext({ text: 'Both are red.' });
+    slots.openai.replyNext({ text: 'Both are red.' });
     const reply = await gw.post('/v1/responses', mediaBody('provider-a/gpt-5', 'xhigh'), bearer);
     assert.equal(reply.status, 200, reply.text);
-    const sent = openai.requests.at(-1)?.body as Record<string, any>;
+    const sent = slots.openai.requests.at(-1)?.body as Record<string, any>;
     assert.deepEqual(sent['messages'][1].content, [
       { type: 'text', text: 'Compare these.' },
       { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'low' } },
@@ -76,10 +52,10 @@ describe('the Responses door carries images, PDFs and the reasoning effort', () 
   });
 
   it('Anthropic slot: image and document blocks, thinking with the medium budget', async () => {
-    anthropic.replyNext({ text: 'Both are red.' });
+    slots.anthropic.replyNext({ text: 'Both are red.' });
     const reply = await gw.post('/v1/responses', mediaBody('provider-c/claude-sonnet-4-5', 'medium'), bearer);
     assert.equal(reply.status, 200, reply.text);
-    const sent = anthropic.requests.at(-1)?.body as Record<string, any>;
+    const sent = slots.anthropic.requests.at(-1)?.body as Record<string, any>;
     assert.deepEqual(sent['messages'][0].content.slice(1), [
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
       {
@@ -92,10 +68,10 @@ describe('the Responses door carries images, PDFs and the reasoning effort', () 
   });
 
   it('Gemini slot: inlineData for both, thinkingBudget for low (minimal is low)', async () => {
-    gemini.replyNext({ text: 'Both are red.' });
+    slots.gemini.replyNext({ text: 'Both are red.' });
     const reply = await gw.post('/v1/responses', mediaBody('provider-b/gemini-2.5-flash', 'minimal'), bearer);
     assert.equal(reply.status, 200, reply.text);
-    const sent = gemini.requests.at(-1)?.body as Record<string, any>;
+    const sent = slots.gemini.requests.at(-1)?.body as Record<string, any>;
     const parts = sent['contents'][0].parts;
     assert.deepEqual(parts.slice(1), [
       { inlineData: { mimeType: 'image/png', data: PNG } },
@@ -105,7 +81,7 @@ describe('the Responses door carries images, PDFs and the reasoning effort', () 
   });
 
   it("effort none asks for no reasoning, and a tool output's image reaches the upstream", async () => {
-    openai.replyNext({ text: 'A red square.' });
+    slots.openai.replyNext({ text: 'A red square.' });
     const reply = await gw.post(
       '/v1/responses',
       {
@@ -125,7 +101,7 @@ describe('the Responses door carries images, PDFs and the reasoning effort', () 
       bearer,
     );
     assert.equal(reply.status, 200, reply.text);
-    const sent = openai.requests.at(-1)?.body as Record<string, any>;
+    const sent = slots.openai.requests.at(-1)?.body as Record<string, any>;
     assert.equal(sent['reasoning_effort'], undefined);
     assert.match(JSON.stringify(sent['messages']), new RegExp(`data:image/png;base64,${PNG.slice(0, 20)}`));
   });
