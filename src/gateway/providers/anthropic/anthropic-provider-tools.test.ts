@@ -1,34 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { anthropicSettings } from '../../../../test/helpers/anthropic-settings.ts';
+import { callContext } from '../../../../test/helpers/call-context.ts';
 import {
   type MockAnthropicServer,
   startMockAnthropic,
 } from '../../../../test/helpers/mock-anthropic-server.ts';
-import type { SettingsOfKind } from '../../../config/config-types.ts';
-import type { CallContext, ChatCall, ChatMessage, ChatStreamEvent } from '../provider.ts';
+import type { ChatCall, ChatMessage, ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { AnthropicProvider } from './anthropic-provider.ts';
 
-function settings(origin: string): SettingsOfKind<'anthropic'> {
-  return {
-    slot: 'provider-b',
-    kind: 'anthropic',
-    baseUrl: origin,
-    apiKey: 'sk-ant-test',
-    chatModel: 'claude-sonnet-4-5',
-    embedModel: undefined,
-    models: ['claude-sonnet-4-5'],
-    defaultMaxTokens: 256,
-    timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 5_000 },
-  };
-}
-
-const context = (): CallContext => ({
-  signal: new AbortController().signal,
-  requestId: 'req-test',
-  attempt: 0,
-  metadata: undefined,
-});
+const settings = (origin: string) => anthropicSettings(origin, 'sk-ant-test', { defaultMaxTokens: 256 });
 
 const weather = {
   name: 'get_weather',
@@ -71,7 +53,7 @@ describe('AnthropicProvider tool calling against the strict mock', () => {
   it('a two-step loop: tool_use blocks as calls, results sent back as tool_result blocks', async () => {
     mock.replyNext({ text: 'Checking.', toolCalls: calls });
     mock.replyNext({ text: 'Paris 12°C, Rome 18°C.' });
-    const step1 = await provider.chat(first, context());
+    const step1 = await provider.chat(first, callContext());
     assert.equal(step1.content, 'Checking.');
     assert.deepEqual(step1.toolCalls, calls);
     assert.equal(step1.finishReason, 'tool_calls');
@@ -86,7 +68,7 @@ describe('AnthropicProvider tool calling against the strict mock', () => {
           { role: 'tool', toolCallId: 'toolu_r', content: '{"temp":18}' },
         ],
       },
-      context(),
+      callContext(),
     );
     assert.equal(step2.content, 'Paris 12°C, Rome 18°C.');
     assert.equal(step2.finishReason, 'stop');
@@ -99,7 +81,7 @@ describe('AnthropicProvider tool calling against the strict mock', () => {
 
   it('streams tool input as input_json_delta fragments and sends each call once, at its block end', async () => {
     mock.replyNext({ toolCalls: calls, fragmentSize: 4 });
-    const events = await drain(provider.streamChat(first, context()));
+    const events = await drain(provider.streamChat(first, callContext()));
     assert.deepEqual(
       events.filter((event) => event.type === 'tool_call' || event.type === 'finish'),
       [
@@ -114,7 +96,7 @@ describe('AnthropicProvider tool calling against the strict mock', () => {
     await assert.rejects(
       provider.chat(
         { ...first, messages: [question, { role: 'tool', toolCallId: 'toolu_nobody', content: 'x' }] },
-        context(),
+        callContext(),
       ),
       (e: unknown) => e instanceof ProviderError && e.status === 400,
     );

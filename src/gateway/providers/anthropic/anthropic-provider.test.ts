@@ -1,38 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { anthropicSettings } from '../../../../test/helpers/anthropic-settings.ts';
+import { callContext } from '../../../../test/helpers/call-context.ts';
 import {
   errorFixture,
   type MockAnthropicServer,
   startMockAnthropic,
 } from '../../../../test/helpers/mock-anthropic-server.ts';
 import type { SettingsOfKind } from '../../../config/config-types.ts';
-import type { CallContext, ChatCall, ChatStreamEvent } from '../provider.ts';
+import type { ChatCall, ChatStreamEvent } from '../provider.ts';
 import type { ProviderError } from '../provider-error.ts';
 import { AnthropicProvider } from './anthropic-provider.ts';
 
 const KEY = 'sk-ant-api03-test-key-never-shown';
 
-function settings(
-  origin: string,
-  extra: Partial<SettingsOfKind<'anthropic'>> = {},
-): SettingsOfKind<'anthropic'> {
-  return {
-    slot: 'provider-b',
-    kind: 'anthropic',
-    baseUrl: origin,
-    apiKey: KEY,
-    chatModel: 'claude-sonnet-4-5',
-    embedModel: undefined,
-    models: ['claude-sonnet-4-5'],
-    defaultMaxTokens: 777,
-    timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 5_000 },
-    ...extra,
-  };
-}
-
-function context(signal = new AbortController().signal): CallContext {
-  return { signal, requestId: 'req-test', attempt: 0, metadata: undefined };
-}
+const settings = (origin: string, extra: Partial<SettingsOfKind<'anthropic'>> = {}) =>
+  anthropicSettings(origin, KEY, extra);
 
 const conversation: ChatCall = {
   model: 'claude-sonnet-4-5',
@@ -79,7 +62,7 @@ describe('AnthropicProvider against a mock Messages API', () => {
   });
 
   it('sends a Messages request and maps the answer, cache tokens included in input', async () => {
-    const result = await provider.chat(conversation, context());
+    const result = await provider.chat(conversation, callContext());
     assert.equal(mock.requests.length, 1);
     const request = mock.requests[0]!;
     assert.equal(request.method, 'POST');
@@ -108,7 +91,7 @@ describe('AnthropicProvider against a mock Messages API', () => {
   });
 
   it('asks for structured output with a forced tool and answers with its input', async () => {
-    const result = await provider.chat({ ...jsonCall, maxTokens: 300 }, context());
+    const result = await provider.chat({ ...jsonCall, maxTokens: 300 }, callContext());
     const body = mock.requests[0]!.body;
     assert.equal(body.max_tokens, 300);
     assert.deepEqual(body.tool_choice, { type: 'tool', name: 'city_facts' });
@@ -131,14 +114,14 @@ describe('AnthropicProvider against a mock Messages API', () => {
     mock.failNext(1, { status: 200, body: message });
     const result = await provider.chat(
       { ...jsonCall, jsonSchema: { name: 'numbers', schema: { type: 'array', items: { type: 'number' } } } },
-      context(),
+      callContext(),
     );
     assert.equal(mock.requests[0]!.body.tools[0].input_schema.properties.value.type, 'array');
     assert.equal(result.content, '[3,1,2]');
   });
 
   it('streams: model first, deltas, finish, usage; the request says stream: true', async () => {
-    const events = await collect(provider.streamChat(conversation, context()));
+    const events = await collect(provider.streamChat(conversation, callContext()));
     const request = mock.requests[0]!;
     assert.equal(request.body.stream, true);
     assert.equal(request.headers['accept'], 'text/event-stream');
@@ -164,7 +147,7 @@ describe('AnthropicProvider against a mock Messages API', () => {
   });
 
   it('streams structured output as JSON fragments', async () => {
-    const events = await collect(provider.streamChat(jsonCall, context()));
+    const events = await collect(provider.streamChat(jsonCall, callContext()));
     const json = events
       .filter((e) => e.type === 'delta')
       .map((e) => e.content)
@@ -193,9 +176,9 @@ describe('AnthropicProvider against a mock Messages API', () => {
         return true;
       };
       mock.failNext(2, fixture);
-      await assert.rejects(provider.chat(conversation, context()), check);
+      await assert.rejects(provider.chat(conversation, callContext()), check);
       await assert.rejects(
-        provider.streamChat(conversation, context())[Symbol.asyncIterator]().next(),
+        provider.streamChat(conversation, callContext())[Symbol.asyncIterator]().next(),
         check,
       );
     });
@@ -204,12 +187,12 @@ describe('AnthropicProvider against a mock Messages API', () => {
   it('a 200 that is not a Message, or not JSON, is an invalid response', async () => {
     mock.failNext(1, { status: 200, body: { type: 'message', content: 'nope' } });
     await assert.rejects(
-      provider.chat(conversation, context()),
+      provider.chat(conversation, callContext()),
       (e: ProviderError) => e.failure === 'invalid_response',
     );
     mock.failNext(1, { status: 200, body: '<html>gateway</html>' });
     await assert.rejects(
-      provider.chat(conversation, context()),
+      provider.chat(conversation, callContext()),
       (e: ProviderError) => e.failure === 'invalid_response',
     );
   });
@@ -217,7 +200,9 @@ describe('AnthropicProvider against a mock Messages API', () => {
   it('an aborted stream rejects as aborted and closes the upstream connection', async () => {
     mock.stallNextStream(3);
     const controller = new AbortController();
-    const iterator = provider.streamChat(conversation, context(controller.signal))[Symbol.asyncIterator]();
+    const iterator = provider
+      .streamChat(conversation, callContext(controller.signal))
+      [Symbol.asyncIterator]();
     assert.deepEqual((await iterator.next()).value, {
       type: 'model',
       model: 'claude-sonnet-4-5-20250929',
@@ -236,7 +221,7 @@ describe('AnthropicProvider against a mock Messages API', () => {
       settings(mock.origin, { timeouts: { connectMs: 1_000, firstByteMs: 150, totalMs: 5_000 } }),
     );
     mock.stallNextStream(2);
-    await assert.rejects(collect(quick.streamChat(conversation, context())), (e: ProviderError) => {
+    await assert.rejects(collect(quick.streamChat(conversation, callContext())), (e: ProviderError) => {
       return e.failure === 'timeout' && e.retryable;
     });
     await quick.close();
@@ -249,7 +234,7 @@ describe('AnthropicProvider against a mock Messages API', () => {
       apiKey: undefined as unknown as string,
     });
     await assert.rejects(
-      keyless.chat(conversation, context()),
+      keyless.chat(conversation, callContext()),
       (e: ProviderError) => e.status === 401 && !e.retryable,
     );
     assert.equal(mock.requests[0]!.headers['x-api-key'], undefined);

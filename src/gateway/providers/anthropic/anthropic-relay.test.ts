@@ -1,37 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { anthropicSettings } from '../../../../test/helpers/anthropic-settings.ts';
+import { callContext } from '../../../../test/helpers/call-context.ts';
 import {
   type MockAnthropicServer,
   startMockAnthropic,
 } from '../../../../test/helpers/mock-anthropic-server.ts';
-import type { SettingsOfKind } from '../../../config/config-types.ts';
 import type { RelayedEvent } from '../messages-relay.ts';
-import type { CallContext } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { AnthropicProvider } from './anthropic-provider.ts';
 
 const KEY = 'sk-ant-relay-test-key';
 
-function settings(origin: string): SettingsOfKind<'anthropic'> {
-  return {
-    slot: 'provider-b',
-    kind: 'anthropic',
-    baseUrl: origin,
-    apiKey: KEY,
-    chatModel: 'claude-sonnet-4-5',
-    embedModel: undefined,
-    models: ['claude-sonnet-4-5'],
-    defaultMaxTokens: 777,
-    timeouts: { connectMs: 1_000, firstByteMs: 2_000, totalMs: 5_000 },
-  };
-}
-
-const context = (): CallContext => ({
-  signal: new AbortController().signal,
-  requestId: 'req-relay',
-  attempt: 0,
-  metadata: undefined,
-});
+const settings = (origin: string) => anthropicSettings(origin, KEY);
 
 const BODY = '{"model":"gw-name","max_tokens":9,\n"messages":[{"role":"user","content":"hi"}], "n":1.0}';
 
@@ -54,7 +35,7 @@ describe('AnthropicRelay: the same-vendor lane of an anthropic slot', () => {
     });
     const answer = await provider.relay.message(
       { model: 'claude-sonnet-4-5', body: Buffer.from(BODY), headers: {} },
-      context(),
+      callContext(),
     );
     const sent = mock.requests.at(-1);
     assert.equal(sent?.raw.toString('utf8'), BODY.replace('"gw-name"', '"claude-sonnet-4-5"'));
@@ -80,7 +61,7 @@ describe('AnthropicRelay: the same-vendor lane of an anthropic slot', () => {
     const headers = { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a-1,b-2' };
     for await (const event of provider.relay.stream(
       { model: 'claude-sonnet-4-5', body: Buffer.from(body), headers },
-      context(),
+      callContext(),
     ))
       events.push(event);
     assert.equal(mock.requests.at(-1)?.headers['anthropic-beta'], 'a-1,b-2');
@@ -113,7 +94,10 @@ describe('AnthropicRelay: the same-vendor lane of an anthropic slot', () => {
       body: { type: 'error', error: { type: 'overloaded_error', message: 'x' } },
     });
     await assert.rejects(
-      provider.relay.message({ model: 'claude-sonnet-4-5', body: Buffer.from(BODY), headers: {} }, context()),
+      provider.relay.message(
+        { model: 'claude-sonnet-4-5', body: Buffer.from(BODY), headers: {} },
+        callContext(),
+      ),
       (error: unknown) => error instanceof ProviderError && error.status === 529 && error.retryable,
     );
   });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { callContext } from '../../../../test/helpers/call-context.ts';
 import { type MockOpenAIServer, startMockOpenAI } from '../../../../test/helpers/mock-openai-server.ts';
-import { callContext, openAISettings } from '../../../../test/helpers/openai-settings.ts';
+import { openAISettings } from '../../../../test/helpers/openai-settings.ts';
 import type { ChatCall, ChatMessage, ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { OpenAIProvider } from './openai-provider.ts';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { MockAgent } from 'undici';
+import { callContext } from '../../../../test/helpers/call-context.ts';
 import {
   type MockOpenAIServer,
   openAIErrorFixture,
@@ -8,7 +9,7 @@ import {
   readOpenAIFixture,
   startMockOpenAI,
 } from '../../../../test/helpers/mock-openai-server.ts';
-import { callContext, openAISettings } from '../../../../test/helpers/openai-settings.ts';
+import { openAISettings } from '../../../../test/helpers/openai-settings.ts';
 import type { ChatCall, ChatStreamEvent } from '../provider.ts';
 import { ProviderError } from '../provider-error.ts';
 import { OpenAIProvider } from './openai-provider.ts';

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import OpenAI, { AuthenticationError, RateLimitError } from 'openai';
+import { callContext } from '../../../../test/helpers/call-context.ts';
 import {
   type MockOpenAIServer,
   openAIErrorFixture,
   openAIFixtureJson,
   startMockOpenAI,
 } from '../../../../test/helpers/mock-openai-server.ts';
-import { callContext, openAISettings } from '../../../../test/helpers/openai-settings.ts';
+import { openAISettings } from '../../../../test/helpers/openai-settings.ts';
 import type { ChatStreamEvent } from '../provider.ts';
 import { OpenAIProvider } from './openai-provider.ts';
 
