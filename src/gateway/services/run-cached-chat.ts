@@ -3,7 +3,7 @@ import type { ChatInput } from '../domain/use-case-inputs.ts';
 import { admitCacheHit, lookUpCached } from './cache-hit.ts';
 import type { RequestRun } from './request-run.ts';
 import type { CachedAnswer, CachePolicy, ResponseCache } from './response-cache.ts';
-import { answerMessage, type ChatAnswer, runChat } from './run-chat.ts';
+import { answerMessage, type ChatAnswer, planChat, runChat } from './run-chat.ts';
 import { answerAsStream, type ChatStream, openChatStream, type StreamEvent } from './run-chat-stream.ts';
 
 /** What the response cache did for a request: the `x-gateway-cache` value of its answer. */
@@ -35,13 +35,7 @@ export async function runCachedChat(
   policy: CachePolicy,
   stream: boolean,
 ): Promise<CachedChat> {
-  run.plan({
-    operation: 'chat',
-    provider: input.provider,
-    model: input.model,
-    task: input.task,
-    tools: input.tools !== undefined && input.tools.length > 0,
-  });
+  planChat(input, run);
   const key = cache.keyOf(run.app, input, run.candidates);
   const lookup = await lookUpCached(cache, key, policy, run.signal, (at) => cache.read(at));
   if (lookup.found !== undefined) return answerFromCache(lookup.found, input, run, stream);

@@ -11,6 +11,7 @@ import {
   type MessagesInput,
   type MessagesStream,
   openMessagesStream,
+  planMessages,
   runMessages,
 } from './run-messages.ts';
 
@@ -69,13 +70,7 @@ export async function runCachedMessages(
   stream: boolean,
 ): Promise<CachedMessages> {
   const cache = deps.responseCache;
-  run.plan({
-    operation: 'chat',
-    provider: input.provider,
-    model: input.model,
-    task: input.task,
-    tools: input.tools,
-  });
+  planMessages(input, run);
   const key = cache.relayKeyOf(run.app, run.candidates, input.headers, body);
   const lookup = await lookUpCached(
     cache,

@@ -57,17 +57,22 @@ export async function runChat(input: ChatInput, run: RequestRun): Promise<ChatAn
  * are async, so a planning error still reaches them as a rejection).
  */
 export function admitChat(input: ChatInput, run: RequestRun): Promise<void> {
+  planChat(input, run);
+  return run.admit({
+    texts: () => chatInputTexts(input.messages, input.tools),
+    mediaTokens: () => mediaTokens(input.messages),
+    maxOutputTokens: input.maxTokens,
+  });
+}
+
+/** Plans the chat's candidates (the response cache plans first: its key holds them). */
+export function planChat(input: ChatInput, run: RequestRun): void {
   run.plan({
     operation: 'chat',
     provider: input.provider,
     model: input.model,
     task: input.task,
     tools: input.tools !== undefined && input.tools.length > 0,
-  });
-  return run.admit({
-    texts: () => chatInputTexts(input.messages, input.tools),
-    mediaTokens: () => mediaTokens(input.messages),
-    maxOutputTokens: input.maxTokens,
   });
 }
 

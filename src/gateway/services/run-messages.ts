@@ -156,7 +156,8 @@ async function openFirstEvent(
   return { lane: 'relay', iterator, first };
 }
 
-function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
+/** Plans the request's candidates (the response cache plans first: its key holds them). */
+export function planMessages(input: MessagesInput, run: RequestRun): void {
   run.plan({
     operation: 'chat',
     provider: input.provider,
@@ -164,6 +165,10 @@ function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun)
     task: input.task,
     tools: input.tools,
   });
+}
+
+function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
+  planMessages(input, run);
   // No planned slot relays: the body must go to another vendor, and its refusal comes before admission.
   if (!run.candidates.some((candidate) => deps.registry.adapter(candidate.provider).relay !== undefined))
     input.crossVendor();
