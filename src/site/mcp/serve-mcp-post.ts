@@ -1,16 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toFetchApiRequest } from '../../platform/fetch-api-request.ts';
 import { createSiteMcpServer } from './create-site-mcp-server.ts';
 import type { McpRouteDeps } from './register-mcp-routes.ts';
-
-/** Hop-by-hop and framing headers describe Fastify's connection, not the request handed to the SDK. */
-const SKIPPED_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-]);
 
 /** One request, one server and transport (the SDK's stateless pattern), both closed afterwards. */
 export async function serveMcpPost(
@@ -23,7 +15,7 @@ export async function serveMcpPost(
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(toWebRequest(request, deps.publicSiteUrl));
+    const response = await transport.handleRequest(toFetchApiRequest(request, deps.publicSiteUrl));
     // JSON mode: the answer is complete once handleRequest resolves; send it with a length.
     const body = await response.text();
     reply.code(response.status);
@@ -33,15 +25,4 @@ export async function serveMcpPost(
     await transport.close();
     await server.close();
   }
-}
-
-/** The SDK's transport takes a Fetch API Request; the raw body text is handed over unparsed. */
-function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const body = typeof request.body === 'string' ? request.body : '';
-  return new Request(new URL(request.url, baseUrl), { method: request.method, headers, body });
 }

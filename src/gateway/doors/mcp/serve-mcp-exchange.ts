@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toFetchApiRequest } from '../../../platform/fetch-api-request.ts';
 import { McpGateway } from '../../mcp/mcp-gateway.ts';
 import { ToolCalls } from './answer-tool-call.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
@@ -9,15 +10,6 @@ import type { McpServingDeps } from './mcp-serving-deps.ts';
 const SERVER_NAME = 'inference-gateway';
 const INSTRUCTIONS =
   'Tools of the MCP servers this gateway fronts, named server__tool; tools/list shows those this app may call. A tool result with isError explains a refusal (a limit) or a server that failed or did not answer in time.';
-
-/** Hop-by-hop and framing headers describe Fastify's connection, not the request handed to the SDK. */
-const SKIPPED_HEADERS = new Set([
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-]);
 
 /** The MCP door's work, loaded with the SDK by the first POST /mcp: the upstreams, and each POST. */
 export function createMcpServing(deps: McpServingDeps) {
@@ -59,7 +51,7 @@ async function serveExchange(
   let failure: unknown;
   try {
     await server.connect(transport);
-    const response = await transport.handleRequest(toWebRequest(request, deps.config.publicGatewayUrl));
+    const response = await transport.handleRequest(toFetchApiRequest(request, deps.config.publicGatewayUrl));
     const body = await response.text();
     reply.code(response.status);
     for (const [name, value] of response.headers) reply.header(name, value);
@@ -88,15 +80,4 @@ async function limitState(
 ): Promise<Record<string, string>> {
   if (Object.keys(calls.limitHeaders).length > 0) return calls.limitHeaders;
   return deps.limiter.peek(app).catch(() => ({}));
-}
-
-/** The SDK's transport takes a Fetch API Request; the raw body text is handed over unparsed. */
-function toWebRequest(request: FastifyRequest, baseUrl: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || SKIPPED_HEADERS.has(name)) continue;
-    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  const body = typeof request.body === 'string' ? request.body : '';
-  return new Request(new URL(request.url, baseUrl), { method: request.method, headers, body });
 }
