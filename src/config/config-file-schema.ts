@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
+import { GuardrailsFileSchema } from './guardrail-settings.ts';
 import { McpAppAccessSchema, McpFileSchema } from './mcp-settings.ts';
 import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
 import {
@@ -219,6 +220,7 @@ export const ConfigFileSchema = Type.Object(
     metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),
     tracing: Type.Optional(TracingFileSchema),
     mcp: Type.Optional(McpFileSchema),
+    guardrails: Type.Optional(GuardrailsFileSchema),
   },
   strict,
 );

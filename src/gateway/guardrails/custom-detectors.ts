@@ -1,12 +1,9 @@
 import { RE2JS } from 're2js';
+import { MAX_PATTERN_LENGTH, MAX_PATTERN_PROGRAM } from '../../config/read-guardrail-settings.ts';
 import { type Detector, isAlphanumeric } from './finding.ts';
 
-/** The longest custom pattern accepted, in characters and in RE2 program instructions. */
-export const MAX_PATTERN_LENGTH = 1000;
-export const MAX_PATTERN_PROGRAM = 5000;
-/** The most words a word list may hold, and the longest word. */
-export const MAX_WORDS = 10_000;
-export const MAX_WORD_LENGTH = 200;
+/** The longest word a word list may hold (the file schema's bound). */
+const MAX_WORD_LENGTH = 200;
 
 /**
  * A custom pattern as a detector (CONTRACT 6.6: linear-time only). It runs on RE2 (re2js), whose
