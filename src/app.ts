@@ -7,6 +7,7 @@ import { CredentialVerifier, type CredentialVerifierOptions } from './gateway/au
 import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
+import { Guardrails } from './gateway/guardrails/guardrails.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -177,6 +178,7 @@ async function buildOpening(
     clock,
     metrics,
     responseCache: new ResponseCache(config.responseCache, config.routing.tasks, shared.responseCache),
+    guardrails: new Guardrails(config.guardrails, metricsRegistry, logger.child({ component: 'guardrails' })),
   };
 
   // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.

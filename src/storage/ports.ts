@@ -104,6 +104,11 @@ export interface UsageRecord extends CacheTokens {
   /** For an `mcp_tool` row (CONTRACT 5.7): the upstream MCP server and its tool; null otherwise. */
   mcpServer: string | null;
   mcpTool: string | null;
+  /**
+   * What guardrails did to the request (CONTRACT 6.6): `guard:phase:action`, comma-separated;
+   * null when no guard acted. Never what a guard matched.
+   */
+  guardrails: string | null;
   attempts: UsageAttempt[];
 }
 

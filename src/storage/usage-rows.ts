@@ -29,6 +29,7 @@ export interface RequestRow {
   deployment: string | null;
   mcp_server: string | null;
   mcp_tool: string | null;
+  guardrails?: string | null;
 }
 
 export interface AttemptRow {
@@ -77,6 +78,7 @@ export const REQUEST_COLUMNS = [
   'deployment',
   'mcp_server',
   'mcp_tool',
+  'guardrails',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -126,6 +128,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.deployment,
     r.mcpServer,
     r.mcpTool,
+    r.guardrails,
   ];
 }
 
@@ -199,6 +202,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     costSavedUsd: Number(row.cost_saved_usd ?? 0),
     mcpServer: row.mcp_server ?? null,
     mcpTool: row.mcp_tool ?? null,
+    guardrails: row.guardrails ?? null,
     attempts: attempts.map(toAttempt),
   };
 }

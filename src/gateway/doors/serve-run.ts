@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { applyInputGuards } from '../http/guard-input.ts';
 import { type RunStart, startRequestRun } from '../http/start-request-run.ts';
 import { ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
@@ -23,6 +24,7 @@ export async function serveRun(
   const run = startRequestRun(request, reply, deps, start);
   let failure: unknown;
   try {
+    applyInputGuards(request, run);
     await answer(run);
   } catch (error) {
     failure = error;

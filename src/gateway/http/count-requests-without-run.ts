@@ -10,15 +10,16 @@ declare module 'fastify' {
 }
 
 /** The inference routes, by route pattern: which door and operation a request was for. */
-const INFERENCE_ROUTES: Readonly<Record<string, readonly [frontDoor: string, operation: Operation]>> = {
-  '/v1/chat': ['native', 'chat'],
-  '/v1/embed': ['native', 'embed'],
-  '/v1/json': ['native', 'json'],
-  '/v1/chat/completions': ['openai', 'chat'],
-  '/v1/embeddings': ['openai', 'embed'],
-  '/v1/responses': ['responses', 'chat'],
-  '/v1/messages': ['anthropic', 'chat'],
-};
+export const INFERENCE_ROUTES: Readonly<Record<string, readonly [frontDoor: string, operation: Operation]>> =
+  {
+    '/v1/chat': ['native', 'chat'],
+    '/v1/embed': ['native', 'embed'],
+    '/v1/json': ['native', 'json'],
+    '/v1/chat/completions': ['openai', 'chat'],
+    '/v1/embeddings': ['openai', 'embed'],
+    '/v1/responses': ['responses', 'chat'],
+    '/v1/messages': ['anthropic', 'chat'],
+  };
 
 /**
  * Counts, under its app, an inference request that passed authentication and was answered before

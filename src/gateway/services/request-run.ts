@@ -6,6 +6,7 @@ import type { FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
+import { formatGuardEvents, type GuardEvent } from '../guardrails/guard-verdict.ts';
 import type { Admission } from '../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
@@ -63,6 +64,8 @@ export class RequestRun implements CallScope {
   readonly responseHeaders: Record<string, string> = {};
   /** The request's trace; undefined when tracing is off. */
   readonly trace: RunTrace | undefined;
+  /** What guardrails did to the request (CONTRACT 6.6), for its row: guard names and actions only. */
+  readonly guardEvents: GuardEvent[] = [];
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
@@ -247,12 +250,11 @@ export class RequestRun implements CallScope {
     this.#doneAt = now;
   }
 
-  /** A stream's first event arrived. */
   markFirstByte(): void {
     this.#firstByteAt = this.#deps.clock.monotonic();
   }
 
-  /** A stream ended, however it ended. */
+  /** A stream ended, however it ended (`markFirstByte`: its first event arrived). */
   markDone(): void {
     this.#doneAt = this.#deps.clock.monotonic();
   }
@@ -347,6 +349,7 @@ export class RequestRun implements CallScope {
       costSavedUsd: this.#costSavedUsd ?? 0,
       mcpServer: this.#mcpServer,
       mcpTool: this.#mcpTool,
+      guardrails: formatGuardEvents(this.guardEvents),
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();
