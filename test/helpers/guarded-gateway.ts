@@ -4,8 +4,9 @@ import { type Harness, shareGateway } from './gateway-harness.ts';
 import { type MockAnthropicServer, startMockAnthropic } from './mock-anthropic-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from './mock-openai-server.ts';
 
-/** The harness's app masks; this one is blocked. */
+/** The harness's app masks; this one is blocked on input, `tight` on output. */
 export const STRICT = { 'x-gateway-app': 'strict', 'x-gateway-secret': 'strict-secret-0123456789' };
+export const TIGHT = { 'x-gateway-app': 'tight', 'x-gateway-secret': 'tight-secret-0123456789' };
 
 /** What an agent reads out of a `.env` file: every value one the built-in detectors know. */
 export const SECRETS = {
@@ -67,7 +68,7 @@ export function shareGuardedGateway(guardrails: Record<string, unknown> = GUARDR
   });
   shared.gw = shareGateway(() => ({
     env: {
-      GATEWAY_APPS: `test-app:test-secret-0123456789,strict:${STRICT['x-gateway-secret']}`,
+      GATEWAY_APPS: `test-app:test-secret-0123456789,strict:${STRICT['x-gateway-secret']},tight:${TIGHT['x-gateway-secret']}`,
       PROVIDER_A_KIND: 'openai',
       PROVIDER_A_BASE_URL: shared.openai.baseUrl,
       PROVIDER_A_API_KEY: 'openai-key',
@@ -99,7 +100,8 @@ export const GUARDRAILS = {
     'mask-pii': { type: 'pii', phase: ['input', 'output'], action: 'mask' },
     'block-secrets': { type: 'secrets', phase: 'input', action: 'block' },
     codenames: { type: 'words', phase: 'input', action: 'log', words: ['falcon'] },
+    'block-answers': { type: 'secrets', phase: 'output', action: 'block' },
   },
-  apps: { 'test-app': ['mask-secrets', 'mask-pii'], strict: ['block-secrets'] },
+  apps: { 'test-app': ['mask-secrets', 'mask-pii'], strict: ['block-secrets'], tight: ['block-answers'] },
   routes: { guarded: ['codenames'] },
 };

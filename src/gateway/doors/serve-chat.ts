@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
 import { resolveModelField } from '../services/address-model.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
+import { guardAnswer } from '../services/guard-answer.ts';
 import type { RequestRun } from '../services/request-run.ts';
 import { CACHE_HEADER } from '../services/response-cache.ts';
 import { runCachedChat } from '../services/run-cached-chat.ts';
@@ -72,8 +74,9 @@ async function deliver<R extends DoorChatRequest>(
   door: ChatDoor<R>,
   read: R,
   run: RequestRun,
-  answer: ChatAnswer | ChatStream,
+  unguarded: ChatAnswer | ChatStream,
 ): Promise<void> {
+  const answer = await guardAnswer(deps.guardrails, requestGuardsOf(reply.request), run, unguarded);
   const context: AnswerContext = { requestId: String(reply.request.id), receivedAt: run.receivedAt };
   if ('start' in answer) {
     const headers = { ...run.responseHeaders, ...door.headers(context, read) };

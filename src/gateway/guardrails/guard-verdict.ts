@@ -24,3 +24,18 @@ export function formatGuardEvents(events: readonly GuardEvent[]): string | null 
   const text = [...new Set(events.map((event) => `${event.guard}:${event.phase}:${event.action}`))].join(',');
   return text.length <= 500 ? text : `${text.slice(0, 497)}...`;
 }
+
+/**
+ * What guardrails did to one request, kept on its run for its ledger row: the events, and the
+ * block that ended a stream after its first byte (the row says `guardrail_blocked`, though the
+ * stream itself ended as a client that left would have, its upstream let go).
+ */
+export interface RunGuardrails {
+  events: GuardEvent[];
+  blocked: Error | undefined;
+  /**
+   * Called as the run finishes, before its row is made: a stream's output guard lets go of what
+   * its window still holds here, so a match in the stream's last characters is in the row.
+   */
+  settle?: (() => void) | undefined;
+}

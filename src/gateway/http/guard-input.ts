@@ -77,7 +77,7 @@ export function blockedError(guard: string, phase: string): ApiError {
 export function applyInputGuards(request: FastifyRequest, run: RequestRun): void {
   const state = guarded.get(request);
   if (state === undefined) return;
-  run.guardEvents.push(...state.events);
+  run.guardrails.events.push(...state.events);
   if (state.blocked !== undefined) {
     run.finish(state.blocked);
     throw state.blocked;

@@ -6,7 +6,7 @@ import type { FrontDoor } from '../domain/messages.ts';
 import { priceUsage } from '../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../domain/routing.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
-import { formatGuardEvents, type GuardEvent } from '../guardrails/guard-verdict.ts';
+import { formatGuardEvents, type RunGuardrails } from '../guardrails/guard-verdict.ts';
 import type { Admission } from '../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
@@ -65,7 +65,7 @@ export class RequestRun implements CallScope {
   /** The request's trace; undefined when tracing is off. */
   readonly trace: RunTrace | undefined;
   /** What guardrails did to the request (CONTRACT 6.6), for its row: guard names and actions only. */
-  readonly guardEvents: GuardEvent[] = [];
+  readonly guardrails: RunGuardrails = { events: [], blocked: undefined };
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
@@ -321,7 +321,8 @@ export class RequestRun implements CallScope {
     this.#finished = true;
     const deps = this.#deps;
     const usage = this.usage();
-    const { status, code } = statusOf(error);
+    this.guardrails.settle?.();
+    const { status, code } = statusOf(this.guardrails.blocked ?? error);
     const record: UsageRecord = {
       id: this.id,
       requestId: this.requestId,
@@ -349,7 +350,7 @@ export class RequestRun implements CallScope {
       costSavedUsd: this.#costSavedUsd ?? 0,
       mcpServer: this.#mcpServer,
       mcpTool: this.#mcpTool,
-      guardrails: formatGuardEvents(this.guardEvents),
+      guardrails: formatGuardEvents(this.guardrails.events),
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();

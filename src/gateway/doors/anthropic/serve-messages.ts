@@ -1,12 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
+import { requestGuardsOf } from '../../http/guard-input.ts';
 import { writeEventStream } from '../../http/write-event-stream.ts';
 import { resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { guardAnswer } from '../../services/guard-answer.ts';
+import { guardRelayEvents, guardRelayedMessage } from '../../services/guard-relay.ts';
 import type { RequestRun } from '../../services/request-run.ts';
 import { CACHE_HEADER, CACHE_SAVED_HEADER } from '../../services/response-cache.ts';
 import { type MessagesHit, plansARelay, runCachedMessages } from '../../services/run-cached-messages.ts';
 import type { ChatAnswer } from '../../services/run-chat.ts';
+import type { ChatStream } from '../../services/run-chat-stream.ts';
 import {
   type MessagesAnswer,
   type MessagesInput,
@@ -115,6 +119,9 @@ async function deliverMessages(
   request: () => MessagesRequest,
   context: AnswerContext,
 ): Promise<void> {
+  const guards = requestGuardsOf(reply.request);
+  if (guards !== undefined && guards.output.length > 0)
+    answer = await guardMessages(deps, guards, run, answer);
   if ('events' in answer || 'stream' in answer || (answer.lane === 'hit' && stream)) {
     const frames =
       'events' in answer
@@ -141,6 +148,28 @@ async function deliverMessages(
         ? relayed(answer.text, answer.usage.estimatedCost)
         : ANTHROPIC_CHAT.answer((answer as { answer: ChatAnswer }).answer, request(), context),
   );
+}
+
+/**
+ * The output guards (CONTRACT 6.6) over each lane's answer: the relayed events or Message
+ * (services/guard-relay.ts), a cached Message before it is replayed, the translated chat's answer.
+ */
+async function guardMessages(
+  deps: GatewayDeps,
+  guards: NonNullable<ReturnType<typeof requestGuardsOf>>,
+  run: RequestRun,
+  answer: MessagesAnswer | MessagesStream | MessagesHit,
+): Promise<MessagesAnswer | MessagesStream | MessagesHit> {
+  const guardrails = deps.guardrails;
+  if ('events' in answer)
+    return { ...answer, events: guardRelayEvents(guardrails, guards, run, answer.events) };
+  if ('stream' in answer)
+    return { ...answer, stream: (await guardAnswer(guardrails, guards, run, answer.stream)) as ChatStream };
+  if (answer.lane === 'hit')
+    return { ...answer, message: await guardRelayedMessage(guardrails, guards, run, answer.message) };
+  if (answer.lane === 'relay')
+    return { ...answer, text: await guardRelayedMessage(guardrails, guards, run, answer.text) };
+  return { ...answer, answer: (await guardAnswer(guardrails, guards, run, answer.answer)) as ChatAnswer };
 }
 
 /**
