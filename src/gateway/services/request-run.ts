@@ -94,6 +94,8 @@ export class RequestRun implements CallScope {
   /** The upstream MCP server and tool of an `mcp_tool` run (CONTRACT 5.7). */
   #mcpServer: string | null = null;
   #mcpTool: string | null = null;
+  /** The batch the request belongs to (CONTRACT 6.7), null for a live request. */
+  readonly #batchId: string | null;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -109,6 +111,7 @@ export class RequestRun implements CallScope {
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
     this.trace = init.trace;
+    this.#batchId = init.batchId ?? null;
   }
 
   /** Names the MCP server and tool this run calls, for its ledger row (an `mcp_tool` run). */
@@ -347,6 +350,7 @@ export class RequestRun implements CallScope {
       costSavedUsd: this.#costSavedUsd ?? 0,
       mcpServer: this.#mcpServer,
       mcpTool: this.#mcpTool,
+      batchId: this.#batchId,
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();
