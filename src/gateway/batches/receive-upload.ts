@@ -14,6 +14,12 @@ export const CHUNK_BYTES = 1024 * 1024;
 const invalid = (path: string, message: string) =>
   new ApiError('invalid_request', message, { details: [{ path, message }] });
 
+const malformed = (error: unknown) =>
+  invalid(
+    '',
+    `malformed multipart body: ${error instanceof Error ? error.message.slice(0, 200) : 'unreadable'}`,
+  );
+
 /**
  * POST /v1/files: the multipart body read as it arrives (never whole in memory), its `file` part
  * checked line by line (batch-lines.ts) and written to the database in 1 MiB chunks, bounded by
@@ -101,9 +107,12 @@ async function readParts(
       stream.resume();
       return;
     }
+    // An error of the part (the body ending inside it) may come while its row is still being
+    // made: heard here at once, it is read again from the stream by storeFile's loop.
+    stream.on('error', () => {});
     work = storeFile(stream, filename, app, deps, open);
-    // Failures are read after the body ends; meanwhile the rest of the part is drained.
-    work.catch(() => stream.resume());
+    // Its failure is read once the body has ended.
+    work.catch(() => {});
   });
   for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'] as const)
     busboy.on(limit, () => {
@@ -141,21 +150,35 @@ async function storeFile(
   let seq = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    bytes += chunk.length;
-    if (bytes > max)
-      throw new ApiError('payload_too_large', `file is larger than batches.maxFileBytes (${max} bytes)`, {
-        details: [{ path: '/file', message: `larger than ${max} bytes` }],
-      });
-    reader.push(chunk);
-    pending.push(chunk);
-    pendingBytes += chunk.length;
-    if (pendingBytes >= CHUNK_BYTES) {
-      await deps.store.appendChunk(id, seq++, Buffer.concat(pending));
-      pending = [];
-      pendingBytes = 0;
+  // The part is read to its end whatever happens: leaving it unread would stall the body, and
+  // leaving the loop would destroy the part under the parser. The first fault is thrown after.
+  let fault: unknown;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (fault !== undefined) continue;
+      try {
+        bytes += chunk.length;
+        if (bytes > max)
+          throw new ApiError('payload_too_large', `file is larger than batches.maxFileBytes (${max} bytes)`, {
+            details: [{ path: '/file', message: `larger than batches.maxFileBytes (${max} bytes)` }],
+          });
+        reader.push(chunk);
+        pending.push(chunk);
+        pendingBytes += chunk.length;
+        if (pendingBytes >= CHUNK_BYTES) {
+          await deps.store.appendChunk(id, seq++, Buffer.concat(pending));
+          pending = [];
+          pendingBytes = 0;
+        }
+      } catch (error) {
+        fault = error;
+      }
     }
+  } catch (error) {
+    // The part itself broke (the body ended inside it).
+    fault ??= malformed(error);
   }
+  if (fault !== undefined) throw fault;
   reader.end();
   if (pendingBytes > 0) await deps.store.appendChunk(id, seq, Buffer.concat(pending));
   return { bytes, lines: reader.requests };
