@@ -31,12 +31,20 @@ export function chatLine(
   customId: string,
   content = `say ${customId}`,
   url = '/v1/chat/completions',
+  extra: Record<string, unknown> = {},
 ): string {
   return JSON.stringify({
     custom_id: customId,
     method: 'POST',
     url,
-    body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }], max_tokens: 16 },
+    body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }], max_tokens: 16, ...extra },
+  });
+}
+
+/** A chat line the simulated provider answers after `latencyMs` (its `metadata.simulated` directive). */
+export function slowChatLine(customId: string, latencyMs: number): string {
+  return chatLine(customId, `say ${customId}`, '/v1/chat/completions', {
+    metadata: { simulated: { latencyMs } },
   });
 }
 
