@@ -38,6 +38,13 @@ export const BatchSettingsSchema = Type.Object(
       default: 1,
       description: 'Batch requests one instance runs at once while live requests are in flight (0: none).',
     }),
+    yieldAboveUtilization: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0.5,
+      description:
+        'While live requests are in flight, no batch request starts when the event loop was busier than this share of the last 100 ms (live traffic first).',
+    }),
     leaseSeconds: Type.Integer({
       minimum: 1,
       maximum: 3600,

@@ -25,6 +25,8 @@ export interface RunnerDeps extends BatchDeps {
 
 /** Live traffic counts as present this long after its last request ended. */
 const QUIET_MS = 50;
+/** How soon a runner held back by live traffic looks again. */
+const YIELD_RECHECK_MS = 50;
 /** How often expired files and old batches are deleted. */
 const SWEEP_EVERY_MS = 3_600_000;
 /** Times a request refused for lack of room (503) is tried before its refusal is its result. */
@@ -54,6 +56,9 @@ export class BatchRunner {
   /** The last claim found less than it asked for: nothing more to take for now. */
   #drained = false;
   #lastSweepAt = 0;
+  #lastCloseAt = 0;
+  /** The last look at the room found live traffic keeping the event loop busy. */
+  #yielding = false;
   #failing = false;
 
   constructor(deps: RunnerDeps) {
@@ -74,10 +79,17 @@ export class BatchRunner {
     await Promise.race([Promise.allSettled([...this.#running]), sleep(waitMs)]);
   }
 
+  /**
+   * How many more requests may start: `concurrency` while no live request is here; while one
+   * is, `busyConcurrency`, and none at all while the event loop is busier than
+   * `yieldAboveUtilization` (live traffic first: the batch waits for room).
+   */
   #room(): number {
-    const { concurrency, busyConcurrency } = this.#deps.settings;
-    const limit = this.#deps.live.busy(QUIET_MS) ? busyConcurrency : concurrency;
-    return limit - this.#running.size;
+    const { concurrency, busyConcurrency, yieldAboveUtilization } = this.#deps.settings;
+    const live = this.#deps.live;
+    if (!live.busy(QUIET_MS)) return concurrency - this.#running.size;
+    this.#yielding = live.utilization() > yieldAboveUtilization;
+    return this.#yielding ? 0 : busyConcurrency - this.#running.size;
   }
 
   #schedule(delayMs: number): void {
@@ -97,7 +109,11 @@ export class BatchRunner {
         this.#drained = items.length < room;
         for (const item of items) this.#launch(item);
       }
-      await closeReadyBatches(deps);
+      // Closing reads each open batch's items: once a poll, or as soon as the work ran out.
+      if (this.#drained || deps.clock.now() - this.#lastCloseAt >= deps.settings.pollIntervalMs) {
+        this.#lastCloseAt = deps.clock.now();
+        await closeReadyBatches(deps);
+      }
       if (deps.clock.now() - this.#lastSweepAt >= SWEEP_EVERY_MS) {
         this.#lastSweepAt = deps.clock.now();
         await deps.store.deleteExpired(deps.clock.now(), retentionMs(deps.settings));
@@ -111,7 +127,9 @@ export class BatchRunner {
       this.#ticking = false;
     }
     const more = !this.#drained && this.#room() > 0 && !this.#failing;
-    this.#schedule(more ? 0 : deps.settings.pollIntervalMs);
+    // Held back by live traffic: look again soon, not a whole poll later.
+    const wait = this.#yielding && !this.#drained ? YIELD_RECHECK_MS : deps.settings.pollIntervalMs;
+    this.#schedule(more ? 0 : wait);
   }
 
   #launch(item: ClaimedItem): void {
