@@ -124,9 +124,11 @@ describe('batch cancel and limits', () => {
   });
 
   it('waits for the next window under a token limit rather than failing its requests', async (t) => {
-    // Near the real time: the in-process limit store ends its windows by the real clock.
-    let now = Date.now();
-    const clock = { now: () => now, monotonic: () => performance.now() };
+    // The real time plus an offset, starting a second into a minute: the hold below stays inside one
+    // window (the in-process limit store also ends windows by the real clock), and moving the
+    // offset on by a minute opens the next one.
+    let offset = 61_000 - (Date.now() % 60_000);
+    const clock = { now: () => Date.now() + offset, monotonic: () => performance.now() };
     const gateway = await startGateway(t, {
       clock,
       file: {
@@ -152,7 +154,7 @@ describe('batch cancel and limits', () => {
     assert.ok(held.request_counts.completed < 4, 'the limit holds the rest back');
     assert.equal(held.request_counts.failed, 0);
     for (let minute = 0; minute < 6; minute++) {
-      now += 61_000;
+      offset += 61_000;
       const state = (await gateway.get(path)).body;
       if (state.status === 'completed') break;
       await new Promise((resolve) => setTimeout(resolve, 400));
