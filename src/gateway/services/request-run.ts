@@ -10,6 +10,7 @@ import type { Admission } from '../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
+import { completeOverflow } from './overflow-figures.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import {
   type AbandonedCall,
@@ -193,7 +194,7 @@ export class RequestRun implements CallScope {
       const abandoned = this.#abandoned;
       this.#abandoned = undefined;
       if (abandoned !== undefined) await this.#accountAbandoned(abandoned);
-      throw error;
+      throw completeOverflow(error, this.#deps, this.#input);
     }
   }
 

@@ -7,7 +7,7 @@ import { doorErrorHandler } from '../door-error-handler.ts';
 import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
 import { OPENAI_CHAT } from './openai-chat.ts';
-import { openAIErrorBody } from './openai-error-body.ts';
+import { openAIDoorErrorBody } from './openai-error-body.ts';
 import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
 import { readEmbeddingsRequest } from './read-embeddings-request.ts';
 import { costHeader } from './to-openai-completion.ts';
@@ -24,7 +24,7 @@ import { toOpenAIModelList } from './to-openai-model-list.ts';
  */
 export async function registerOpenAIDoor(v1: TypedInstance, deps: GatewayDeps): Promise<void> {
   await v1.register(async (door: TypedInstance) => {
-    door.setErrorHandler(doorErrorHandler((error) => openAIErrorBody(error.statusCode, error.toEnvelope())));
+    door.setErrorHandler(doorErrorHandler(openAIDoorErrorBody));
     door.post('/v1/chat/completions', { schema: { hide: true, body: OpenAIChatRequest } }, (request, reply) =>
       serveChat(request, reply, deps, OPENAI_CHAT),
     );
