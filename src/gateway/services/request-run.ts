@@ -22,6 +22,7 @@ import {
 } from './request-run-inputs.ts';
 import { reserveLimits } from './run-admission.ts';
 import { attemptRow, boundedName, statusOf, sumCacheTokens, usageOfAttempts } from './run-attempts.ts';
+import { labelRun } from './run-labels.ts';
 import type { RunTrace } from './run-trace.ts';
 import type { CallScope, CallSuccess, Invoke } from './upstream-caller.ts';
 
@@ -95,6 +96,8 @@ export class RequestRun implements CallScope {
   /** The upstream MCP server and tool of an `mcp_tool` run (CONTRACT 5.7). */
   #mcpServer: string | null = null;
   #mcpTool: string | null = null;
+  /** How the request was addressed (`plan`), which `/metrics` labels it by. */
+  #routed: RouteRequest | undefined;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -134,6 +137,7 @@ export class RequestRun implements CallScope {
 
   /** Plans the candidates for the request, or throws the 400 that explains why no slot can serve it. */
   plan(request: RouteRequest): void {
+    this.#routed = request;
     try {
       this.#candidates = planOrFail(this.#deps, request);
     } catch (error) {
@@ -352,7 +356,7 @@ export class RequestRun implements CallScope {
     };
     for (const release of this.#releases) release();
     deps.recorder.record(record);
-    deps.metrics?.finished(record);
+    deps.metrics?.finished(record, labelRun(this.#routed, deps, this.#candidates));
     this.trace?.finished(record, error);
     // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
     // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
@@ -387,7 +391,7 @@ export class RequestRun implements CallScope {
   /** A request refused before admission leaves no ledger row, but is counted. */
   #refused(error: unknown): void {
     if (error instanceof ApiError)
-      this.#deps.metrics?.refused(this.app, this.operation, this.frontDoor, error);
+      this.#deps.metrics?.refused(this, error, labelRun(this.#routed, this.#deps, this.#candidates));
   }
 }
 
