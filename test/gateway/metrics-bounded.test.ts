@@ -125,7 +125,12 @@ describe('/metrics label values a client chooses', () => {
     const routes = async () => {
       const samples = parsePrometheusText(await scrape());
       const count = (route: string) => sumOf(samples, 'gateway_requests_total', { route, app: APP });
-      return { task: count('summarise'), default: count('default'), slot: count('slot'), other: count('other') };
+      return {
+        task: count('summarise'),
+        default: count('default'),
+        slot: count('slot'),
+        other: count('other'),
+      };
     };
     const before = await routes();
     assert.equal((await gw.chat({ messages, task: 'summarise' })).status, 200);
