@@ -1,8 +1,8 @@
 import type { FrontDoor } from '../domain/messages.ts';
 import type { SessionFields } from '../domain/session-key.ts';
 import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
-import type { ChatAnswer } from '../services/run-chat.ts';
-import type { ChatStream } from '../services/run-chat-stream.ts';
+import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
+import type { ChatStream } from '../services/use-cases/run-chat-stream.ts';
 
 /**
  * A chat request read through a door, in the gateway's words: the use case it goes to (the chat,

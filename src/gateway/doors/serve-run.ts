@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RunStart, startRequestRun } from '../http/start-request-run.ts';
-import { ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import type { RequestRun } from '../services/request-run.ts';
+import { ClientClosedError } from '../services/run/client-closed-error.ts';
+import type { RequestRun } from '../services/run/request-run.ts';
 import type { DoorAnswer } from './chat-door.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
-import { resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { resolveModelField } from '../../services/use-cases/address-model.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
 import { countInputTokens } from './count-input-tokens.ts';

@@ -1,20 +1,24 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import { writeEventStream } from '../../http/write-event-stream.ts';
-import { resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import type { RequestRun } from '../../services/request-run.ts';
-import { CACHE_HEADER, CACHE_SAVED_HEADER } from '../../services/response-cache.ts';
-import { type MessagesHit, plansARelay, runCachedMessages } from '../../services/run-cached-messages.ts';
-import type { ChatAnswer } from '../../services/run-chat.ts';
+import { CACHE_HEADER, CACHE_SAVED_HEADER } from '../../services/response-cache/response-cache.ts';
+import {
+  type MessagesHit,
+  plansARelay,
+  runCachedMessages,
+} from '../../services/response-cache/run-cached-messages.ts';
+import type { RequestRun } from '../../services/run/request-run.ts';
+import { resolveModelField } from '../../services/use-cases/address-model.ts';
+import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';
 import {
   type MessagesAnswer,
   type MessagesInput,
   type MessagesStream,
   openMessagesStream,
   runMessages,
-} from '../../services/run-messages.ts';
-import { validateToolRequest } from '../../services/validate-tool-request.ts';
+} from '../../services/use-cases/run-messages.ts';
+import { validateToolRequest } from '../../services/use-cases/validate-tool-request.ts';
 import type { AnswerContext } from '../chat-door.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { serveChat } from '../serve-chat.ts';

@@ -7,8 +7,8 @@ import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import type { McpUpstream } from '../../mcp/mcp-upstream.ts';
 import { toUpstreamError } from '../../mcp/mcp-upstream-error.ts';
 import type { McpCallOutcome } from '../../observability/mcp-metrics.ts';
-import { ClientClosedError } from '../../services/client-closed-error.ts';
-import type { RequestRun } from '../../services/request-run.ts';
+import { ClientClosedError } from '../../services/run/client-closed-error.ts';
+import type { RequestRun } from '../../services/run/request-run.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
 
 /** What a client may send of a tools/call (the SDK has checked the shape). */
