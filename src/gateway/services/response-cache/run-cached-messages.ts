@@ -9,6 +9,7 @@ import {
   type MessagesStream,
   openMessagesStream,
   planMessages,
+  relays,
   runMessages,
 } from '../use-cases/run-messages.ts';
 import { admitCacheHit, lookUpCached } from './cache-hit.ts';
@@ -46,7 +47,7 @@ export function plansARelay(deps: GatewayDeps, input: MessagesInput): boolean {
       task: input.task,
       tools: input.tools,
     });
-    return candidates.some((candidate) => deps.registry.adapter(candidate.provider).relay !== undefined);
+    return candidates.some((candidate) => relays(deps.registry.adapter(candidate.provider), input));
   } catch {
     return false;
   }

@@ -1,4 +1,4 @@
-import type { ProviderSlot } from '../../../config/config-types.ts';
+import type { ProviderKind, ProviderSlot } from '../../../config/config-types.ts';
 import type { PlannedCandidate } from '../../domain/routing.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
@@ -19,6 +19,8 @@ import type { ChatStream } from './run-chat-stream.ts';
  * cross-vendor reading of it for any other slot, made on first need.
  */
 export interface MessagesInput {
+  /** The slot kinds whose adapters take the lane (the door's description says which). */
+  laneKinds: readonly ProviderKind[];
   provider?: ProviderSlot | undefined;
   model?: string | undefined;
   task?: string | undefined;
@@ -71,7 +73,7 @@ export async function runMessages(
 
 async function answerMessages(run: RequestRun, input: MessagesInput): Promise<MessagesAnswer> {
   const success = await run.call<Answered>(run.candidates, async (adapter, candidate, context) => {
-    if (adapter.relay !== undefined)
+    if (adapter.relay !== undefined && relays(adapter, input))
       return { lane: 'relay', result: await adapter.relay.message(relayCall(input, candidate), context) };
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     return { lane: 'chat', result: await adapter.chat(call, context) };
@@ -141,7 +143,7 @@ async function openFirstEvent(
   context: CallContext,
   input: MessagesInput,
 ): Promise<Opened> {
-  if (adapter.relay === undefined) {
+  if (adapter.relay === undefined || !relays(adapter, input)) {
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     const iterator = adapter.streamChat(call, context)[Symbol.asyncIterator]();
     return { lane: 'chat', iterator, first: await iterator.next() };
@@ -170,9 +172,14 @@ export function planMessages(input: MessagesInput, run: RequestRun): void {
 function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
   planMessages(input, run);
   // No planned slot relays: the body must go to another vendor, and its refusal comes before admission.
-  if (!run.candidates.some((candidate) => deps.registry.adapter(candidate.provider).relay !== undefined))
+  if (!run.candidates.some((candidate) => relays(deps.registry.adapter(candidate.provider), input)))
     input.crossVendor();
   return run.admit({ texts: input.texts, maxOutputTokens: input.maxTokens });
+}
+
+/** Whether an attempt on this adapter's slot takes the same-vendor lane. */
+export function relays(adapter: ProviderAdapter, input: MessagesInput): boolean {
+  return adapter.relay !== undefined && input.laneKinds.includes(adapter.kind);
 }
 
 function relayCall(input: MessagesInput, candidate: PlannedCandidate): MessagesRelayCall {
