@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { InProcessProviderHealth } from '../../src/gateway/health/circuit-breaker.ts';
 import { GatewayMetrics } from '../../src/gateway/observability/gateway-metrics.ts';
-import { UNROUTED } from '../../src/gateway/services/run-labels.ts';
+import { UNROUTED } from '../../src/gateway/services/run/request-run-labels.ts';
 import { MetricsRegistry } from '../../src/platform/metrics/metrics-registry.ts';
 import { sampleRecord } from '../contracts/storage-contract.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';

@@ -1,6 +1,6 @@
 import type { ApiError } from '../../platform/errors.ts';
 import { retryAfterSeconds } from '../domain/agent-fault.ts';
-import { AgentFaultError, faultOf } from '../services/agent-fault-error.ts';
+import { AgentFaultError, faultOf } from '../services/upstream/agent-fault-error.ts';
 import { passUpstreamRejection } from './upstream-rejection.ts';
 
 /**
