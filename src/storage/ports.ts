@@ -81,7 +81,7 @@ export interface UsageRecord extends CacheTokens {
   requestId: string;
   app: string;
   operation: Operation;
-  /** The door the request came through: `native`, `openai` or `anthropic` (the gateway's FrontDoor). */
+  /** The door the request came through: `native`, `openai`, `anthropic`, `responses` or `mcp` (the gateway's FrontDoor). */
   frontDoor: string;
   task: string | null;
   provider: string | null;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/errors.ts';
 import { doorErrorHandler } from '../doors/door-error-handler.ts';
-import { openAIErrorBody } from '../doors/openai/openai-error-body.ts';
+import { openAIErrorBody } from '../doors/openai-error-body.ts';
 import type { TypedInstance } from '../http/typed-instance.ts';
 import { type BatchDeps, pageSize } from './batch-deps.ts';
 import { fileContent } from './file-content.ts';
