@@ -30,6 +30,7 @@ export interface RequestRow {
   mcp_server: string | null;
   mcp_tool: string | null;
   guardrails?: string | null;
+  batch_id?: string | null;
 }
 
 export interface AttemptRow {
@@ -79,6 +80,7 @@ export const REQUEST_COLUMNS = [
   'mcp_server',
   'mcp_tool',
   'guardrails',
+  'batch_id',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -129,6 +131,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.mcpServer,
     r.mcpTool,
     r.guardrails,
+    r.batchId ?? null,
   ];
 }
 
@@ -203,6 +206,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     mcpServer: row.mcp_server ?? null,
     mcpTool: row.mcp_tool ?? null,
     guardrails: row.guardrails ?? null,
+    ...(row.batch_id === null || row.batch_id === undefined ? {} : { batchId: row.batch_id }),
     attempts: attempts.map(toAttempt),
   };
 }
@@ -215,6 +219,7 @@ export interface TotalsRowRaw {
   front_door?: string;
   deployment?: string | null;
   tool?: string | null;
+  batch_id?: string | null;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
@@ -253,6 +258,7 @@ const GROUP_COLUMNS = {
   frontDoor: 'front_door',
   deployment: 'deployment',
   tool: 'tool',
+  batch: 'batch_id',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
 
 /** An MCP call's `server__tool`, as the rollups name it; null for any other row. */

@@ -3,9 +3,9 @@ import { ApiError } from '../../platform/errors.ts';
 import { collectBodyTexts, writeBodyTexts } from '../guardrails/body-texts.ts';
 import type { GuardEvent } from '../guardrails/guard-verdict.ts';
 import type { Guardrails, RequestGuards } from '../guardrails/guardrails.ts';
-import { resolveModelField } from '../services/address-model.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import type { RequestRun } from '../services/request-run.ts';
+import type { RequestRun } from '../services/run/request-run.ts';
+import { resolveModelField } from '../services/use-cases/address-model.ts';
 import { INFERENCE_ROUTES } from './count-requests-without-run.ts';
 
 /** What the input guards decided for a request, kept until its run starts. */

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { readUsage, type UsageReadingDeps } from '../../services/read-usage.ts';
+import { readUsage, type UsageReadingDeps } from '../../services/ledger/read-usage.ts';
 import { errorResponses } from './openapi-responses.ts';
 
 const TotalsRow = Type.Object({
@@ -18,6 +18,11 @@ const TotalsRow = Type.Object({
   tool: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "an MCP tool call's server__tool; null for other requests",
+    }),
+  ),
+  batch: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'the batch a request belonged to (CONTRACT 6.7); null for live requests',
     }),
   ),
   requests: Type.Integer(),
@@ -37,7 +42,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
     {
       schema: {
         summary:
-          "The calling app's own usage totals by day, provider, model, operation, front door, deployment or MCP tool",
+          "The calling app's own usage totals by day, provider, model, operation, front door, deployment, MCP tool or batch",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -48,7 +53,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, batch (default: day)',
               }),
             ),
           },
