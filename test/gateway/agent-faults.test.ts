@@ -330,4 +330,24 @@ describe('the simulated provider asked for an overflow (the context_overflow fau
     assert.equal(native.status, 502);
     assert.equal(native.body.error.code, 'upstream_error');
   });
+
+  it('the rate_limited directive is a 429 that names its 10 ms wait, once the retries are spent', async () => {
+    const limited = { simulated: { fault: 'rate_limited' } };
+    const chat = await gw.post(
+      '/v1/chat/completions',
+      { model: 'chat', messages, metadata: limited },
+      bearer,
+    );
+    assert.equal(chat.status, 429);
+    assert.equal(chat.body.error.code, 'rate_limit_exceeded');
+    assert.match(chat.body.error.message, /Please try again in 10ms\.$/);
+    assert.equal(chat.headers['retry-after-ms'], '10');
+    const claude = await gw.post(
+      '/v1/messages',
+      { model: 'chat', max_tokens: 8, messages, metadata: limited },
+      bearer,
+    );
+    assert.equal(claude.status, 429);
+    assert.equal(claude.body.error.type, 'rate_limit_error');
+  });
 });
