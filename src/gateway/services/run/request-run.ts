@@ -57,6 +57,8 @@ export class RequestRun implements CallScope {
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
   readonly receivedAt: number;
+  /** The batch the request belongs to (CONTRACT 6.7), null for a live request. */
+  readonly batchId: string | null;
   /** Aborted when the client goes away (`clientLeft`): the upstream call is cancelled. */
   readonly signal: AbortSignal;
   /** Headers the answer must carry (RateLimit fields). */
@@ -97,6 +99,7 @@ export class RequestRun implements CallScope {
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
     this.trace = init.trace;
+    this.batchId = init.batchId ?? null;
     this.#record = new RunRecord(deps.clock);
   }
 
@@ -149,6 +152,7 @@ export class RequestRun implements CallScope {
       throw error;
     }
     this.#admitted = true;
+    this.#deps.recorder.admitted(this);
     if (this.#admission !== undefined) Object.assign(this.responseHeaders, this.#admission.headers);
   }
 

@@ -16,6 +16,7 @@ import {
 /** What the ledger row names of the request itself, fixed when its run starts. */
 export interface RecordedRequest {
   readonly id: string;
+  readonly batchId: string | null;
   readonly requestId: string;
   readonly app: string;
   readonly operation: Operation;
@@ -143,6 +144,7 @@ export class RunRecord {
       costSavedUsd: this.#costSavedUsd ?? 0,
       mcpServer: this.#mcpServer,
       mcpTool: this.#mcpTool,
+      batchId: request.batchId,
       attempts: this.attempts,
     };
   }
