@@ -1,3 +1,4 @@
+import type { BatchSettings } from './batch-settings.ts';
 import type {
   AppLimits,
   AppSeed,
@@ -131,6 +132,8 @@ export interface Config extends Omit<ServerSettings, 'workers'> {
   usage: UsageSettings;
   responseCache: ResponseCacheConfig;
   json: JsonOutputSettings;
+  /** Files and batches (CONTRACT 6.7). */
+  batches: BatchSettings;
   site: SiteSettings;
   metrics: MetricsSettings;
   /** Undefined unless an OTLP endpoint is configured: then spans are exported. */

@@ -325,6 +325,13 @@ export const ModelPriceSchema = Type.Object(
         description: 'Prompt-cache writes kept 1 hour; twice the input rate when absent.',
       }),
     ),
+    contextWindow: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "The model's context window in tokens, for the overflow message when the upstream's gives no figure; the price data's when absent.",
+      }),
+    ),
   },
   strict,
 );

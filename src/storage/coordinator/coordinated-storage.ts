@@ -10,6 +10,7 @@ export const STORAGE_PORTS = [
   'insights',
   'subscribers',
   'sessionRevocations',
+  'batches',
 ] as const;
 export type StoragePort = (typeof STORAGE_PORTS)[number];
 
