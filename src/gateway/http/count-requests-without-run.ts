@@ -28,12 +28,18 @@ export const INFERENCE_ROUTES: Readonly<Record<string, RouteRow>> = {
 
 /**
  * The POST routes that are not counted here: counting tokens runs no model, `/compact` is refused
- * whole, and the MCP door's tool calls are runs of their own (operation `mcp_tool`).
+ * whole, the MCP door's tool calls are runs of their own (operation `mcp_tool`), and files and
+ * batches run no model themselves: each request of a batch is a run of its own door (CONTRACT 6.7).
  */
 export const ROUTES_WITHOUT_ROW: readonly string[] = [
   '/v1/messages/count_tokens',
   '/v1/responses/compact',
   '/mcp',
+  '/v1/files',
+  '/v1/batches',
+  '/v1/batches/:id/cancel',
+  '/v1/messages/batches',
+  '/v1/messages/batches/:id/cancel',
 ];
 
 /**
