@@ -108,7 +108,9 @@ export interface SiteSettings extends SiteLimits {
   mcpAllowedOrigins: string[];
 }
 
-export interface Config extends ServerSettings {
+export interface Config extends Omit<ServerSettings, 'workers'> {
+  /** Worker processes (CONTRACT 6.8): `auto` resolved to the CPUs; 1 is a single process. */
+  workers: number;
   surfaces: { gateway: boolean; site: boolean };
   databaseUrl: string | undefined;
   redisUrl: string | undefined;

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { applyEnvironment } from './apply-environment.ts';
 import { BatchSettingsSchema } from './batch-settings.ts';
@@ -52,6 +53,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
 
   const config: Config = {
     ...server,
+    workers: server.workers === 'auto' ? availableParallelism() : server.workers,
     surfaces,
     dataDir: dataDirectory(server.dataDir),
     databaseUrl: checkUrl('DATABASE_URL', settings.databaseUrl, ['postgres:', 'postgresql:']),

@@ -44,6 +44,11 @@ export const ServerSettingsSchema = Type.Object(
       default: 15_000,
       description: 'Idle time after which a stream gets a keep-alive comment.',
     }),
+    workers: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 1024 })], {
+      default: 'auto',
+      description:
+        'Worker processes serving both surfaces on one port each: `auto` is one per CPU (os.availableParallelism()), 1 a single process.',
+    }),
     shutdownGraceMs: NonNegativeInt({
       default: 10_000,
       description: 'How long SIGTERM waits for in-flight requests before closing connections.',

@@ -110,6 +110,15 @@ export interface UsageRecord extends CacheTokens {
   attempts: UsageAttempt[];
 }
 
+/**
+ * A request admitted and not yet recorded (CONTRACT 6.8): what its row says if the worker serving
+ * it dies first (status 500, `worker_lost`), so that every admitted request still has one row.
+ */
+export type HeldRun = Pick<
+  UsageRecord,
+  'id' | 'requestId' | 'app' | 'operation' | 'frontDoor' | 'task' | 'createdAt'
+>;
+
 export interface UsageQuery {
   app?: string;
   /** Epoch ms, inclusive. */

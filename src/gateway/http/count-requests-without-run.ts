@@ -28,13 +28,14 @@ export const INFERENCE_ROUTES: Readonly<Record<string, RouteRow>> = {
 
 /**
  * The POST routes that are not counted here: counting tokens runs no model, `/compact` is refused
- * whole, the MCP door's tool calls are runs of their own (operation `mcp_tool`), and files and
- * batches run no model themselves: each request of a batch is a run of its own door (CONTRACT 6.7).
+ * whole, the MCP door's tool calls are runs of their own (operation `mcp_tool`).
  */
 export const ROUTES_WITHOUT_ROW: readonly string[] = [
   '/v1/messages/count_tokens',
   '/v1/responses/compact',
   '/mcp',
+  // Files and batches (CONTRACT 6.7) store and schedule work: each request a batch runs is a run of
+  // its own, counted under its endpoint's row when the runner sends it through the door.
   '/v1/files',
   '/v1/batches',
   '/v1/batches/:id/cancel',

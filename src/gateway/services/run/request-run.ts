@@ -152,6 +152,7 @@ export class RequestRun implements CallScope {
       throw error;
     }
     this.#admitted = true;
+    this.#deps.recorder.admitted(this);
     if (this.#admission !== undefined) Object.assign(this.responseHeaders, this.#admission.headers);
   }
 
