@@ -28,7 +28,7 @@ export const INFERENCE_ROUTES: Readonly<Record<string, RouteRow>> = {
 
 /**
  * The POST routes that are not counted here: counting tokens runs no model, `/compact` is refused
- * whole, the MCP door's tool calls are runs of their own (operation `mcp_tool`).
+ * whole, and the MCP door's tool calls are runs of their own (operation `mcp_tool`).
  */
 export const ROUTES_WITHOUT_ROW: readonly string[] = [
   '/v1/messages/count_tokens',
