@@ -152,4 +152,30 @@ describe('OpenAI Files and Batch API', () => {
     );
     assert.equal(reply.status, 401);
   });
+
+  it('runs a Responses batch: each result a Response object', async () => {
+    const line = JSON.stringify({
+      custom_id: 'r1',
+      method: 'POST',
+      url: '/v1/responses',
+      body: { model: 'gpt-4o-mini', input: 'say r1', max_output_tokens: 256 },
+    });
+    const upload = await uploadFile(gateway, line, AUTH);
+    const created = await gateway.post(
+      '/v1/batches',
+      { input_file_id: upload.body.id, endpoint: '/v1/responses', completion_window: '24h' },
+      { headers: AUTH },
+    );
+    assert.equal(created.status, 200, created.text);
+    const done = await waitForBatch(
+      gateway,
+      `/v1/batches/${created.body.id}`,
+      AUTH,
+      (b) => b.status === 'completed',
+    );
+    const result = JSON.parse((await gateway.get(`/v1/files/${done.output_file_id}/content`)).text);
+    assert.equal(result.custom_id, 'r1');
+    assert.equal(result.response.body.object, 'response');
+    assert.equal(result.response.body.status, 'completed');
+  });
 });
