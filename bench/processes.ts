@@ -140,7 +140,8 @@ export async function startGateway(options: GatewayOptions & { root?: URL }): Pr
   const log = openSync(options.logFile, 'a');
   const child = spawn(NODE, [...start.nodeArgs, ...(options.nodeArgs ?? []), start.entry], {
     cwd: root,
-    env: { PATH: process.env['PATH'] ?? '', ...start.env, ...options.env },
+    // One worker unless the caller asks for more: every bench figure before workers was one process.
+    env: { PATH: process.env['PATH'] ?? '', GATEWAY_WORKERS: '1', ...start.env, ...options.env },
     stdio: ['ignore', log, log],
   });
   const deadline = Date.now() + 30_000;
