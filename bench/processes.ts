@@ -97,13 +97,18 @@ function packageScripts(root: URL): PackageScripts['scripts'] {
 
 /**
  * How `npm start` of the checkout at `root` starts the gateway, read from its package.json so the
- * benchmark measures it exactly as it is started: `NAME=${NAME:-default} … node <flags> <entry>`.
+ * benchmark measures it exactly as it is started: `NAME=${NAME:-default} … [exec] node <flags> <entry>`.
  */
 export function startCommand(root: URL = ROOT): StartCommand {
   const start = packageScripts(root).start;
   const words = start.split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0] !== undefined && words[0] !== 'node') {
+    // `exec node …`: the script's shell becomes node (npm passes signals to it, docs/operations.md).
+    if (words[0] === 'exec') {
+      words.shift();
+      continue;
+    }
     const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(words.shift() as string);
     if (match === null) throw new Error(`unexpected start script: ${start}`);
     env[match[1] as string] = match[2] ?? match[3] ?? '';
