@@ -10,6 +10,7 @@ import type { Storage } from '../storage/ports.ts';
 import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
+import { registerGeminiDoor } from './doors/gemini/gemini-door.ts';
 import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
 import { registerLivenessRoute } from './doors/native/liveness-route.ts';
 import { registerNativeDoor } from './doors/native/native-door.ts';
@@ -106,4 +107,5 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
     new ResponseMemory(deps.storage.responses, deps.config.usage, deps.clock),
   );
   await registerMcpDoor(v1, { ...deps, version: GATEWAY_API_VERSION });
+  await registerGeminiDoor(v1, deps);
 }

@@ -26,7 +26,10 @@ export function createAuthHook(verifier: CredentialVerifier) {
     _reply: FastifyReply,
     done: (error?: Error) => void,
   ): void {
-    const reading = readCredentials(request.headers);
+    const reading = readCredentials(
+      request.headers,
+      (request.query as Record<string, unknown> | undefined)?.['key'],
+    );
     if (!reading.ok) {
       done(new ApiError('unauthorized', reading.reason));
       return;

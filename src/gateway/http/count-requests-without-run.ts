@@ -18,6 +18,8 @@ const INFERENCE_ROUTES: Readonly<Record<string, readonly [frontDoor: string, ope
   '/v1/embeddings': ['openai', 'embed'],
   '/v1/responses': ['responses', 'chat'],
   '/v1/messages': ['anthropic', 'chat'],
+  '/v1beta/models/*': ['gemini', 'chat'],
+  '/v1/models/*': ['gemini', 'chat'],
 };
 
 /**

@@ -127,5 +127,7 @@ export interface ProviderAdapter {
   embed(call: EmbedCall, context: CallContext): Promise<EmbedResult>;
   /** The Anthropic door's same-vendor lane: an `anthropic` slot's adapter only (CONTRACT 5.2). */
   readonly relay?: MessagesRelay;
+  /** The Gemini door's same-vendor lane: a `gemini` slot's adapter only (CONTRACT 6.3). */
+  readonly geminiRelay?: MessagesRelay;
   close?(): Promise<void>;
 }

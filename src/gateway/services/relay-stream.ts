@@ -135,7 +135,7 @@ export class RelayStream implements OpenWork {
     if (event.failure !== undefined) this.#failure = event.failure;
     this.#relayedChars += event.data.length;
     const out: RelayOut = { kind: 'event', event: event.event, data: event.data };
-    if (event.event === 'message_delta') out.costUsd = this.#costSoFar();
+    if (event.event === 'message_delta' || event.costed === true) out.costUsd = this.#costSoFar();
     return out;
   }
 

@@ -2,7 +2,12 @@ import type { ProviderSlot } from '../../config/config-types.ts';
 import type { PlannedCandidate } from '../domain/routing.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
-import type { MessagesRelayCall, RelayedEvent, RelayedMessage } from '../providers/messages-relay.ts';
+import type {
+  MessagesRelay,
+  MessagesRelayCall,
+  RelayedEvent,
+  RelayedMessage,
+} from '../providers/messages-relay.ts';
 import type { CallContext, ChatResult, ChatStreamEvent, ProviderAdapter } from '../providers/provider.ts';
 import { countOrGuess } from './count-or-guess.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
@@ -35,6 +40,8 @@ export interface MessagesInput {
    * door's 400 when the body holds what another vendor cannot be given. Called at most once.
    */
   crossVendor(): ChatInput;
+  /** Which relay of a slot's adapter takes the body: Anthropic's (the default), or the Gemini door's. */
+  relayOf?: ((adapter: ProviderAdapter) => MessagesRelay | undefined) | undefined;
 }
 
 /** A whole answer: the upstream's own Message (same-vendor lane), or the gateway's (cross-vendor). */
@@ -71,8 +78,9 @@ export async function runMessages(
 
 async function answerMessages(run: RequestRun, input: MessagesInput): Promise<MessagesAnswer> {
   const success = await run.call<Answered>(run.candidates, async (adapter, candidate, context) => {
-    if (adapter.relay !== undefined)
-      return { lane: 'relay', result: await adapter.relay.message(relayCall(input, candidate), context) };
+    const relay = relayOf(input, adapter);
+    if (relay !== undefined)
+      return { lane: 'relay', result: await relay.message(relayCall(input, candidate), context) };
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     return { lane: 'chat', result: await adapter.chat(call, context) };
   });
@@ -141,12 +149,13 @@ async function openFirstEvent(
   context: CallContext,
   input: MessagesInput,
 ): Promise<Opened> {
-  if (adapter.relay === undefined) {
+  const relay = relayOf(input, adapter);
+  if (relay === undefined) {
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     const iterator = adapter.streamChat(call, context)[Symbol.asyncIterator]();
     return { lane: 'chat', iterator, first: await iterator.next() };
   }
-  const iterator = adapter.relay.stream(relayCall(input, candidate), context)[Symbol.asyncIterator]();
+  const iterator = relay.stream(relayCall(input, candidate), context)[Symbol.asyncIterator]();
   const first = await iterator.next();
   // An error before anything was relayed is a failed call: retried, or fallen over, like a status.
   if (!first.done && first.value.failure !== undefined) {
@@ -170,9 +179,17 @@ export function planMessages(input: MessagesInput, run: RequestRun): void {
 function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
   planMessages(input, run);
   // No planned slot relays: the body must go to another vendor, and its refusal comes before admission.
-  if (!run.candidates.some((candidate) => deps.registry.adapter(candidate.provider).relay !== undefined))
+  if (
+    !run.candidates.some(
+      (candidate) => relayOf(input, deps.registry.adapter(candidate.provider)) !== undefined,
+    )
+  )
     input.crossVendor();
   return run.admit({ texts: input.texts, maxOutputTokens: input.maxTokens });
+}
+
+function relayOf(input: MessagesInput, adapter: ProviderAdapter): MessagesRelay | undefined {
+  return input.relayOf === undefined ? adapter.relay : input.relayOf(adapter);
 }
 
 function relayCall(input: MessagesInput, candidate: PlannedCandidate): MessagesRelayCall {

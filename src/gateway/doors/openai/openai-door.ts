@@ -4,6 +4,7 @@ import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { runEmbed } from '../../services/run-embed.ts';
 import { toAnthropicModelList } from '../anthropic/to-anthropic-model-list.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
+import { toGeminiModelList } from '../gemini/to-gemini-model-list.ts';
 import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
 import { OPENAI_CHAT } from './openai-chat.ts';
@@ -66,8 +67,15 @@ function registerModels(app: TypedInstance, deps: GatewayDeps): void {
     models,
     new Date(created * 1000).toISOString().replace('.000Z', 'Z'),
   );
+  const googleList = toGeminiModelList(listAddressableModels(deps));
   // Anthropic's clients name their API version on every request; OpenAI's never do (CONTRACT 5.2).
-  app.get('/v1/models', { schema: { hide: true } }, async (request) =>
-    request.headers['anthropic-version'] === undefined ? openAIList : anthropicList,
-  );
+  // Google's send their key in x-goog-api-key or ?key= (6.9).
+  app.get('/v1/models', { schema: { hide: true } }, async (request) => {
+    if (
+      request.headers['x-goog-api-key'] !== undefined ||
+      (request.query as Record<string, unknown>)['key'] !== undefined
+    )
+      return googleList;
+    return request.headers['anthropic-version'] === undefined ? openAIList : anthropicList;
+  });
 }

@@ -1,0 +1,33 @@
+import { addToTopLevelObject } from '../../domain/json-splice.ts';
+import type { RelayOut } from '../../services/relay-stream.ts';
+import { toGeminiStreamError } from './gemini-error-body.ts';
+
+/**
+ * A relayed stream (the same-vendor lane, CONTRACT 6.3) in the client's framing: each chunk's
+ * JSON as Google sent it, as an SSE `data:` line or an element of the JSON array, but the last
+ * chunk, whose `usageMetadata` gains `costUsd` (6.9), spliced into its text. A failure Google did
+ * not announce with an error chunk of its own ends the stream with the gateway's, in Google's shape.
+ */
+export async function* toRelayedChunks(
+  events: AsyncGenerator<RelayOut, void, undefined>,
+  framing: { sse: boolean },
+): AsyncGenerator<string, string, undefined> {
+  let first = true;
+  const frame = (json: string): string => {
+    if (framing.sse) return `data: ${json}\r\n\r\n`;
+    const written = `${first ? '[' : ',\r\n'}${json}`;
+    first = false;
+    return written;
+  };
+  for await (const out of events) {
+    if (out.kind === 'error') {
+      yield frame(JSON.stringify(toGeminiStreamError(out.error)));
+      continue;
+    }
+    let data = out.data;
+    if (out.costUsd !== undefined)
+      data = addToTopLevelObject(data, 'usageMetadata', 'costUsd', JSON.stringify(out.costUsd)) ?? data;
+    yield frame(data);
+  }
+  return framing.sse ? '' : `${first ? '[' : ''}]`;
+}
