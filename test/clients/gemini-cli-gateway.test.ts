@@ -11,7 +11,7 @@ import {
   NOTES,
 } from '../helpers/gemini-cli-loop.ts';
 import { startMockAnthropic } from '../helpers/mock-anthropic-server.ts';
-import { MockGeminiServer } from '../helpers/mock-gemini-server.ts';
+import { MockGeminiServer, type ScriptedReply } from '../helpers/mock-gemini-server.ts';
 import { startMockOpenAI } from '../helpers/mock-openai-server.ts';
 import { type RecordingProxy, startRecordingProxy } from '../helpers/recording-proxy.ts';
 import { runGemini } from '../helpers/run-gemini.ts';
@@ -34,6 +34,12 @@ interface Upstream {
   script(reply: Parameters<MockGeminiServer['replyNext']>[0]): void;
   bodies(): any[];
 }
+
+/** The loop with Anthropic's signed thinking before the first call. */
+const THINKING_LOOP: ScriptedReply[] = [
+  { ...LOOP_REPLIES[0], thinking: [{ text: 'The file first.', signature: 'sig-anthropic-1' }] },
+  ...LOOP_REPLIES.slice(1),
+];
 
 const KINDS = [
   {
@@ -68,6 +74,9 @@ const KINDS = [
   {
     kind: 'anthropic',
     model: 'provider-a/claude-sonnet-4-5',
+    // Anthropic's signed thinking before the first call: it travels to the CLI in the call's
+    // thoughtSignature and must reach Anthropic again, signature intact, on the next turn.
+    replies: THINKING_LOOP,
     start: async (): Promise<Upstream> => {
       const mock = await startMockAnthropic();
       return {
@@ -110,7 +119,7 @@ for (const upstream of KINDS) {
     });
 
     it('completes a tool loop: reads the file, runs the command, answers', async () => {
-      for (const reply of LOOP_REPLIES) started.script(reply);
+      for (const reply of 'replies' in upstream ? upstream.replies : LOOP_REPLIES) started.script(reply);
       const run = await runGemini({
         baseUrl: proxy.origin,
         apiKey: KEY,
@@ -130,6 +139,16 @@ for (const upstream of KINDS) {
       assert.match(JSON.stringify(functionResponseOf(sentBodies[1], 'read_file')), /heliotrope/);
       assert.match(JSON.stringify(functionResponseOf(sentBodies[2], 'run_shell_command')), /tool-loop-ok/);
       assert.equal(started.bodies().length, 3);
+      if (upstream.kind === 'anthropic') {
+        const assistant = started.bodies()[1].messages[1];
+        assert.deepEqual(assistant.content[0], {
+          type: 'thinking',
+          thinking: 'The file first.',
+          signature: 'sig-anthropic-1',
+        });
+        assert.equal(assistant.content[1].type, 'tool_use');
+        assert.ok(started.bodies()[1].thinking !== undefined, 'thinking stays on in the tool loop');
+      }
       if ('mock' in started) {
         // The same-vendor lane: each body as the CLI wrote it, signatures included.
         const received = started.mock.requests;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { ScriptedReply } from './scripted-reply.ts';
 
 /** The tool loop Gemini CLI is run with on every slot kind: read a file, run a command, answer. */
 export const NOTES = 'The secret word is heliotrope.\n';
@@ -7,7 +8,7 @@ export const LOOP_PROMPT = 'Read notes.txt, then run `echo tool-loop-ok`, then t
 export const LOOP_ANSWER = 'The secret word is heliotrope.';
 
 /** The scripted answers of the loop, for any vendor's mock (`replyNext`), ids given so each turn's differ. */
-export const LOOP_REPLIES = [
+export const LOOP_REPLIES: ScriptedReply[] = [
   { toolCalls: [{ id: 'call_read_1', name: 'read_file', arguments: { file_path: 'notes.txt' } }] },
   { toolCalls: [{ id: 'call_shell_2', name: 'run_shell_command', arguments: { command: COMMAND } }] },
   { text: LOOP_ANSWER },
