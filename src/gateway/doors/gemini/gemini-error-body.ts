@@ -48,6 +48,8 @@ const OVERFLOW =
   /context[_ ]length|context window|prompt is too long|input token count|too many (input )?tokens/i;
 const FIGURES = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)|(\d[\d,]*) tokens.*?maximum[^\d]*(\d[\d,]*)/i;
 /** OpenAI's wording names the window first: `maximum context length is M tokens … resulted in N tokens`. */
+/** Google's own: `The input token count (N) exceeds the maximum number of tokens allowed (M).` */
+const GOOGLE_FIGURES = /\((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/;
 const OPENAI_FIGURES = /maximum context length is (\d[\d,]*) tokens.*?(\d[\d,]*) tokens/is;
 
 /** The HTTP status and the body for an error, with the headers it needs. */
@@ -117,10 +119,11 @@ function overflowMessage(message: string): string | undefined {
   // The figures are near the start of every vendor's message; a bounded head keeps the scans linear.
   const head = message.slice(0, 2000);
   if (!OVERFLOW.test(head)) return undefined;
+  const google = GOOGLE_FIGURES.exec(head);
   const openai = OPENAI_FIGURES.exec(head);
   const figures = FIGURES.exec(head);
-  const count = openai?.[2] ?? figures?.[1] ?? figures?.[3];
-  const limit = openai?.[1] ?? figures?.[2] ?? figures?.[4];
+  const count = google?.[1] ?? openai?.[2] ?? figures?.[1] ?? figures?.[3];
+  const limit = google?.[2] ?? openai?.[1] ?? figures?.[2] ?? figures?.[4];
   if (count === undefined || limit === undefined)
     return `The input token count exceeds the maximum number of tokens allowed. (${message})`;
   const plain = (n: string) => n.replaceAll(',', '');
