@@ -170,8 +170,10 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
     headers: { ...AUTH, ...JSON_TYPE },
   },
   // The Gemini door (CONTRACT 6.3): a generateContent with a function call and its response.
-  'gateway POST /v1beta/models/*': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
-  'gateway POST /v1/models/*': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1beta/models/:head': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1beta/models/:head/:tail': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1/models/:head': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1/models/:head/:tail': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
   // The MCP gateway with no upstream configured: it lists nothing and knows no tool.
   'gateway POST /mcp': {
     body: {
@@ -206,8 +208,10 @@ const PATHS: Record<string, string> = {
   '/.well-known/agent-skills/:name/SKILL.md': '/.well-known/agent-skills/inference-gateway/SKILL.md',
   '/.well-known/agent-skills/:name/*': '/.well-known/agent-skills/inference-gateway/SKILL.md',
   '/v1/responses/:id': '/v1/responses/resp_0123456789abcdef0123456789abcdef',
-  '/v1beta/models/*': '/v1beta/models/simulated-chat:generateContent',
-  '/v1/models/*': '/v1/models/simulated-chat:generateContent',
+  '/v1beta/models/:head': '/v1beta/models/simulated-chat:generateContent',
+  '/v1beta/models/:head/:tail': '/v1beta/models/provider-a/simulated-chat:generateContent',
+  '/v1/models/:head': '/v1/models/simulated-chat:generateContent',
+  '/v1/models/:head/:tail': '/v1/models/provider-a/simulated-chat:generateContent',
   '/v1/responses/:id/input_items': '/v1/responses/resp_0123456789abcdef0123456789abcdef/input_items',
 };
 

@@ -1,4 +1,4 @@
-import type { EmbedAnswer } from '../../services/run-embed.ts';
+import type { EmbedAnswer } from '../../services/use-cases/run-embed.ts';
 import { embeddingNumbersMaxBytes, toEmbeddingNumbers, writeEmbeddingNumbers } from '../embedding-numbers.ts';
 import { refuseGeminiField } from './gemini-refusal.ts';
 

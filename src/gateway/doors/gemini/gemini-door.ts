@@ -2,29 +2,42 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import { countChatInputTokens } from '../../domain/token-count.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
-import { listAddressableModels, resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { runEmbed } from '../../services/run-embed.ts';
+import { planOrFail } from '../../services/run/plan-or-fail.ts';
+import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
+import { runEmbed } from '../../services/use-cases/run-embed.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
+import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { findGeminiModel, toGeminiModelList } from '../to-gemini-model-list.ts';
 import {
   batchEmbedContentsBody,
   embedContentBody,
   readBatchEmbedContents,
   readEmbedContent,
 } from './embed-content.ts';
+import { type GenerateTarget, geminiChat } from './gemini-chat.ts';
 import { geminiErrorHandler } from './gemini-error-body.ts';
 import { readModelMethod } from './gemini-path.ts';
 import { keepRawGeminiBodies } from './raw-gemini-body.ts';
 import { readGeminiRequest } from './read-gemini-request.ts';
-import { serveGenerateContent } from './serve-generate-content.ts';
-import { findGeminiModel, toGeminiModelList } from './to-gemini-model-list.ts';
 
 /** The API versions Google's clients use; the door answers both alike. */
 const VERSIONS = ['/v1beta', '/v1'] as const;
 
 interface ModelQuery {
   alt?: string;
+}
+
+/** `{model}:{method}` in one segment, or `{slot}` and `{model}:{method}` in two. */
+interface ModelParams {
+  head: string;
+  tail?: string;
+}
+
+/** The path's `{model}` (and `:method`) as the client wrote it, a slot's name included. */
+function modelPathOf(params: ModelParams): string {
+  return params.tail === undefined ? params.head : `${params.head}/${params.tail}`;
 }
 
 /**
@@ -41,14 +54,18 @@ export async function registerGeminiDoor(v1: TypedInstance, deps: GatewayDeps): 
   await v1.register(async (door: TypedInstance) => {
     door.setErrorHandler(geminiErrorHandler);
     keepRawGeminiBodies(door);
-    for (const version of VERSIONS) {
-      door.post<{ Querystring: ModelQuery }>(
-        `${version}/models/*`,
+    // `{model}` is one segment, or two for `<slot>/<model>`, which Google's SDKs leave in the path.
+    for (const path of VERSIONS.flatMap((version) => [
+      `${version}/models/:head`,
+      `${version}/models/:head/:tail`,
+    ])) {
+      door.post<{ Querystring: ModelQuery; Params: ModelParams }>(
+        path,
         { schema: { hide: true } },
         (request, reply) => serveModelMethod(request, reply, deps),
       );
-      door.get(`${version}/models/*`, { schema: { hide: true } }, async (request) => {
-        const id = (request.params as Record<string, string>)['*'] ?? '';
+      door.get<{ Params: ModelParams }>(path, { schema: { hide: true } }, async (request) => {
+        const id = modelPathOf(request.params);
         const found = findGeminiModel(models, id);
         if (found === undefined)
           throw new ApiError('not_found', `models/${id.slice(0, 128)} is not found on this gateway`);
@@ -60,25 +77,48 @@ export async function registerGeminiDoor(v1: TypedInstance, deps: GatewayDeps): 
 }
 
 function serveModelMethod(
-  request: FastifyRequest<{ Querystring: ModelQuery }>,
+  request: FastifyRequest<{ Querystring: ModelQuery; Params: ModelParams }>,
   reply: FastifyReply,
   deps: GatewayDeps,
 ): Promise<FastifyReply> {
-  const { model, method } = readModelMethod((request.params as Record<string, string>)['*'] ?? '');
+  const { model, method } = readModelMethod(modelPathOf(request.params));
   switch (method) {
     case 'generateContent':
     case 'streamGenerateContent': {
       const stream = method === 'streamGenerateContent';
-      return serveGenerateContent(request, reply, deps, {
-        model,
-        stream,
-        sse: stream && request.query.alt === 'sse',
-      });
+      const target = { model, stream, sse: stream && request.query.alt === 'sse' };
+      return serveChat(request, reply, deps, geminiChat(target, takesLane(deps, request.body, target)));
     }
     case 'countTokens':
       return countTokens(request, reply, deps, model);
     default:
       return embed(request, reply, deps, model, method === 'embedContent');
+  }
+}
+
+/**
+ * Whether the request goes by the door's same-vendor lane: always, but for structured output
+ * (a JSON `responseMimeType`) that plans no gemini slot, which the structured-output use case
+ * serves translated (the lane's use case has no schema to validate against); on a gemini slot
+ * Google enforces the schema itself.
+ */
+function takesLane(deps: GatewayDeps, body: unknown, target: GenerateTarget): boolean {
+  const config =
+    typeof body === 'object' && body !== null
+      ? (body as Record<string, unknown>)['generationConfig']
+      : undefined;
+  const mime =
+    typeof config === 'object' && config !== null
+      ? (config as Record<string, unknown>)['responseMimeType']
+      : undefined;
+  if (mime !== 'application/json') return true;
+  try {
+    const address = resolveModelField(deps, target.model);
+    const candidates = planOrFail(deps, { operation: 'chat', ...address, tools: false });
+    return candidates.some((candidate) => deps.registry.adapter(candidate.provider).kind === 'gemini');
+  } catch {
+    // A request that cannot be planned is refused by the translated way, as every door's is.
+    return false;
   }
 }
 

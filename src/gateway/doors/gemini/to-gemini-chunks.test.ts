@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChatAnswer } from '../../services/run-chat.ts';
-import type { ChatStream, StreamEvent } from '../../services/run-chat-stream.ts';
+import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';
+import type { ChatStream, StreamEvent } from '../../services/use-cases/run-chat-stream.ts';
 import { decodeThoughtToken } from './thought-token.ts';
 import { toGeminiChunks } from './to-gemini-chunks.ts';
 

@@ -1,5 +1,5 @@
 import type { ThinkingPart } from '../../domain/content-parts.ts';
-import type { ChatStream } from '../../services/run-chat-stream.ts';
+import type { ChatStream } from '../../services/use-cases/run-chat-stream.ts';
 import { toGeminiStreamError } from './gemini-error-body.ts';
 import { encodeThoughtToken } from './thought-token.ts';
 import { finishReasonOf, functionCallPart, thoughtParts, toUsageMetadata } from './to-gemini-response.ts';

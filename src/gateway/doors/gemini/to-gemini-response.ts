@@ -1,7 +1,7 @@
 import type { ThinkingPart } from '../../domain/content-parts.ts';
 import type { FinishReason, ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
-import type { ChatAnswer } from '../../services/run-chat.ts';
+import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';
 import { encodeThoughtToken } from './thought-token.ts';
 
 type Part = Record<string, unknown>;

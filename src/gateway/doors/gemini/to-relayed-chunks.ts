@@ -1,5 +1,5 @@
 import { addToTopLevelObject } from '../../domain/json-splice.ts';
-import type { RelayOut } from '../../services/relay-stream.ts';
+import type { RelayOut } from '../../services/run/relay-stream.ts';
 import { toGeminiStreamError } from './gemini-error-body.ts';
 
 /**
@@ -30,4 +30,13 @@ export async function* toRelayedChunks(
     yield frame(data);
   }
   return framing.sse ? '' : `${first ? '[' : ''}]`;
+}
+
+/** A kept whole answer replayed as a stream of one chunk, in the client's framing (cost 0). */
+export async function* replayRelayedAnswer(
+  message: string,
+  framing: { sse: boolean },
+): AsyncGenerator<string, string, undefined> {
+  const data = addToTopLevelObject(message, 'usageMetadata', 'costUsd', '0') ?? message;
+  return framing.sse ? `data: ${data}\r\n\r\n` : `[${data}]`;
 }

@@ -39,14 +39,14 @@ export class GeminiProvider implements ProviderAdapter {
   readonly capabilities = PROVIDER_KIND_ROWS.gemini.capabilities;
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
-  /** The Gemini door's same-vendor lane (gemini-relay.ts). */
-  readonly geminiRelay: MessagesRelay;
+  /** The Gemini door's same-vendor lane (gemini-relay.ts): the door's description names the gemini kind. */
+  readonly relay: MessagesRelay;
 
   constructor(settings: SettingsOfKind<'gemini'>, options: { dispatcher?: Dispatcher } = {}) {
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#http = new UpstreamHttp(settings.slot, settings.baseUrl, settings.timeouts, options.dispatcher);
-    this.geminiRelay = new GeminiRelay({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey });
+    this.relay = new GeminiRelay({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey });
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
