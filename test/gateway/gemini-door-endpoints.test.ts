@@ -127,3 +127,34 @@ describe('Gemini door: the other routes, and the door in the records', () => {
     );
   });
 });
+
+describe('Gemini door: the response cache', () => {
+  const slots = shareVendorSlots();
+
+  it('a gemini-slot request with the cache on goes upstream each time (Google answers are not kept): miss, miss', async () => {
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Cache me' }] }] });
+    const headers = { 'content-type': 'application/json', 'x-goog-api-key': KEY, 'x-gateway-cache': 'use' };
+    const url = '/v1beta/models/provider-b/gemini-2.5-flash:generateContent';
+    const first = await slots.gw.gateway.inject({ method: 'POST', url, headers, payload: body });
+    const second = await slots.gw.gateway.inject({ method: 'POST', url, headers, payload: body });
+    assert.deepEqual([first.statusCode, second.statusCode], [200, 200]);
+    assert.deepEqual([first.headers['x-gateway-cache'], second.headers['x-gateway-cache']], ['miss', 'miss']);
+    assert.equal(slots.gemini.requests.length, 2);
+  });
+
+  it('a translated request with the cache on is a hit the second time, cost 0', async () => {
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Cache me too' }] }] });
+    const headers = { 'content-type': 'application/json', 'x-goog-api-key': KEY, 'x-gateway-cache': 'use' };
+    const url = '/v1beta/models/provider-a/gpt-4o-mini:generateContent';
+    const before = slots.openai.requests.length;
+    const first = await slots.gw.gateway.inject({ method: 'POST', url, headers, payload: body });
+    const second = await slots.gw.gateway.inject({ method: 'POST', url, headers, payload: body });
+    assert.deepEqual([first.headers['x-gateway-cache'], second.headers['x-gateway-cache']], ['miss', 'hit']);
+    assert.equal(
+      second.json().candidates[0].content.parts[0].text,
+      first.json().candidates[0].content.parts[0].text,
+    );
+    assert.equal(second.headers['x-gateway-cost-usd'], '0');
+    assert.equal(slots.openai.requests.length, before + 1);
+  });
+});
