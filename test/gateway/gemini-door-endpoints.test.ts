@@ -4,7 +4,7 @@ import { GoogleGenAI } from '@google/genai';
 import { listenForClients } from '../helpers/anthropic-door-client.ts';
 import { APP, SECRET } from '../helpers/gateway-harness.ts';
 import { onlyLedgerRow } from '../helpers/ledger-row.ts';
-import { mockEmbedding } from '../helpers/mock-gemini-server.ts';
+import { geminiJsonFixture, mockEmbedding } from '../helpers/mock-gemini-server.ts';
 import { parsePrometheusText, sumOf } from '../helpers/prometheus-text.ts';
 import { shareVendorSlots } from '../helpers/vendor-slots.ts';
 
@@ -114,6 +114,11 @@ describe('Gemini door: the other routes, and the door in the records', () => {
     assert.equal(row.provider, 'provider-b');
     assert.equal(row.operation, 'chat');
     assert.equal(row.costUsd, Number(reply.headers.get('x-gateway-cost-usd')));
+    // usageMetadata as Google wrote it: cached tokens are cache reads, thoughts are output.
+    const reported = geminiJsonFixture('generate-content.json').usageMetadata;
+    assert.equal(row.tokensIn, reported.promptTokenCount);
+    assert.equal(row.cacheReadTokens, reported.cachedContentTokenCount);
+    assert.equal(row.tokensOut, reported.candidatesTokenCount + reported.thoughtsTokenCount);
     const usage = await slots.gw.get('/v1/usage?groupBy=frontDoor');
     assert.ok(
       usage.body.rows.some(
