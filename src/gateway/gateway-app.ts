@@ -9,6 +9,9 @@ import { registerMetricsRoute } from '../platform/metrics/metrics-route.ts';
 import type { Storage } from '../storage/ports.ts';
 import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
+import type { BatchDeps } from './batches/batch-deps.ts';
+import { LiveTraffic } from './batches/live-traffic.ts';
+import { registerBatchRoutes, runBatches } from './batches/register-batches.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
 import { registerGeminiDoor } from './doors/gemini/gemini-door.ts';
 import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
@@ -25,6 +28,7 @@ import { GATEWAY_API_VERSION, openApiOptions } from './doors/native/openapi-docu
 import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
 import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
+import { BatchTickets } from './http/batch-tickets.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
@@ -75,6 +79,16 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     now: () => deps.clock.now(),
   });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  const batches: BatchDeps = {
+    store: deps.storage.batches,
+    settings: deps.config.batches,
+    clock: deps.clock,
+    publicUrl: deps.config.publicGatewayUrl,
+    // The one check of a batch line's model: per-app allow lists (CONTRACT 6.5) plug in here.
+    modelAllowed: () => true,
+  };
+  const tickets = new BatchTickets();
+  const live = new LiveTraffic();
   if (deps.metricsRegistry !== undefined)
     registerMetricsRoute(app, deps.metricsRegistry, deps.config.metrics.token);
 
@@ -82,7 +96,8 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
     v1.setErrorHandler(respondWithError);
     if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
-    v1.addHook('onRequest', createAuthHook(deps.verifier));
+    v1.addHook('onRequest', live.hook);
+    v1.addHook('onRequest', createAuthHook(deps.verifier, tickets));
     countRequestsWithoutRun(v1, deps.metrics);
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
     // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
@@ -92,6 +107,14 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       else void backlog.then(() => done(), done);
     });
     await registerDoors(v1, deps);
+    await registerBatchRoutes(v1, batches);
+  });
+  runBatches(app, {
+    ...batches,
+    tickets,
+    live,
+    flushLedger: () => deps.recorder.flush(),
+    logger: deps.logger,
   });
   return app;
 }

@@ -1,3 +1,4 @@
+import type { BatchStore } from './batch-store.ts';
 import type { LedgerInsights } from './ledger-insights.ts';
 
 /**
@@ -80,7 +81,7 @@ export interface UsageRecord extends CacheTokens {
   requestId: string;
   app: string;
   operation: Operation;
-  /** The door the request came through: `native`, `openai` or `anthropic` (the gateway's FrontDoor). */
+  /** The door the request came through: `native`, `openai`, `anthropic`, `responses` or `mcp` (the gateway's FrontDoor). */
   frontDoor: string;
   task: string | null;
   provider: string | null;
@@ -104,8 +105,19 @@ export interface UsageRecord extends CacheTokens {
   /** For an `mcp_tool` row (CONTRACT 5.7): the upstream MCP server and its tool; null otherwise. */
   mcpServer: string | null;
   mcpTool: string | null;
+  /** The batch the request belongs to (CONTRACT 6.7); absent or null for a live request. */
+  batchId?: string | null;
   attempts: UsageAttempt[];
 }
+
+/**
+ * A request admitted and not yet recorded (CONTRACT 6.8): what its row says if the worker serving
+ * it dies first (status 500, `worker_lost`), so that every admitted request still has one row.
+ */
+export type HeldRun = Pick<
+  UsageRecord,
+  'id' | 'requestId' | 'app' | 'operation' | 'frontDoor' | 'task' | 'createdAt'
+>;
 
 export interface UsageQuery {
   app?: string;
@@ -118,8 +130,16 @@ export interface UsageQuery {
   limit: number;
 }
 
-/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows. */
-export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor' | 'deployment' | 'tool';
+/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows; `batch`: the batch id (6.7), null for live rows. */
+export type UsageGroup =
+  | 'day'
+  | 'provider'
+  | 'model'
+  | 'operation'
+  | 'frontDoor'
+  | 'deployment'
+  | 'tool'
+  | 'batch';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -139,6 +159,7 @@ export interface UsageTotalsRow {
   frontDoor?: string;
   deployment?: string | null;
   tool?: string | null;
+  batch?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;
@@ -212,6 +233,8 @@ export interface Storage {
   insights: LedgerInsights;
   subscribers: SubscriberStore;
   sessionRevocations: SessionRevocations;
+  /** Files, batches and their requests (CONTRACT 6.7). */
+  batches: BatchStore;
   /** Cheap liveness check for health reports. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -29,6 +29,7 @@ export interface RequestRow {
   deployment: string | null;
   mcp_server: string | null;
   mcp_tool: string | null;
+  batch_id?: string | null;
 }
 
 export interface AttemptRow {
@@ -77,6 +78,7 @@ export const REQUEST_COLUMNS = [
   'deployment',
   'mcp_server',
   'mcp_tool',
+  'batch_id',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -126,6 +128,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.deployment,
     r.mcpServer,
     r.mcpTool,
+    r.batchId ?? null,
   ];
 }
 
@@ -199,6 +202,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     costSavedUsd: Number(row.cost_saved_usd ?? 0),
     mcpServer: row.mcp_server ?? null,
     mcpTool: row.mcp_tool ?? null,
+    ...(row.batch_id === null || row.batch_id === undefined ? {} : { batchId: row.batch_id }),
     attempts: attempts.map(toAttempt),
   };
 }
@@ -211,6 +215,7 @@ export interface TotalsRowRaw {
   front_door?: string;
   deployment?: string | null;
   tool?: string | null;
+  batch_id?: string | null;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
@@ -249,6 +254,7 @@ const GROUP_COLUMNS = {
   frontDoor: 'front_door',
   deployment: 'deployment',
   tool: 'tool',
+  batch: 'batch_id',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
 
 /** An MCP call's `server__tool`, as the rollups name it; null for any other row. */

@@ -90,6 +90,17 @@ describe("Gemini door: errors in Google's shape", () => {
     ]);
   });
 
+  it("an upstream's per-minute limit that outlasts the retries: 429 RESOURCE_EXHAUSTED with the wait it named", async () => {
+    slots.gemini.failNext(20, { status: 429, body: geminiFixture('error-429-per-minute.json') });
+    const reply = await post(slots.gw, '/v1beta/models/provider-b/gemini-2.5-flash:generateContent', hello);
+    assert.equal(reply.statusCode, 429, reply.body);
+    const error = reply.json().error;
+    assert.equal(error.status, 'RESOURCE_EXHAUSTED');
+    const seconds = Number(reply.headers['retry-after']);
+    assert.ok(seconds >= 1, String(seconds));
+    assert.equal(error.details[0].retryDelay, `${seconds}s`);
+  });
+
   it('an upstream that keeps failing: 503 UNAVAILABLE (Google has no 502)', async () => {
     slots.openai.failNext(20, { status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
     const reply = await post(slots.gw, '/v1beta/models/provider-a/gpt-4o-mini:generateContent', hello);

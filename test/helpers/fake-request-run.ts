@@ -107,7 +107,7 @@ export function startRun(
     registry,
     priceBook: { resolve: () => ({ price: { inputPerMTok: 1, outputPerMTok: 1 }, source: 'config' }) },
     caller,
-    recorder: { record: (record: UsageRecord) => records.push(record) },
+    recorder: { record: (record: UsageRecord) => records.push(record), admitted: () => {} },
     limiter,
     tokenizer: CHARACTER_TOKENIZER,
     clock: systemClock,

@@ -34,7 +34,7 @@ export function serveChat<R extends DoorChatRequest>(
 ): Promise<FastifyReply> {
   const lane = door.passThrough;
   if (lane === undefined) return serveTranslated(request, reply, deps, door);
-  const read = lane.read(request.body);
+  const read = lane.read(request.body, request);
   const address = resolveModelField(deps, read.model);
   const cache = deps.responseCache.policyFor(request.appName, address.task, request.headers[CACHE_HEADER]);
   const input = laneInput(request, deps, door, lane, read, address);

@@ -43,7 +43,10 @@ export function startRequestRun(
   const clock = deps.clock;
   const run = new RequestRun(deps, {
     // The response id is the ledger's primary key: time-ordered, so rows are appended in order.
-    id: newTimeOrderedId(ID_PREFIX[start.operation]),
+    // A batch request's id is fixed by its batch, so that a request run again after a crash meets
+    // its first row in the ledger instead of adding a second (CONTRACT 6.7).
+    id: request.batchTicket?.ledgerId ?? newTimeOrderedId(ID_PREFIX[start.operation]),
+    batchId: request.batchTicket?.batchId,
     requestId: request.id,
     app: request.appName,
     operation: start.operation,

@@ -41,11 +41,13 @@ export interface RelayedEvent {
   usage?: ReportedUsage;
   finishReason?: FinishReason;
   failure?: ProviderError;
-  /** The event the door adds the request's cost to (Anthropic's is always `message_delta`; Gemini's last chunk). */
-  costed?: boolean;
+  /**
+   * The event where the client is told the request's cost (Anthropic's `message_delta`, whose
+   * `usage` gains `cost_usd`): the relay says which, the door's frames say how.
+   */
+  carriesCost?: boolean;
 }
 
-/** A same-vendor lane's relay; `message` and `stream` as below (Anthropic's Messages, Gemini's generateContent). */
 export interface MessagesRelay {
   /** A non-streamed Messages request; rejects with ProviderError as `chat` does. */
   message(call: MessagesRelayCall, context: CallContext): Promise<RelayedMessage>;

@@ -5,6 +5,7 @@ import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteAppStore } from './sqlite-app-store.ts';
+import { SqliteBatchStore } from './sqlite-batch-store.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 import { SqliteStoredResponses } from './sqlite-stored-responses.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
@@ -37,6 +38,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       subscribers: new SqliteSubscriberStore(db),
       sessionRevocations: new SqliteSessionRevocations(db),
       responses: new SqliteStoredResponses(db),
+      batches: new SqliteBatchStore(db),
       ping: async () => {
         ping.get();
       },

@@ -3,6 +3,7 @@ import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { PgAppStore } from './pg-app-store.ts';
+import { PgBatchStore } from './pg-batch-store.ts';
 import { PgConnections } from './pg-connections.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { PgSessionRevocations } from './pg-session-revocations.ts';
@@ -47,6 +48,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
       subscribers: new PgSubscriberStore(connections),
       sessionRevocations: new PgSessionRevocations(connections),
       responses: new PgStoredResponses(connections),
+      batches: new PgBatchStore(connections),
       ping: async () => {
         await connections.query('SELECT 1');
       },

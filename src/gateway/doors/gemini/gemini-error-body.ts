@@ -1,14 +1,23 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { toApiError } from '../../../platform/error-handler.ts';
 import { ApiError, type ErrorEnvelope } from '../../../platform/errors.ts';
-import { passUpstreamRejection } from '../upstream-rejection.ts';
+import {
+  type ContextOverflowFault,
+  DEFAULT_RETRY_AFTER_MS,
+  readOverflowMessage,
+  retryAfterSeconds,
+} from '../../domain/agent-fault.ts';
+import { faultOf } from '../../services/upstream/agent-fault-error.ts';
+import { toDoorError } from '../agent-fault-status.ts';
 
 /**
  * The gateway's errors in Google's shape (google.rpc.Status as the Gemini API writes it):
  * `{error: {code, message, status, details?}}`, where `status` is the canonical code's name
  * (CONTRACT 6.3). Google has no 502: a failed upstream is 503 `UNAVAILABLE`, the gateway's own
  * fault 500 `INTERNAL` (6.9). A 429 carries `Retry-After` and a `google.rpc.RetryInfo` detail,
- * which Google's SDKs and Gemini CLI read to back off (6.1).
+ * which Google's SDKs and Gemini CLI read to back off (6.1). The agent faults (an upstream's rate
+ * limit that outlasted the retries, a prompt past the window: domain/agent-fault.ts) are said in
+ * Google's words, as each door says them in its vendor's.
  */
 export interface GeminiErrorBody {
   error: { code: number; message: string; status: string; details?: Record<string, unknown>[] };
@@ -36,22 +45,6 @@ const STATUS_NAMES: Readonly<Record<number, string>> = {
 
 const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
 
-/** Seconds a client is told to wait when neither the gateway nor the upstream said how long. */
-const DEFAULT_RETRY_SECONDS = 1;
-
-/**
- * What a prompt past the model's window reads like in each vendor's 400 (OpenAI's
- * `context_length_exceeded`, Anthropic's `prompt is too long`, Google's own), with the figures
- * when the message gives them.
- */
-const OVERFLOW =
-  /context[_ ]length|context window|prompt is too long|input token count|too many (input )?tokens/i;
-const FIGURES = /(\d[\d,]*)\s*tokens?\s*>\s*(\d[\d,]*)|(\d[\d,]*) tokens.*?maximum[^\d]*(\d[\d,]*)/i;
-/** OpenAI's wording names the window first: `maximum context length is M tokens … resulted in N tokens`. */
-/** Google's own: `The input token count (N) exceeds the maximum number of tokens allowed (M).` */
-const GOOGLE_FIGURES = /\((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/;
-const OPENAI_FIGURES = /maximum context length is (\d[\d,]*) tokens.*?(\d[\d,]*) tokens/is;
-
 /** The HTTP status and the body for an error, with the headers it needs. */
 export interface GeminiError {
   status: number;
@@ -67,12 +60,15 @@ export interface GeminiError {
 export function toGeminiError(error: ApiError): GeminiError {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(error.headers ?? {})) headers[name] = String(value);
-  const upstreamStatus = (error.details as { status?: unknown } | undefined)?.status;
+  const fault = faultOf(error) ?? (error.statusCode === 400 ? readOverflowMessage(error.message) : undefined);
   let status = error.statusCode;
   if (error.code === 'upstream_error' || error.code === 'json_validation_failed') status = 503;
-  if (error.code === 'upstream_error' && upstreamStatus === 429) status = 429;
   if (error.code === 'provider_unavailable' || error.code === 'shutting_down') status = 503;
-  const message = status === 400 ? (overflowMessage(error.message) ?? error.message) : error.message;
+  // An upstream's 429 that is no agent fault (a daily quota: not worth retrying soon) is still Google's 429.
+  const upstreamStatus = (error.details as { status?: unknown } | undefined)?.status;
+  if (fault?.kind === 'rate_limit' || (error.code === 'upstream_error' && upstreamStatus === 429))
+    status = 429;
+  const message = fault?.kind === 'context_overflow' ? overflowMessage(fault) : error.message;
   const body: GeminiErrorBody = {
     error: {
       code: status,
@@ -81,7 +77,8 @@ export function toGeminiError(error: ApiError): GeminiError {
     },
   };
   if (status === 429) {
-    const seconds = retrySeconds(headers['retry-after']);
+    const waitMs = fault?.kind === 'rate_limit' ? fault.retryAfterMs : Number(headers['retry-after']) * 1000;
+    const seconds = retryAfterSeconds(Number.isFinite(waitMs) ? waitMs : DEFAULT_RETRY_AFTER_MS);
     headers['retry-after'] = String(seconds);
     body.error.details = [{ '@type': RETRY_INFO, retryDelay: `${seconds}s` }];
   }
@@ -104,7 +101,7 @@ export function geminiErrorHandler(
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const apiError = passUpstreamRejection(toApiError(error));
+  const apiError = toDoorError(toApiError(error));
   if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
   const answer = toGeminiError(apiError);
   return reply
@@ -114,23 +111,9 @@ export function geminiErrorHandler(
     .send(answer.body);
 }
 
-/** Google's words for a prompt past the window, with the counts when the upstream gave them. */
-function overflowMessage(message: string): string | undefined {
-  // The figures are near the start of every vendor's message; a bounded head keeps the scans linear.
-  const head = message.slice(0, 2000);
-  if (!OVERFLOW.test(head)) return undefined;
-  const google = GOOGLE_FIGURES.exec(head);
-  const openai = OPENAI_FIGURES.exec(head);
-  const figures = FIGURES.exec(head);
-  const count = google?.[1] ?? openai?.[2] ?? figures?.[1] ?? figures?.[3];
-  const limit = google?.[2] ?? openai?.[1] ?? figures?.[2] ?? figures?.[4];
-  if (count === undefined || limit === undefined)
-    return `The input token count exceeds the maximum number of tokens allowed. (${message})`;
-  const plain = (n: string) => n.replaceAll(',', '');
-  return `The input token count (${plain(count)}) exceeds the maximum number of tokens allowed (${plain(limit)}).`;
-}
-
-function retrySeconds(header: string | undefined): number {
-  const seconds = header === undefined ? Number.NaN : Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? Math.ceil(seconds) : DEFAULT_RETRY_SECONDS;
+/** Google's words for a prompt past the window, with the counts when they are known (6.1, 6.9). */
+function overflowMessage(fault: ContextOverflowFault): string {
+  if (fault.promptTokens === undefined || fault.maxTokens === undefined)
+    return 'The input token count exceeds the maximum number of tokens allowed.';
+  return `The input token count (${fault.promptTokens}) exceeds the maximum number of tokens allowed (${fault.maxTokens}).`;
 }

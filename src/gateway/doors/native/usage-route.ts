@@ -22,6 +22,11 @@ const TotalsRow = Type.Object({
       description: "an MCP tool call's server__tool; null for other requests",
     }),
   ),
+  batch: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'the batch a request belonged to (CONTRACT 6.7); null for live requests',
+    }),
+  ),
   requests: Type.Integer(),
   errors: Type.Integer(),
   tokensIn: Type.Integer({ description: 'every input token, prompt-cache reads and writes included' }),
@@ -39,7 +44,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
     {
       schema: {
         summary:
-          "The calling app's own usage totals by day, provider, model, operation, front door, deployment or MCP tool",
+          "The calling app's own usage totals by day, provider, model, operation, front door, deployment, MCP tool or batch",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -50,7 +55,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, batch (default: day)',
               }),
             ),
           },

@@ -75,7 +75,7 @@ export class GeminiRelay implements MessagesRelay {
         if (answer?.finishReason !== undefined) {
           event.finishReason = answer.finishReason;
           // The chunk that ends the answer carries the request's cost (`usageMetadata.costUsd`).
-          event.costed = true;
+          event.carriesCost = true;
         }
       }
       yield event;
