@@ -13,6 +13,7 @@ import type { BatchDeps } from './batches/batch-deps.ts';
 import { LiveTraffic } from './batches/live-traffic.ts';
 import { registerBatchRoutes, runBatches } from './batches/register-batches.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
+import { registerGeminiDoor } from './doors/gemini/gemini-door.ts';
 import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
 import { registerLivenessRoute } from './doors/native/liveness-route.ts';
 import { registerNativeDoor } from './doors/native/native-door.ts';
@@ -129,4 +130,5 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
     new ResponseMemory(deps.storage.responses, deps.config.usage, deps.clock),
   );
   await registerMcpDoor(v1, { ...deps, version: GATEWAY_API_VERSION });
+  await registerGeminiDoor(v1, deps);
 }
