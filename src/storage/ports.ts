@@ -1,3 +1,4 @@
+import type { GovernanceStore } from './governance-ports.ts';
 import type { LedgerInsights } from './ledger-insights.ts';
 
 /**
@@ -205,6 +206,8 @@ export interface StoredResponses {
 
 export interface Storage {
   apps: AppStore;
+  /** Teams, apps' settings and keys, team tokens, the audit log (CONTRACT 6.5). */
+  governance: GovernanceStore;
   /** Responses API answers kept with `store: true`. */
   responses: StoredResponses;
   usage: UsageLedger;

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
+import { SqlAppStore } from '../sql-app-store.ts';
+import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
-import { SqliteAppStore } from './sqlite-app-store.ts';
+import { SqliteExecutor } from './sqlite-executor.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 import { SqliteStoredResponses } from './sqlite-stored-responses.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
@@ -29,9 +31,14 @@ export function openSqliteStorage(dataDir: string): Storage {
           requestInsert: REQUEST_INSERT,
           attemptInsert: ATTEMPT_INSERT,
         });
+  // Governance writes are transactions that await between statements: on a connection of their
+  // own (the file's), so no other store's statement can land inside one (sqlite-executor.ts).
+  const governanceDb = dataDir === ':memory:' ? db : openSqlite(dataDir);
+  const governance = new SqliteExecutor(governanceDb);
   return reportUnavailable(
     {
-      apps: new SqliteAppStore(db),
+      apps: new SqlAppStore(governance),
+      governance: new SqlGovernanceStore(governance),
       usage: new SqliteUsageLedger(db, writer),
       insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
       subscribers: new SqliteSubscriberStore(db),
@@ -42,6 +49,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       },
       close: async () => {
         await writer?.close();
+        if (governanceDb !== db && governanceDb.isOpen) governanceDb.close();
         if (db.isOpen) db.close();
       },
     },
