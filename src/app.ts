@@ -7,6 +7,10 @@ import { CredentialVerifier, type CredentialVerifierOptions } from './gateway/au
 import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
+import { applyGovernanceSeeds } from './gateway/governance/apply-governance-seeds.ts';
+import { GovernanceCache } from './gateway/governance/governance-cache.ts';
+import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
+import { KeyUseRecorder } from './gateway/governance/key-use-recorder.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -40,6 +44,9 @@ export interface Application {
   registry: ProviderRegistry;
   recorder: UsageRecorder;
   verifier: CredentialVerifier;
+  /** Teams, apps and keys as this instance holds them (CONTRACT 6.5). */
+  governance: GovernanceCache;
+  keyUses: KeyUseRecorder;
   gateway: FastifyInstance | undefined;
   site: FastifyInstance | undefined;
   /**
@@ -104,6 +111,17 @@ async function buildOpening(
   const admin = new AppAdmin(storage.apps, clock);
   await admin.applySeeds(config.apps);
   await createDemoAppIfEmpty(admin, config, logger);
+  const seeded = await applyGovernanceSeeds(config, storage.governance, clock.now());
+  for (const team of seeded.teamsKeptFromApi)
+    logger.warn(
+      { team },
+      'a team of the configuration was made through the admin API: the stored one is kept',
+    );
+  const governance = new GovernanceCache(storage.governance, logger.child({ component: 'governance' }));
+  await governance.start();
+  opened.push(() => governance.stop());
+  const keyUses = new KeyUseRecorder(storage.governance, logger.child({ component: 'governance' }));
+  opened.push(() => keyUses.close());
 
   const shared = await openSharedState(config, logger, () => clock.now());
   opened.push(() => shared.close());
@@ -125,7 +143,12 @@ async function buildOpening(
     config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
   );
   opened.push(() => recorder.flush({ final: true }));
-  const verifier = new CredentialVerifier(storage.apps, clock, options.credentialChecks);
+  const verifier = new CredentialVerifier(
+    keysFromGovernance(governance, storage.apps),
+    clock,
+    options.credentialChecks,
+    keyUses.note,
+  );
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
   const balancer = new DeploymentBalancer({
@@ -166,6 +189,7 @@ async function buildOpening(
     (app, limit, now) => refusals.count(app, limit, now),
   );
   const deps = {
+    governance,
     limiter,
     tokenizer,
     config,
@@ -212,6 +236,8 @@ async function buildOpening(
     registry,
     recorder,
     verifier,
+    governance,
+    keyUses,
     gateway,
     site,
     sharedCounting: () => shared.sharedCounting(),
@@ -228,6 +254,10 @@ async function buildOpening(
       stopRetention();
       // No request is left to count for: the servers have closed.
       await tokenizer.close();
+      governance.stop();
+      await keyUses
+        .close()
+        .catch((error: unknown) => logger.warn({ err: error }, "keys' last use not written"));
       await recorder.flush({ final: true });
       await refusals
         .close()

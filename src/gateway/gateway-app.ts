@@ -81,7 +81,10 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
     v1.setErrorHandler(respondWithError);
     if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
-    v1.addHook('onRequest', createAuthHook(deps.verifier));
+    v1.addHook(
+      'onRequest',
+      createAuthHook(deps.verifier, (app) => deps.governance?.snapshot.app(app)?.team),
+    );
     countRequestsWithoutRun(v1, deps.metrics);
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
     // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).

@@ -1,14 +1,20 @@
 import { AppExistsError, type AppRecord, type AppStore } from './ports.ts';
-import { type SqlExecutor, type SqlRow, toNullableNumber, toNumber } from './sql-executor.ts';
+import {
+  all,
+  run,
+  type SqlExecutor,
+  type SqlRow,
+  type Statement,
+  toNullableNumber,
+  toNumber,
+} from './sql-executor.ts';
 
 /**
  * The next governance version, taken inside the writer's transaction: the clock's row lock orders
  * writers, so versions commit in the order they are taken (migration 009, decision 0026).
  */
-export async function nextVersion(tx: SqlExecutor): Promise<number> {
-  const rows = await tx.all(
-    'UPDATE governance_clock SET version = version + 1 WHERE id = 1 RETURNING version',
-  );
+export function* nextVersion(): Generator<Statement, number, SqlRow[]> {
+  const rows = yield all('UPDATE governance_clock SET version = version + 1 WHERE id = 1 RETURNING version');
   return toNumber(rows[0]?.version);
 }
 
@@ -43,41 +49,41 @@ export class SqlAppStore implements AppStore {
   }
 
   async createApp(name: string, secretHash: string, at: number): Promise<void> {
-    const created = await this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      const inserted = await tx.run(
+    const created = await this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      const inserted = yield run(
         'INSERT INTO apps (name, secret_hash, created_at, version) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
         [name, secretHash, at, version],
       );
       if (inserted === 0) return false;
-      await writePrimaryKey(tx, name, secretHash, at, version);
+      yield* writePrimaryKey(name, secretHash, at, version);
       return true;
     });
     if (!created) throw new AppExistsError(name);
   }
 
   async setSecret(name: string, secretHash: string, at: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      const changed = await tx.run(
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      const changed = yield run(
         'UPDATE apps SET secret_hash = ?, rotated_at = ?, revoked_at = NULL, version = ? WHERE name = ?',
         [secretHash, at, version, name],
       );
       if (changed === 0) return false;
-      await writePrimaryKey(tx, name, secretHash, at, version);
+      yield* writePrimaryKey(name, secretHash, at, version);
       return true;
     });
   }
 
   async replaceSecretHash(name: string, expected: string, secretHash: string): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      const changed = await tx.run(
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      const changed = yield run(
         'UPDATE apps SET secret_hash = ?, version = ? WHERE name = ? AND secret_hash = ? AND revoked_at IS NULL',
         [secretHash, version, name, expected],
       );
       if (changed === 0) return false;
-      await tx.run(
+      yield run(
         "UPDATE app_keys SET secret_hash = ?, version = ? WHERE app = ? AND id = 'primary' AND secret_hash = ?",
         [secretHash, version, name, expected],
       );
@@ -86,10 +92,10 @@ export class SqlAppStore implements AppStore {
   }
 
   async revokeApp(name: string, at: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
       return (
-        (await tx.run('UPDATE apps SET revoked_at = ?, version = ? WHERE name = ? AND revoked_at IS NULL', [
+        (yield run('UPDATE apps SET revoked_at = ?, version = ? WHERE name = ? AND revoked_at IS NULL', [
           at,
           version,
           name,
@@ -100,19 +106,18 @@ export class SqlAppStore implements AppStore {
 }
 
 /** Key `primary` holds the app's own secret again: not revoked, no end. */
-async function writePrimaryKey(
-  tx: SqlExecutor,
+function* writePrimaryKey(
   app: string,
   secretHash: string,
   at: number,
   version: number,
-): Promise<void> {
-  const updated = await tx.run(
+): Generator<Statement, void, number> {
+  const updated = yield run(
     "UPDATE app_keys SET secret_hash = ?, created_at = ?, expires_at = NULL, revoked_at = NULL, version = ? WHERE app = ? AND id = 'primary'",
     [secretHash, at, version, app],
   );
   if (updated === 0)
-    await tx.run(
+    yield run(
       "INSERT INTO app_keys (app, id, name, secret_hash, created_at, version) VALUES (?, 'primary', 'primary', ?, ?, ?)",
       [app, secretHash, at, version],
     );

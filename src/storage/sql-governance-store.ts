@@ -13,7 +13,7 @@ import {
   type TeamTokenRecord,
 } from './governance-ports.ts';
 import { nextVersion } from './sql-app-store.ts';
-import { type SqlExecutor, type SqlRow, toNullableNumber, toNumber } from './sql-executor.ts';
+import { all, run, type SqlExecutor, type SqlRow, toNullableNumber, toNumber } from './sql-executor.ts';
 
 function settingsOf(value: unknown): EntitySettings {
   if (typeof value !== 'string' || value === '') return {};
@@ -101,14 +101,14 @@ export class SqlGovernanceStore implements GovernanceStore {
 
   /** In one transaction, so the version answered covers exactly the rows read. */
   changesSince(since: number): Promise<GovernanceChanges> {
-    return this.#sql.transaction(async (tx) => {
-      const clock = await tx.all('SELECT version FROM governance_clock WHERE id = 1');
+    return this.#sql.transaction(function* () {
+      const clock = yield all('SELECT version FROM governance_clock WHERE id = 1');
       return {
         version: toNumber(clock[0]?.version ?? 0),
-        teams: (await tx.all('SELECT * FROM teams WHERE version > ?', [since])).map(toTeam),
-        apps: (await tx.all(`SELECT ${APP_COLUMNS} FROM apps WHERE version > ?`, [since])).map(toAppSettings),
-        keys: (await tx.all('SELECT * FROM app_keys WHERE version > ?', [since])).map(toKey),
-        tokens: (await tx.all('SELECT * FROM team_tokens WHERE version > ?', [since])).map(toToken),
+        teams: (yield all('SELECT * FROM teams WHERE version > ?', [since])).map(toTeam),
+        apps: (yield all(`SELECT ${APP_COLUMNS} FROM apps WHERE version > ?`, [since])).map(toAppSettings),
+        keys: (yield all('SELECT * FROM app_keys WHERE version > ?', [since])).map(toKey),
+        tokens: (yield all('SELECT * FROM team_tokens WHERE version > ?', [since])).map(toToken),
       };
     });
   }
@@ -123,10 +123,10 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   createTeam(name: string, settings: EntitySettings, source: EntitySource, at: number): Promise<TeamRecord> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
       // A deleted team's row is taken over by the new team of that name.
-      const changed = await tx.run(
+      const changed = yield run(
         `INSERT INTO teams (name, settings, source, created_at, updated_at, version) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, source = excluded.source,
            created_at = excluded.created_at, updated_at = excluded.updated_at, deleted_at = NULL,
@@ -140,9 +140,9 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   resetConfigTeam(name: string, settings: EntitySettings, at: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      const changed = await tx.run(
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      const changed = yield run(
         `INSERT INTO teams (name, settings, source, created_at, updated_at, version) VALUES (?, ?, 'config', ?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET settings = excluded.settings, source = 'config',
            updated_at = excluded.updated_at, deleted_at = NULL, version = excluded.version
@@ -154,9 +154,9 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   updateTeam(name: string, settings: EntitySettings, at: number): Promise<TeamRecord | undefined> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      const rows = await tx.all(
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      const rows = yield all(
         'UPDATE teams SET settings = ?, updated_at = ?, version = ? WHERE name = ? AND deleted_at IS NULL RETURNING *',
         [JSON.stringify(settings), at, version, name],
       );
@@ -165,20 +165,21 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   deleteTeam(name: string, force: boolean, at: number): Promise<TeamDeletion> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      const apps = await tx.all('SELECT name FROM apps WHERE team = ? AND revoked_at IS NULL', [name]);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      const apps = yield all('SELECT name FROM apps WHERE team = ? AND revoked_at IS NULL', [name]);
       if (apps.length > 0 && !force) return 'has_apps';
-      const deleted = await tx.run(
+      const deleted = yield run(
         'UPDATE teams SET deleted_at = ?, version = ? WHERE name = ? AND deleted_at IS NULL',
         [at, version, name],
       );
       if (deleted === 0) return 'not_found';
-      await tx.run('UPDATE apps SET team = NULL, version = ? WHERE team = ?', [version, name]);
-      await tx.run(
-        'UPDATE team_tokens SET revoked_at = ?, version = ? WHERE team = ? AND revoked_at IS NULL',
-        [at, version, name],
-      );
+      yield run('UPDATE apps SET team = NULL, version = ? WHERE team = ?', [version, name]);
+      yield run('UPDATE team_tokens SET revoked_at = ?, version = ? WHERE team = ? AND revoked_at IS NULL', [
+        at,
+        version,
+        name,
+      ]);
       return 'deleted';
     });
   }
@@ -200,16 +201,16 @@ export class SqlGovernanceStore implements GovernanceStore {
     name: string,
     change: { team: string | null; settings: EntitySettings; source?: EntitySource },
   ): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
       const settings = JSON.stringify(change.settings);
       const changed =
         change.source === undefined
-          ? await tx.run(
+          ? yield run(
               'UPDATE apps SET team = ?, settings = ?, version = ? WHERE name = ? AND revoked_at IS NULL',
               [change.team, settings, version, name],
             )
-          : await tx.run(
+          : yield run(
               'UPDATE apps SET team = ?, settings = ?, source = ?, version = ? WHERE name = ? AND revoked_at IS NULL',
               [change.team, settings, change.source, version, name],
             );
@@ -227,17 +228,17 @@ export class SqlGovernanceStore implements GovernanceStore {
     key: Omit<KeyRecord, 'version' | 'lastUsedAt' | 'revokedAt'>,
     maxLive: number,
   ): Promise<KeyCreation> {
-    return this.#sql.transaction(async (tx) => {
+    return this.#sql.transaction(function* () {
       // The clock's row lock first: two creations for one app take turns, so the count is exact.
-      const version = await nextVersion(tx);
-      const app = await tx.all('SELECT 1 FROM apps WHERE name = ? AND revoked_at IS NULL', [key.app]);
+      const version = yield* nextVersion();
+      const app = yield all('SELECT 1 FROM apps WHERE name = ? AND revoked_at IS NULL', [key.app]);
       if (app.length === 0) return 'no_app';
-      const live = await tx.all(
+      const live = yield all(
         'SELECT count(*) AS n FROM app_keys WHERE app = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)',
         [key.app, key.createdAt],
       );
       if (toNumber(live[0]?.n ?? 0) >= maxLive) return 'too_many';
-      const inserted = await tx.run(
+      const inserted = yield run(
         `INSERT INTO app_keys (app, id, name, secret_hash, created_at, expires_at, version)
          VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app, id) DO NOTHING`,
         [key.app, key.id, key.name, key.secretHash, key.createdAt, key.expiresAt, version],
@@ -247,10 +248,10 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   revokeKey(app: string, id: string, at: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
       return (
-        (await tx.run(
+        (yield run(
           'UPDATE app_keys SET revoked_at = ?, version = ? WHERE app = ? AND id = ? AND revoked_at IS NULL',
           [at, version, app, id],
         )) > 0
@@ -259,10 +260,10 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   endKeyBy(app: string, id: string, at: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
       return (
-        (await tx.run(
+        (yield run(
           `UPDATE app_keys SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > ? THEN ? ELSE expires_at END,
              version = ? WHERE app = ? AND id = ? AND revoked_at IS NULL`,
           [at, at, version, app, id],
@@ -274,9 +275,9 @@ export class SqlGovernanceStore implements GovernanceStore {
   async touchKeys(uses: readonly { app: string; id: string; minute: number }[]): Promise<void> {
     if (uses.length === 0) return;
     // No version: the last use is read by the admin API from the store, never from the caches.
-    await this.#sql.transaction(async (tx) => {
+    await this.#sql.transaction(function* () {
       for (const use of uses)
-        await tx.run(
+        yield run(
           'UPDATE app_keys SET last_used_at = ? WHERE app = ? AND id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
           [use.minute, use.app, use.id, use.minute],
         );
@@ -284,9 +285,9 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   createTeamToken(token: Omit<TeamTokenRecord, 'version' | 'revokedAt'>): Promise<void> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
-      await tx.run(
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
+      yield run(
         'INSERT INTO team_tokens (id, team, name, token_hash, created_at, version) VALUES (?, ?, ?, ?, ?, ?)',
         [token.id, token.team, token.name, token.tokenHash, token.createdAt, version],
       );
@@ -300,10 +301,10 @@ export class SqlGovernanceStore implements GovernanceStore {
   }
 
   revokeTeamToken(team: string, id: string, at: number): Promise<boolean> {
-    return this.#sql.transaction(async (tx) => {
-      const version = await nextVersion(tx);
+    return this.#sql.transaction(function* () {
+      const version = yield* nextVersion();
       return (
-        (await tx.run(
+        (yield run(
           'UPDATE team_tokens SET revoked_at = ?, version = ? WHERE team = ? AND id = ? AND revoked_at IS NULL',
           [at, version, team, id],
         )) > 0

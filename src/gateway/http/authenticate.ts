@@ -3,12 +3,28 @@ import { ApiError } from '../../platform/errors.ts';
 import type { CredentialVerdict, CredentialVerifier } from '../auth/credential-verifier.ts';
 import { ACCEPTED_FORMS, readCredentials } from './read-credentials.ts';
 
+/**
+ * Who a request is (CONTRACT 6.5): its app, the key it came with, and the app's team when it is in
+ * one, as they were when the request was authenticated. Guardrails, batches and the limits read
+ * the team here rather than looking it up again.
+ */
+export interface Principal {
+  app: string;
+  keyId: string;
+  team: string | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated app name (set on /v1 paths). */
     appName: string;
+    /** The authenticated app, key and team (set on /v1 paths). */
+    principal: Principal;
   }
 }
+
+/** The team of an app, as this instance holds it now. */
+export type TeamOf = (app: string) => string | undefined;
 
 /**
  * onRequest hook for /v1: the credentials (any form `readCredentials` accepts) must match.
@@ -19,7 +35,7 @@ declare module 'fastify' {
  * callback rather than `async` so that a credential the cache already knows (nearly every
  * request) costs no promise and no extra turn of the microtask queue.
  */
-export function createAuthHook(verifier: CredentialVerifier) {
+export function createAuthHook(verifier: CredentialVerifier, teamOf: TeamOf = () => undefined) {
   const delayMs = verifier.throttledAnswerDelayMs;
   return function authenticate(
     request: FastifyRequest,
@@ -35,9 +51,10 @@ export function createAuthHook(verifier: CredentialVerifier) {
     const settle = (verdict: CredentialVerdict) => {
       if (verdict.outcome === 'accepted') {
         request.appName = app;
+        request.principal = { app, keyId: verdict.keyId, team: teamOf(app) };
         done();
       } else if (verdict.outcome === 'refused') {
-        done(new ApiError('unauthorized', `invalid app credentials; ${ACCEPTED_FORMS}`));
+        done(new ApiError('unauthorized', refusalMessage(app, verdict)));
       } else {
         const refusal = new ApiError(
           'rate_limited',
@@ -52,4 +69,12 @@ export function createAuthHook(verifier: CredentialVerifier) {
     if ('outcome' in checked) settle(checked);
     else checked.then(settle, done);
   };
+}
+
+/** A wrong secret says nothing; a right secret of a key that ended or was revoked says which and when. */
+function refusalMessage(app: string, verdict: CredentialVerdict & { outcome: 'refused' }): string {
+  if (verdict.reason === undefined) return `invalid app credentials; ${ACCEPTED_FORMS}`;
+  const when = verdict.at === undefined ? '' : ` at ${new Date(verdict.at).toISOString()}`;
+  const what = verdict.reason === 'expired' ? 'expired' : 'was revoked';
+  return `the key '${verdict.keyName ?? ''}' of app '${app}' ${what}${when}; ask for a new key`;
 }

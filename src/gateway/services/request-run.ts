@@ -10,6 +10,7 @@ import type { Admission } from '../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../providers/provider.ts';
 import { ClientClosedError } from './client-closed-error.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
+import { allowedPlan } from './model-access.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import {
   type AbandonedCall,
@@ -131,10 +132,10 @@ export class RequestRun implements CallScope {
     return this.#candidates;
   }
 
-  /** Plans the candidates for the request, or throws the 400 that explains why no slot can serve it. */
+  /** Plans the candidates the app may use (403 outside its allow lists), or the 400 of no slot that can serve it. */
   plan(request: RouteRequest): void {
     try {
-      this.#candidates = planOrFail(this.#deps, request);
+      this.#candidates = allowedPlan(this.#deps, this.app, request, planOrFail(this.#deps, request));
     } catch (error) {
       this.#refused(error);
       throw error;

@@ -1,52 +1,44 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { SqlExecutor, SqlRow } from '../sql-executor.ts';
+import type { SqlExecutor, SqlRow, Statement, TransactionWork } from '../sql-executor.ts';
 
 /**
- * SqlExecutor over one SQLite connection. Statements are prepared once per text. A transaction's
- * work awaits between its statements, so every statement of this executor waits for the
- * transaction in progress (one at a time, in order): another caller's statement can never land
- * inside it, nor its BEGIN inside another's.
+ * SqlExecutor over the embedded database's connection. Statements are prepared once per text; a
+ * transaction runs synchronously from BEGIN IMMEDIATE to COMMIT (see sql-executor.ts).
  */
 export class SqliteExecutor implements SqlExecutor {
   readonly #db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
-  #tail: Promise<unknown> = Promise.resolve();
 
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
 
-  all(sql: string, params: readonly unknown[] = []): Promise<SqlRow[]> {
-    return this.#queued(() => this.#all(sql, params));
+  async all(sql: string, params: readonly unknown[] = []): Promise<SqlRow[]> {
+    return this.#all(sql, params);
   }
 
-  run(sql: string, params: readonly unknown[] = []): Promise<number> {
-    return this.#queued(() => this.#run(sql, params));
+  async run(sql: string, params: readonly unknown[] = []): Promise<number> {
+    return this.#run(sql, params);
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return this.#queued(async () => {
-      this.#db.exec('BEGIN IMMEDIATE');
-      const inside: SqlExecutor = {
-        all: async (sql, params = []) => this.#all(sql, params),
-        run: async (sql, params = []) => this.#run(sql, params),
-        transaction: (nested) => nested(inside),
-      };
-      try {
-        const result = await work(inside);
-        this.#db.exec('COMMIT');
-        return result;
-      } catch (error) {
-        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
-    });
+  async transaction<T>(work: TransactionWork<T>): Promise<T> {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const steps = work();
+      let step = steps.next();
+      while (!step.done) step = steps.next(this.#execute(step.value));
+      this.#db.exec('COMMIT');
+      return step.value;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw error;
+    }
   }
 
-  #queued<T>(work: () => T | Promise<T>): Promise<T> {
-    const next = this.#tail.then(work);
-    this.#tail = next.catch(() => {});
-    return next;
+  #execute(statement: Statement): SqlRow[] | number {
+    return statement.kind === 'all'
+      ? this.#all(statement.sql, statement.params)
+      : this.#run(statement.sql, statement.params);
   }
 
   #prepare(sql: string): StatementSync {

@@ -31,10 +31,7 @@ export function openSqliteStorage(dataDir: string): Storage {
           requestInsert: REQUEST_INSERT,
           attemptInsert: ATTEMPT_INSERT,
         });
-  // Governance writes are transactions that await between statements: on a connection of their
-  // own (the file's), so no other store's statement can land inside one (sqlite-executor.ts).
-  const governanceDb = dataDir === ':memory:' ? db : openSqlite(dataDir);
-  const governance = new SqliteExecutor(governanceDb);
+  const governance = new SqliteExecutor(db);
   return reportUnavailable(
     {
       apps: new SqlAppStore(governance),
@@ -49,7 +46,6 @@ export function openSqliteStorage(dataDir: string): Storage {
       },
       close: async () => {
         await writer?.close();
-        if (governanceDb !== db && governanceDb.isOpen) governanceDb.close();
         if (db.isOpen) db.close();
       },
     },

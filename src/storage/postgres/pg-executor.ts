@@ -1,5 +1,4 @@
-import type pg from 'pg';
-import type { SqlExecutor, SqlRow } from '../sql-executor.ts';
+import type { SqlExecutor, SqlRow, TransactionWork } from '../sql-executor.ts';
 import { numberPlaceholders } from '../sql-ledger-insights.ts';
 import type { PgConnections } from './pg-connections.ts';
 import { inTransaction } from './pg-transaction.ts';
@@ -20,16 +19,16 @@ export class PgExecutor implements SqlExecutor {
     return (await this.#connections.query(numberPlaceholders(sql), [...params])).rowCount ?? 0;
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    return inTransaction(this.#connections, (client) => work(clientExecutor(client)));
+  transaction<T>(work: TransactionWork<T>): Promise<T> {
+    return inTransaction(this.#connections, async (client) => {
+      const steps = work();
+      let step = steps.next();
+      while (!step.done) {
+        const { kind, sql, params } = step.value;
+        const result = await client.query(numberPlaceholders(sql), [...params]);
+        step = steps.next(kind === 'all' ? result.rows : (result.rowCount ?? 0));
+      }
+      return step.value;
+    });
   }
-}
-
-function clientExecutor(client: pg.PoolClient): SqlExecutor {
-  const executor: SqlExecutor = {
-    all: async (sql, params = []) => (await client.query(numberPlaceholders(sql), [...params])).rows,
-    run: async (sql, params = []) => (await client.query(numberPlaceholders(sql), [...params])).rowCount ?? 0,
-    transaction: (work) => work(executor),
-  };
-  return executor;
 }
