@@ -8,6 +8,7 @@ import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
 import { applyGovernanceSeeds } from './gateway/governance/apply-governance-seeds.ts';
+import { governanceAdminOf } from './gateway/governance/governance-admin-of.ts';
 import { GovernanceCache } from './gateway/governance/governance-cache.ts';
 import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
 import { KeyUseRecorder } from './gateway/governance/key-use-recorder.ts';
@@ -221,6 +222,7 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
+        adminGovernance: governanceAdminOf(storage, governance, clock),
         mcpMetrics:
           metricsRegistry === undefined ? undefined : new McpToolMetrics(metricsRegistry, config.mcp),
       })

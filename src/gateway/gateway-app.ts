@@ -7,6 +7,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics/metrics-registry.ts';
 import { registerMetricsRoute } from '../platform/metrics/metrics-route.ts';
 import type { Storage } from '../storage/ports.ts';
+import type { AdminGovernance } from './admin/admin-api-routes.ts';
 import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
@@ -42,6 +43,8 @@ export interface GatewayAppDeps extends GatewayDeps {
   /** Undefined unless an OTLP endpoint is configured. */
   tracing?: GatewayTracing | undefined;
   refusals: RefusalCounter;
+  /** The admin API's teams, apps and keys (CONTRACT 6.5). */
+  adminGovernance: AdminGovernance;
   /** The MCP gateway's tool-call counter; undefined when metrics are off. */
   mcpMetrics?: McpToolMetrics | undefined;
 }
@@ -72,6 +75,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     refusals: deps.refusals,
     limiter: deps.limiter,
     now: () => deps.clock.now(),
+    governance: deps.adminGovernance,
   });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   if (deps.metricsRegistry !== undefined)
