@@ -12,6 +12,7 @@ import { governanceAdminOf } from './gateway/governance/governance-admin-of.ts';
 import { GovernanceCache } from './gateway/governance/governance-cache.ts';
 import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
 import { KeyUseRecorder } from './gateway/governance/key-use-recorder.ts';
+import { limitPoliciesOf } from './gateway/governance/limit-policies.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -188,6 +189,7 @@ async function buildOpening(
     shared.limits,
     () => clock.now(),
     (app, limit, now) => refusals.count(app, limit, now),
+    limitPoliciesOf(governance),
   );
   const deps = {
     governance,

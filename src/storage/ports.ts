@@ -105,6 +105,10 @@ export interface UsageRecord extends CacheTokens {
   /** For an `mcp_tool` row (CONTRACT 5.7): the upstream MCP server and its tool; null otherwise. */
   mcpServer: string | null;
   mcpTool: string | null;
+  /** The person behind the request (CONTRACT 6.5; at most 128 characters, else `sha256:` and a hash). */
+  endUser?: string | null;
+  /** The app's team when the request was made. */
+  team?: string | null;
   attempts: UsageAttempt[];
 }
 
@@ -120,7 +124,16 @@ export interface UsageQuery {
 }
 
 /** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows. */
-export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor' | 'deployment' | 'tool';
+export type UsageGroup =
+  | 'day'
+  | 'provider'
+  | 'model'
+  | 'operation'
+  | 'frontDoor'
+  | 'deployment'
+  | 'tool'
+  /** The person behind a request (CONTRACT 6.5), null when none was named. */
+  | 'endUser';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -140,6 +153,7 @@ export interface UsageTotalsRow {
   frontDoor?: string;
   deployment?: string | null;
   tool?: string | null;
+  endUser?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;

@@ -29,6 +29,8 @@ export interface RequestRow {
   deployment: string | null;
   mcp_server: string | null;
   mcp_tool: string | null;
+  end_user?: string | null;
+  team?: string | null;
 }
 
 export interface AttemptRow {
@@ -77,6 +79,8 @@ export const REQUEST_COLUMNS = [
   'deployment',
   'mcp_server',
   'mcp_tool',
+  'end_user',
+  'team',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -126,6 +130,8 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.deployment,
     r.mcpServer,
     r.mcpTool,
+    r.endUser ?? null,
+    r.team ?? null,
   ];
 }
 
@@ -199,6 +205,9 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     costSavedUsd: Number(row.cost_saved_usd ?? 0),
     mcpServer: row.mcp_server ?? null,
     mcpTool: row.mcp_tool ?? null,
+    // Present only when set: rows of requests that named no end user or team read as before 009.
+    ...(row.end_user == null ? {} : { endUser: row.end_user }),
+    ...(row.team == null ? {} : { team: row.team }),
     attempts: attempts.map(toAttempt),
   };
 }
@@ -211,6 +220,7 @@ export interface TotalsRowRaw {
   front_door?: string;
   deployment?: string | null;
   tool?: string | null;
+  end_user?: string | null;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
@@ -249,6 +259,7 @@ const GROUP_COLUMNS = {
   frontDoor: 'front_door',
   deployment: 'deployment',
   tool: 'tool',
+  endUser: 'end_user',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
 
 /** An MCP call's `server__tool`, as the rollups name it; null for any other row. */

@@ -10,6 +10,7 @@ export const USAGE_GROUPS: readonly UsageGroup[] = [
   'frontDoor',
   'deployment',
   'tool',
+  'endUser',
 ];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_DAYS = 366;

@@ -52,6 +52,9 @@ export class RequestRun implements CallScope {
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   /** The session the request belongs to (CONTRACT 5.6): it keeps the request on one deployment. */
   readonly sessionKey: string | undefined;
+  /** The end user (CONTRACT 6.5), and the app's team when the request was authenticated. */
+  readonly endUser: string | undefined;
+  readonly team: string | undefined;
   /** Monotonic ms when the request reached the gateway. */
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
@@ -106,6 +109,8 @@ export class RequestRun implements CallScope {
     this.task = init.task;
     this.metadata = init.metadata;
     this.sessionKey = init.sessionKey;
+    this.endUser = init.endUser;
+    this.team = init.team;
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
@@ -150,7 +155,7 @@ export class RequestRun implements CallScope {
     this.#input = input;
     const first = this.#candidates[0];
     try {
-      this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
+      this.#admission = await reserveLimits(this.#deps, this, first, input, fromCache);
     } catch (error) {
       this.#refused(error);
       throw error;
@@ -220,10 +225,9 @@ export class RequestRun implements CallScope {
   }
 
   /**
-   * The edge is done with the request: the answer was sent (`cause` undefined), failed
-   * (`cause`), or the client left (a ClientClosedError). Finishes the run if nothing has, ending
-   * held work first; idempotent, and a no-op for a run that was never admitted (it leaves no
-   * record). Every admitted request comes through here, so none leaves without its row.
+   * The edge is done with the request: the answer was sent, failed (`cause`), or the client left
+   * (a ClientClosedError). Finishes the run if nothing has, ending held work first; idempotent, a
+   * no-op for a run never admitted. Every admitted request comes through here, so none leaves without its row.
    */
   async close(cause?: unknown): Promise<void> {
     if (this.#finished || !this.#admitted) return;
@@ -248,8 +252,7 @@ export class RequestRun implements CallScope {
     this.#doneAt = now;
   }
 
-  /** A stream's first event arrived. */
-  markFirstByte(): void {
+  /** A stream's first event arrived. */ markFirstByte(): void {
     this.#firstByteAt = this.#deps.clock.monotonic();
   }
 
@@ -348,6 +351,8 @@ export class RequestRun implements CallScope {
       costSavedUsd: this.#costSavedUsd ?? 0,
       mcpServer: this.#mcpServer,
       mcpTool: this.#mcpTool,
+      endUser: this.endUser ?? null,
+      team: this.team ?? null,
       attempts: this.attempts,
     };
     for (const release of this.#releases) release();

@@ -20,6 +20,12 @@ const TotalsRow = Type.Object({
       description: "an MCP tool call's server__tool; null for other requests",
     }),
   ),
+  endUser: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the end user the request named (x-gateway-end-user, metadata.user_id, user); null when none',
+    }),
+  ),
   requests: Type.Integer(),
   errors: Type.Integer(),
   tokensIn: Type.Integer({ description: 'every input token, prompt-cache reads and writes included' }),
@@ -48,7 +54,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, endUser (default: day)',
               }),
             ),
           },
