@@ -26,18 +26,21 @@ import {
   buildRegistry,
   type ProviderRegistry,
 } from './gateway/providers/registry.ts';
-import { modelAddressingWarnings } from './gateway/services/address-model.ts';
-import { ResponseCache } from './gateway/services/response-cache.ts';
-import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
-import { UsageRecorder } from './gateway/services/usage-recorder.ts';
-import { startUsageRetention } from './gateway/services/usage-retention.ts';
+import { UsageRecorder } from './gateway/services/ledger/usage-recorder.ts';
+import { startUsageRetention } from './gateway/services/ledger/usage-retention.ts';
+import { ResponseCache } from './gateway/services/response-cache/response-cache.ts';
+import { UpstreamCaller } from './gateway/services/upstream/upstream-caller.ts';
+import { modelAddressingWarnings } from './gateway/services/use-cases/address-model.ts';
 import { openSharedState } from './gateway/shared-state.ts';
 import { TokenizerThread } from './gateway/tokenizer/tokenizer-thread.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
+import { answerMetricsForInstance } from './platform/metrics/instance-metrics.ts';
 import { MetricsRegistry } from './platform/metrics/metrics-registry.ts';
+import type { RpcPeer } from './platform/rpc-peer.ts';
+import { openWorkerStorage } from './storage/coordinator/worker-storage.ts';
 import { openStorage } from './storage/open-storage.ts';
-import type { Storage } from './storage/ports.ts';
+import type { HeldRun, Storage } from './storage/ports.ts';
 import type { SharedCountingState } from './storage/redis/redis-availability.ts';
 
 export interface Application {
@@ -72,6 +75,11 @@ export interface BuildOptions {
   tokenizer?: TokenizerThread;
   /** The credential checks' limits (the fuzz answers throttled checks without their delay). */
   credentialChecks?: CredentialVerifierOptions;
+  /**
+   * In a worker of several (CONTRACT 6.8): the channel to the primary, which holds the shared
+   * state (without Redis), the embedded database's one writer and the instance's metrics.
+   */
+  worker?: RpcPeer;
 }
 
 export const DEMO_APP = 'demo';
@@ -108,24 +116,18 @@ async function buildOpening(
   clock: Clock,
   opened: Array<() => unknown>,
 ): Promise<Application> {
-  const storage = await openStorage(config);
+  const worker = options.worker;
+  const storage = worker === undefined ? await openStorage(config) : await openWorkerStorage(config, worker);
   opened.push(() => storage.close());
-  const admin = new AppAdmin(storage.apps, clock);
-  await admin.applySeeds(config.apps);
-  await createDemoAppIfEmpty(admin, config, logger);
-  const seeded = await applyGovernanceSeeds(config, storage.governance, clock.now());
-  for (const team of seeded.teamsKeptFromApi)
-    logger.warn(
-      { team },
-      'a team of the configuration was made through the admin API: the stored one is kept',
-    );
+  // A worker's primary seeded the apps before starting it.
+  if (worker === undefined) await seedApps(storage, config, logger, clock);
   const governance = new GovernanceCache(storage.governance, logger.child({ component: 'governance' }));
   await governance.start();
   opened.push(() => governance.stop());
   const keyUses = new KeyUseRecorder(storage.governance, logger.child({ component: 'governance' }));
   opened.push(() => keyUses.close());
 
-  const shared = await openSharedState(config, logger, () => clock.now());
+  const shared = await openSharedState(config, logger, () => clock.now(), worker);
   opened.push(() => shared.close());
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
@@ -139,11 +141,10 @@ async function buildOpening(
   if (config.surfaces.gateway) {
     for (const warning of modelAddressingWarnings({ config, registry })) logger.warn(warning);
   }
-  const recorder = new UsageRecorder(
-    storage.usage,
-    logger.child({ component: 'usage' }),
-    config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
-  );
+  const recorder = new UsageRecorder(storage.usage, logger.child({ component: 'usage' }), {
+    ...(config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir }),
+    ...(worker === undefined ? {} : { onAdmitted: (run: HeldRun) => worker.notify('run.open', [run]) }),
+  });
   opened.push(() => recorder.flush({ final: true }));
   const verifier = new CredentialVerifier(
     keysFromGovernance(governance, storage.apps),
@@ -153,12 +154,15 @@ async function buildOpening(
   );
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
+  if (metricsRegistry !== undefined && worker !== undefined)
+    answerMetricsForInstance(metricsRegistry, worker);
   const balancer = new DeploymentBalancer({
     health: shared.health,
     inFlight: shared.inFlight,
     retry: config.retry,
     circuit: config.circuit,
     clock,
+    ...(shared.rests === undefined ? {} : { rests: shared.rests }),
   });
   const metrics =
     metricsRegistry === undefined
@@ -275,6 +279,24 @@ async function buildOpening(
       await storage.close();
     },
   };
+}
+
+/** The configured apps, and `demo` when there is none: once per instance, before it serves. */
+export async function seedApps(
+  storage: Storage,
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+): Promise<void> {
+  const admin = new AppAdmin(storage.apps, clock);
+  await admin.applySeeds(config.apps);
+  await createDemoAppIfEmpty(admin, config, logger);
+  const seeded = await applyGovernanceSeeds(config, storage.governance, clock.now());
+  for (const team of seeded.teamsKeptFromApi)
+    logger.warn(
+      { team },
+      'a team of the configuration was made through the admin API: the stored one is kept',
+    );
 }
 
 /**

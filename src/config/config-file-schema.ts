@@ -1,5 +1,6 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
+import { BatchSettingsSchema } from './batch-settings.ts';
 import { McpAppAccessSchema, McpFileSchema } from './mcp-settings.ts';
 import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
 import {
@@ -254,6 +255,7 @@ export const ConfigFileSchema = Type.Object(
       ),
     ),
     json: Type.Optional(Type.Partial(JsonOutputSettingsSchema, strict)),
+    batches: Type.Optional(Type.Partial(BatchSettingsSchema, strict)),
     site: Type.Optional(SiteFile),
     metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),
     tracing: Type.Optional(TracingFileSchema),

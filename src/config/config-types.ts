@@ -1,3 +1,4 @@
+import type { BatchSettings } from './batch-settings.ts';
 import type {
   AppLimits,
   AppSeed,
@@ -108,7 +109,9 @@ export interface SiteSettings extends SiteLimits {
   mcpAllowedOrigins: string[];
 }
 
-export interface Config extends ServerSettings {
+export interface Config extends Omit<ServerSettings, 'workers'> {
+  /** Worker processes (CONTRACT 6.8): `auto` resolved to the CPUs; 1 is a single process. */
+  workers: number;
   surfaces: { gateway: boolean; site: boolean };
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -132,6 +135,8 @@ export interface Config extends ServerSettings {
   usage: UsageSettings;
   responseCache: ResponseCacheConfig;
   json: JsonOutputSettings;
+  /** Files and batches (CONTRACT 6.7). */
+  batches: BatchSettings;
   site: SiteSettings;
   metrics: MetricsSettings;
   /** Undefined unless an OTLP endpoint is configured: then spans are exported. */

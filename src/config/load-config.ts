@@ -1,5 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { applyEnvironment } from './apply-environment.ts';
+import { BatchSettingsSchema } from './batch-settings.ts';
 import { checkUrl } from './check-url.ts';
 import { ConfigError } from './config-error.ts';
 import { type ConfigFile, SURFACE_NAMES } from './config-file-schema.ts';
@@ -52,6 +54,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
 
   const config: Config = {
     ...server,
+    workers: server.workers === 'auto' ? availableParallelism() : server.workers,
     surfaces,
     dataDir: dataDirectory(server.dataDir),
     databaseUrl: checkUrl('DATABASE_URL', settings.databaseUrl, ['postgres:', 'postgresql:']),
@@ -72,6 +75,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     usage: withDefaults(UsageSettingsSchema, settings.usage),
     responseCache: readResponseCache(settings),
     json: withDefaults(JsonOutputSettingsSchema, settings.json),
+    batches: withDefaults(BatchSettingsSchema, settings.batches),
     site: {
       ...withDefaults(SiteLimitsSchema, site),
       contentDir: optionalPath(site.contentDir),

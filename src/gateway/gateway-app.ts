@@ -10,6 +10,9 @@ import type { Storage } from '../storage/ports.ts';
 import type { AdminGovernance } from './admin/admin-api-routes.ts';
 import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
+import type { BatchDeps } from './batches/batch-deps.ts';
+import { LiveTraffic } from './batches/live-traffic.ts';
+import { registerBatchRoutes, runBatches } from './batches/register-batches.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
 import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
 import { registerLivenessRoute } from './doors/native/liveness-route.ts';
@@ -25,6 +28,7 @@ import { GATEWAY_API_VERSION, openApiOptions } from './doors/native/openapi-docu
 import { registerOpenAIDoor } from './doors/openai/openai-door.ts';
 import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
+import { BatchTickets } from './http/batch-tickets.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
@@ -32,7 +36,7 @@ import type { RefusalCounter } from './limits/refusal-counter.ts';
 import type { McpToolMetrics } from './observability/mcp-metrics.ts';
 import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
 import type { GatewayDeps } from './services/gateway-deps.ts';
-import { ResponseMemory } from './services/response-memory.ts';
+import { ResponseMemory } from './services/use-cases/response-memory.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;
@@ -78,6 +82,16 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     governance: deps.adminGovernance,
   });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  const batches: BatchDeps = {
+    store: deps.storage.batches,
+    settings: deps.config.batches,
+    clock: deps.clock,
+    publicUrl: deps.config.publicGatewayUrl,
+    // The one check of a batch line's model: per-app allow lists (CONTRACT 6.5) plug in here.
+    modelAllowed: () => true,
+  };
+  const tickets = new BatchTickets();
+  const live = new LiveTraffic();
   if (deps.metricsRegistry !== undefined)
     registerMetricsRoute(app, deps.metricsRegistry, deps.config.metrics.token);
 
@@ -85,9 +99,10 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     const v1 = untyped.withTypeProvider<TypeBoxTypeProvider>();
     v1.setErrorHandler(respondWithError);
     if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
+    v1.addHook('onRequest', live.hook);
     v1.addHook(
       'onRequest',
-      createAuthHook(deps.verifier, (app) => deps.governance?.snapshot.app(app)?.team),
+      createAuthHook(deps.verifier, tickets, (app) => deps.governance?.snapshot.app(app)?.team),
     );
     countRequestsWithoutRun(v1, deps.metrics);
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
@@ -98,6 +113,14 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       else void backlog.then(() => done(), done);
     });
     await registerDoors(v1, deps);
+    await registerBatchRoutes(v1, batches);
+  });
+  runBatches(app, {
+    ...batches,
+    tickets,
+    live,
+    flushLedger: () => deps.recorder.flush(),
+    logger: deps.logger,
   });
   return app;
 }

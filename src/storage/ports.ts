@@ -1,3 +1,4 @@
+import type { BatchStore } from './batch-store.ts';
 import type { GovernanceStore } from './governance-ports.ts';
 import type { LedgerInsights } from './ledger-insights.ts';
 
@@ -81,7 +82,7 @@ export interface UsageRecord extends CacheTokens {
   requestId: string;
   app: string;
   operation: Operation;
-  /** The door the request came through: `native`, `openai` or `anthropic` (the gateway's FrontDoor). */
+  /** The door the request came through: `native`, `openai`, `anthropic`, `responses` or `mcp` (the gateway's FrontDoor). */
   frontDoor: string;
   task: string | null;
   provider: string | null;
@@ -109,8 +110,19 @@ export interface UsageRecord extends CacheTokens {
   endUser?: string | null;
   /** The app's team when the request was made. */
   team?: string | null;
+  /** The batch the request belongs to (CONTRACT 6.7); absent or null for a live request. */
+  batchId?: string | null;
   attempts: UsageAttempt[];
 }
+
+/**
+ * A request admitted and not yet recorded (CONTRACT 6.8): what its row says if the worker serving
+ * it dies first (status 500, `worker_lost`), so that every admitted request still has one row.
+ */
+export type HeldRun = Pick<
+  UsageRecord,
+  'id' | 'requestId' | 'app' | 'operation' | 'frontDoor' | 'task' | 'createdAt'
+>;
 
 export interface UsageQuery {
   app?: string;
@@ -123,7 +135,7 @@ export interface UsageQuery {
   limit: number;
 }
 
-/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows. */
+/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows; `batch`: the batch id (6.7), null for live rows. */
 export type UsageGroup =
   | 'day'
   | 'provider'
@@ -133,7 +145,8 @@ export type UsageGroup =
   | 'deployment'
   | 'tool'
   /** The person behind a request (CONTRACT 6.5), null when none was named. */
-  | 'endUser';
+  | 'endUser'
+  | 'batch';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -154,6 +167,7 @@ export interface UsageTotalsRow {
   deployment?: string | null;
   tool?: string | null;
   endUser?: string | null;
+  batch?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;
@@ -229,6 +243,8 @@ export interface Storage {
   insights: LedgerInsights;
   subscribers: SubscriberStore;
   sessionRevocations: SessionRevocations;
+  /** Files, batches and their requests (CONTRACT 6.7). */
+  batches: BatchStore;
   /** Cheap liveness check for health reports. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -31,6 +31,7 @@ export interface RequestRow {
   mcp_tool: string | null;
   end_user?: string | null;
   team?: string | null;
+  batch_id?: string | null;
 }
 
 export interface AttemptRow {
@@ -81,6 +82,7 @@ export const REQUEST_COLUMNS = [
   'mcp_tool',
   'end_user',
   'team',
+  'batch_id',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -132,6 +134,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.mcpTool,
     r.endUser ?? null,
     r.team ?? null,
+    r.batchId ?? null,
   ];
 }
 
@@ -208,6 +211,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     // Present only when set: rows of requests that named no end user or team read as before 009.
     ...(row.end_user == null ? {} : { endUser: row.end_user }),
     ...(row.team == null ? {} : { team: row.team }),
+    ...(row.batch_id === null || row.batch_id === undefined ? {} : { batchId: row.batch_id }),
     attempts: attempts.map(toAttempt),
   };
 }
@@ -221,6 +225,7 @@ export interface TotalsRowRaw {
   deployment?: string | null;
   tool?: string | null;
   end_user?: string | null;
+  batch_id?: string | null;
   requests: number | string;
   errors: number | string;
   tokens_in: number | string | null;
@@ -260,6 +265,7 @@ const GROUP_COLUMNS = {
   deployment: 'deployment',
   tool: 'tool',
   endUser: 'end_user',
+  batch: 'batch_id',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
 
 /** An MCP call's `server__tool`, as the rollups name it; null for any other row. */

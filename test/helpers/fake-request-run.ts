@@ -6,8 +6,8 @@ import { InProcessProviderHealth } from '../../src/gateway/health/circuit-breake
 import type { ChatStreamEvent, ProviderAdapter } from '../../src/gateway/providers/provider.ts';
 import type { ProviderRegistry } from '../../src/gateway/providers/registry.ts';
 import type { GatewayDeps } from '../../src/gateway/services/gateway-deps.ts';
-import { RequestRun } from '../../src/gateway/services/request-run.ts';
-import { UpstreamCaller } from '../../src/gateway/services/upstream-caller.ts';
+import { RequestRun } from '../../src/gateway/services/run/request-run.ts';
+import { UpstreamCaller } from '../../src/gateway/services/upstream/upstream-caller.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import type { UsageRecord } from '../../src/storage/ports.ts';
 
@@ -107,7 +107,7 @@ export function startRun(
     registry,
     priceBook: { resolve: () => ({ price: { inputPerMTok: 1, outputPerMTok: 1 }, source: 'config' }) },
     caller,
-    recorder: { record: (record: UsageRecord) => records.push(record) },
+    recorder: { record: (record: UsageRecord) => records.push(record), admitted: () => {} },
     limiter,
     tokenizer: CHARACTER_TOKENIZER,
     clock: systemClock,

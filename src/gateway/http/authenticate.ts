@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
 import type { CredentialVerdict, CredentialVerifier } from '../auth/credential-verifier.ts';
+import type { BatchTickets } from './batch-tickets.ts';
 import { ACCEPTED_FORMS, readCredentials } from './read-credentials.ts';
 
 /**
@@ -33,15 +34,31 @@ export type TeamOf = (app: string) => string | undefined;
  * nothing; malformed headers are told which forms are accepted; a client address (or app name)
  * past its failures gets a 429 with Retry-After, late (decision 0013). Written with a
  * callback rather than `async` so that a credential the cache already knows (nearly every
- * request) costs no promise and no extra turn of the microtask queue.
+ * request) costs no promise and no extra turn of the microtask queue. A batch runner's request
+ * (batch-tickets.ts) runs as the app its ticket names.
  */
-export function createAuthHook(verifier: CredentialVerifier, teamOf: TeamOf = () => undefined) {
+export function createAuthHook(
+  verifier: CredentialVerifier,
+  tickets?: BatchTickets,
+  teamOf: TeamOf = () => undefined,
+) {
   const delayMs = verifier.throttledAnswerDelayMs;
   return function authenticate(
     request: FastifyRequest,
     _reply: FastifyReply,
     done: (error?: Error) => void,
   ): void {
+    const ticket = tickets?.redeem(request);
+    if (ticket !== undefined) {
+      if (ticket === false) done(new ApiError('unauthorized', `invalid app credentials; ${ACCEPTED_FORMS}`));
+      else {
+        request.appName = ticket.app;
+        // A batch's request runs as its app; the key that made the batch is not known here.
+        request.principal = { app: ticket.app, keyId: 'batch', team: teamOf(ticket.app) };
+        done();
+      }
+      return;
+    }
     const reading = readCredentials(request.headers);
     if (!reading.ok) {
       done(new ApiError('unauthorized', reading.reason));

@@ -5,7 +5,7 @@ import type { Operation } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
 import { readEndUser, readSessionKey, type SessionFields } from '../domain/session-key.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import { RequestRun } from '../services/request-run.ts';
+import { RequestRun } from '../services/run/request-run.ts';
 
 /** What the edge knows of a request when its run starts. */
 export interface RunStart {
@@ -44,7 +44,10 @@ export function startRequestRun(
   const clock = deps.clock;
   const run = new RequestRun(deps, {
     // The response id is the ledger's primary key: time-ordered, so rows are appended in order.
-    id: newTimeOrderedId(ID_PREFIX[start.operation]),
+    // A batch request's id is fixed by its batch, so that a request run again after a crash meets
+    // its first row in the ledger instead of adding a second (CONTRACT 6.7).
+    id: request.batchTicket?.ledgerId ?? newTimeOrderedId(ID_PREFIX[start.operation]),
+    batchId: request.batchTicket?.batchId,
     requestId: request.id,
     app: request.appName,
     operation: start.operation,

@@ -6,6 +6,7 @@ import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
+import { SqliteBatchStore } from './sqlite-batch-store.ts';
 import { SqliteExecutor } from './sqlite-executor.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 import { SqliteStoredResponses } from './sqlite-stored-responses.ts';
@@ -41,6 +42,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       subscribers: new SqliteSubscriberStore(db),
       sessionRevocations: new SqliteSessionRevocations(db),
       responses: new SqliteStoredResponses(db),
+      batches: new SqliteBatchStore(db),
       ping: async () => {
         ping.get();
       },

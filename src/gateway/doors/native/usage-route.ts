@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { readUsage, type UsageReadingDeps } from '../../services/read-usage.ts';
+import { readUsage, type UsageReadingDeps } from '../../services/ledger/read-usage.ts';
 import { errorResponses } from './openapi-responses.ts';
 
 const TotalsRow = Type.Object({
@@ -26,6 +26,11 @@ const TotalsRow = Type.Object({
         'the end user the request named (x-gateway-end-user, metadata.user_id, user); null when none',
     }),
   ),
+  batch: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'the batch a request belonged to (CONTRACT 6.7); null for live requests',
+    }),
+  ),
   requests: Type.Integer(),
   errors: Type.Integer(),
   tokensIn: Type.Integer({ description: 'every input token, prompt-cache reads and writes included' }),
@@ -43,7 +48,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
     {
       schema: {
         summary:
-          "The calling app's own usage totals by day, provider, model, operation, front door, deployment or MCP tool",
+          "The calling app's own usage totals by day, provider, model, operation, front door, deployment, MCP tool or batch",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -54,7 +59,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, endUser (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, endUser, batch (default: day)',
               }),
             ),
           },

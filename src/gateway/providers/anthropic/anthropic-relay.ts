@@ -89,6 +89,7 @@ export class AnthropicRelay implements MessagesRelay {
           break;
         }
         case 'message_delta': {
+          event.carriesCost = true;
           const data = safeJson(message.data);
           if (!isRecord(data)) break;
           counts = mergeUsageCounts(counts, readUsageCounts(data['usage']));
