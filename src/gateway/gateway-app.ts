@@ -31,6 +31,7 @@ import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
 import { BatchTickets } from './http/batch-tickets.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
+import { guardInput } from './http/guard-input.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
 import type { RefusalCounter } from './limits/refusal-counter.ts';
@@ -113,6 +114,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       if (backlog === undefined) done();
       else void backlog.then(() => done(), done);
     });
+    guardInput(v1, deps);
     await registerDoors(v1, deps);
     await registerBatchRoutes(v1, batches);
   });
