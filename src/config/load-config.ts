@@ -18,6 +18,7 @@ import { readGuardrailSettings } from './read-guardrail-settings.ts';
 import { readMcpSettings } from './read-mcp-settings.ts';
 import { readNewsletterSettings } from './read-newsletter-settings.ts';
 import { readProviders, readRouting } from './read-provider-settings.ts';
+import { readTeams } from './read-teams.ts';
 import {
   CircuitSettingsSchema,
   JsonOutputSettingsSchema,
@@ -65,6 +66,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     publicSiteUrl: publicUrl('PUBLIC_SITE_URL', settings.publicSiteUrl, sitePort),
     adminToken: checkAdminToken(fromEnv.get('adminToken') ?? 'adminToken', settings.adminToken),
     apps: settings.apps ?? [],
+    teams: readTeams(settings.teams, settings.apps),
     providers,
     routing: readRouting(settings, providers),
     prices: { ...readKindModelPrices(), ...settings.prices },

@@ -13,6 +13,7 @@ export const SHARED_ERRORS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  conflict: 409,
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -31,6 +32,7 @@ export const SHARED_ERRORS = {
  */
 export const GATEWAY_ERRORS = {
   unsupported_capability: 400,
+  model_not_allowed: 403,
   guardrail_blocked: 400,
   client_closed: 499,
   upstream_error: 502,

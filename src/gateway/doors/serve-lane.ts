@@ -139,11 +139,13 @@ async function deliverLane<R extends DoorChatRequest>(
         : 'stream' in answer
           ? door.frames(answer.stream, input.whole().request, context)
           : lane.replay(answer.message, answer.streamUsage);
-    const headers = { ...run.responseHeaders, ...door.headers(context) };
+    // The translated answer's headers may depend on the request (the Gemini door's ignored fields).
+    const read = 'stream' in answer ? input.whole().request : undefined;
+    const headers = { ...run.responseHeaders, ...door.headers(context, read) };
     await writeEventStream(reply, frames, deps.config.streamKeepAliveMs, headers, door.keepAlive);
     return;
   }
-  reply.headers(door.headers(context));
+  reply.headers(door.headers(context, answer.lane === 'chat' ? input.whole().request : undefined));
   sendAnswer(
     reply,
     run,

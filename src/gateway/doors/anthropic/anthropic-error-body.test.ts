@@ -14,6 +14,8 @@ describe('toAnthropicErrorType', () => {
       forbidden: 'permission_error',
       not_found: 'not_found_error',
       method_not_allowed: 'invalid_request_error',
+      conflict: 'invalid_request_error',
+      model_not_allowed: 'permission_error',
       request_timeout: 'invalid_request_error',
       payload_too_large: 'request_too_large',
       unsupported_media_type: 'invalid_request_error',
