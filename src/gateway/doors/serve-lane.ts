@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
-import { requestGuardsOf } from '../http/guard-input.ts';
+import { bodyWasRewritten, requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { CACHE_HEADER, type CachePolicy } from '../services/response-cache/response-cache.ts';
@@ -104,7 +104,10 @@ export function laneInput<R extends DoorChatRequest>(
   return {
     ...address,
     laneKinds: lane.slotKinds,
-    body: lane.bytes(request) ?? Buffer.from(JSON.stringify(request.body)),
+    // A body an input guard masked goes as the gateway writes it: its original bytes hold the match.
+    body:
+      (bodyWasRewritten(request) ? undefined : lane.bytes(request)) ??
+      Buffer.from(JSON.stringify(request.body)),
     headers: forwardedHeaders(request, lane.forwardedHeaders),
     maxTokens: read.maxTokens,
     tools: read.tools,

@@ -95,12 +95,11 @@ export function bodyWasRewritten(request: FastifyRequest): boolean {
 }
 
 /**
- * The request's team, from what the authenticated principal carries (`request.teamName`, set by
- * the authentication when apps belong to teams); undefined until then.
+ * The request's team, as the authenticated principal carries it (`request.principal.team`, the
+ * app's team when the request was authenticated; CONTRACT 6.5).
  */
 export function teamOf(request: FastifyRequest): string | undefined {
-  const team = (request as { teamName?: unknown }).teamName;
-  return typeof team === 'string' ? team : undefined;
+  return (request as Partial<Pick<FastifyRequest, 'principal'>>).principal?.team;
 }
 
 /** The request's task: the native body's `task`, or the route a vendor door's `model` names. */
