@@ -13,6 +13,7 @@ import { GovernanceCache } from './gateway/governance/governance-cache.ts';
 import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
 import { KeyUseRecorder } from './gateway/governance/key-use-recorder.ts';
 import { limitPoliciesOf } from './gateway/governance/limit-policies.ts';
+import { Guardrails } from './gateway/guardrails/guardrails.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -208,6 +209,7 @@ async function buildOpening(
     clock,
     metrics,
     responseCache: new ResponseCache(config.responseCache, config.routing.tasks, shared.responseCache),
+    guardrails: new Guardrails(config.guardrails, metricsRegistry, logger.child({ component: 'guardrails' })),
   };
 
   // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.

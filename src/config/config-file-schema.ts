@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
 import { BatchSettingsSchema } from './batch-settings.ts';
+import { GuardrailsFileSchema } from './guardrail-settings.ts';
 import { McpAppAccessSchema, McpFileSchema } from './mcp-settings.ts';
 import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
 import {
@@ -260,6 +261,7 @@ export const ConfigFileSchema = Type.Object(
     metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),
     tracing: Type.Optional(TracingFileSchema),
     mcp: Type.Optional(McpFileSchema),
+    guardrails: Type.Optional(GuardrailsFileSchema),
   },
   strict,
 );

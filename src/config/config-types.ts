@@ -8,6 +8,7 @@ import type {
   RouteCandidate,
   TeamSeed,
 } from './config-file-schema.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 import type { McpSettings } from './mcp-settings.ts';
 import type { TrustProxy } from './network-settings.ts';
 import type { MetricsSettings, TracingSettings } from './observability-settings.ts';
@@ -143,4 +144,6 @@ export interface Config extends Omit<ServerSettings, 'workers'> {
   tracing: TracingSettings | undefined;
   /** The MCP gateway's upstream servers, bounds and allow lists (CONTRACT 5.7). */
   mcp: McpSettings;
+  /** Named guards and what they are attached to (CONTRACT 6.6). */
+  guardrails: GuardrailSettings;
 }

@@ -14,6 +14,7 @@ import type { BatchDeps } from './batches/batch-deps.ts';
 import { LiveTraffic } from './batches/live-traffic.ts';
 import { registerBatchRoutes, runBatches } from './batches/register-batches.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
+import { registerGeminiDoor } from './doors/gemini/gemini-door.ts';
 import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
 import { registerLivenessRoute } from './doors/native/liveness-route.ts';
 import { registerNativeDoor } from './doors/native/native-door.ts';
@@ -30,6 +31,7 @@ import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
 import { BatchTickets } from './http/batch-tickets.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
+import { guardInput } from './http/guard-input.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
 import type { RefusalCounter } from './limits/refusal-counter.ts';
@@ -112,6 +114,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       if (backlog === undefined) done();
       else void backlog.then(() => done(), done);
     });
+    guardInput(v1, deps);
     await registerDoors(v1, deps);
     await registerBatchRoutes(v1, batches);
   });
@@ -136,4 +139,5 @@ async function registerDoors(v1: TypedInstance, deps: GatewayAppDeps): Promise<v
     new ResponseMemory(deps.storage.responses, deps.config.usage, deps.clock),
   );
   await registerMcpDoor(v1, { ...deps, version: GATEWAY_API_VERSION });
+  await registerGeminiDoor(v1, deps);
 }

@@ -110,6 +110,11 @@ export interface UsageRecord extends CacheTokens {
   endUser?: string | null;
   /** The app's team when the request was made. */
   team?: string | null;
+  /**
+   * What guardrails did to the request (CONTRACT 6.6): `guard:phase:action`, comma-separated;
+   * null when no guard acted. Never what a guard matched.
+   */
+  guardrails: string | null;
   /** The batch the request belongs to (CONTRACT 6.7); absent or null for a live request. */
   batchId?: string | null;
   attempts: UsageAttempt[];

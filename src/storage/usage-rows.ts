@@ -31,6 +31,7 @@ export interface RequestRow {
   mcp_tool: string | null;
   end_user?: string | null;
   team?: string | null;
+  guardrails?: string | null;
   batch_id?: string | null;
 }
 
@@ -82,6 +83,7 @@ export const REQUEST_COLUMNS = [
   'mcp_tool',
   'end_user',
   'team',
+  'guardrails',
   'batch_id',
 ] as const;
 
@@ -134,6 +136,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.mcpTool,
     r.endUser ?? null,
     r.team ?? null,
+    r.guardrails,
     r.batchId ?? null,
   ];
 }
@@ -211,6 +214,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     // Present only when set: rows of requests that named no end user or team read as before 009.
     ...(row.end_user == null ? {} : { endUser: row.end_user }),
     ...(row.team == null ? {} : { team: row.team }),
+    guardrails: row.guardrails ?? null,
     ...(row.batch_id === null || row.batch_id === undefined ? {} : { batchId: row.batch_id }),
     attempts: attempts.map(toAttempt),
   };

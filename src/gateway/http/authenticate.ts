@@ -59,7 +59,10 @@ export function createAuthHook(
       }
       return;
     }
-    const reading = readCredentials(request.headers);
+    const reading = readCredentials(
+      request.headers,
+      (request.query as Record<string, unknown> | undefined)?.['key'],
+    );
     if (!reading.ok) {
       done(new ApiError('unauthorized', reading.reason));
       return;

@@ -13,8 +13,13 @@ export const STORAGE_PORTS = [
   'subscribers',
   'sessionRevocations',
   'batches',
-] as const;
+] as const satisfies readonly (keyof Storage)[];
 export type StoragePort = (typeof STORAGE_PORTS)[number];
+
+/** A port added to Storage and not to STORAGE_PORTS fails the type check here, not a worker at run time. */
+type MissingPort = Exclude<keyof Storage, StoragePort | 'ping' | 'close'>;
+const NO_PORT_MISSING: [MissingPort] extends [never] ? true : MissingPort = true;
+void NO_PORT_MISSING;
 
 /**
  * A storage call waits this long for the primary: longer than any database statement is let run

@@ -9,6 +9,7 @@ describe('toAnthropicErrorType', () => {
       invalid_request: 'invalid_request_error',
       invalid_json: 'invalid_request_error',
       unsupported_capability: 'invalid_request_error',
+      guardrail_blocked: 'invalid_request_error',
       unauthorized: 'authentication_error',
       forbidden: 'permission_error',
       not_found: 'not_found_error',

@@ -9,7 +9,9 @@ const TotalsRow = Type.Object({
   provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   operation: Type.Optional(Type.String()),
-  frontDoor: Type.Optional(Type.String({ description: 'native, openai, anthropic, responses or mcp' })),
+  frontDoor: Type.Optional(
+    Type.String({ description: 'native, openai, anthropic, responses, gemini or mcp' }),
+  ),
   deployment: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "the slot's deployment; null for a slot of one",

@@ -6,6 +6,7 @@ import type { FrontDoor } from '../../domain/messages.ts';
 import { priceUsage } from '../../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../../domain/routing.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
+import { formatGuardEvents, type RunGuardrails } from '../../guardrails/guard-verdict.ts';
 import type { Admission } from '../../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
@@ -69,6 +70,8 @@ export class RequestRun implements CallScope {
   readonly responseHeaders: Record<string, string> = {};
   /** The request's trace; undefined when tracing is off. */
   readonly trace: RunTrace | undefined;
+  /** What guardrails did to the request (CONTRACT 6.6), for its row: guard names and actions only. */
+  readonly guardrails: RunGuardrails = { events: [], blocked: undefined };
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
@@ -246,12 +249,11 @@ export class RequestRun implements CallScope {
     this.#record.markAnswered();
   }
 
-  /** A stream's first event arrived. */
   markFirstByte(): void {
     this.#record.markFirstByte();
   }
 
-  /** A stream ended, however it ended. */
+  /** A stream ended, however it ended (`markFirstByte`: its first event arrived). */
   markDone(): void {
     this.#record.markDone();
   }
@@ -311,7 +313,9 @@ export class RequestRun implements CallScope {
     this.#finished = true;
     const deps = this.#deps;
     const usage = this.usage();
-    const record = this.#record.toUsageRecord(this, error, usage);
+    this.guardrails.settle?.();
+    const record = this.#record.toUsageRecord(this, this.guardrails.blocked ?? error, usage);
+    record.guardrails = formatGuardEvents(this.guardrails.events);
     for (const release of this.#releases) release();
     deps.recorder.record(record);
     deps.metrics?.finished(record, labelRun(this.#routed, deps, this.#candidates));

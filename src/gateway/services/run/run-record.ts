@@ -149,6 +149,8 @@ export class RunRecord {
       batchId: request.batchId,
       endUser: request.endUser ?? null,
       team: request.team ?? null,
+      // The run adds what its guardrails did.
+      guardrails: null,
       attempts: this.attempts,
     };
   }
