@@ -1,3 +1,4 @@
+import { messagesRelayOf } from '../providers/provider.ts';
 import { isKeptMessageText, RelayedMessageBuilder } from '../providers/relayed-message-builder.ts';
 import { admitCacheHit, lookUpCached } from './cache-hit.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
@@ -46,7 +47,10 @@ export function plansARelay(deps: GatewayDeps, input: MessagesInput): boolean {
       task: input.task,
       tools: input.tools,
     });
-    return candidates.some((candidate) => deps.registry.adapter(candidate.provider).relay !== undefined);
+    return candidates.some(
+      (candidate) =>
+        messagesRelayOf(deps.registry.adapter(candidate.provider), candidate.model) !== undefined,
+    );
   } catch {
     return false;
   }

@@ -3,7 +3,13 @@ import type { PlannedCandidate } from '../domain/routing.ts';
 import type { ResponseUsage } from '../domain/usage.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import type { MessagesRelayCall, RelayedEvent, RelayedMessage } from '../providers/messages-relay.ts';
-import type { CallContext, ChatResult, ChatStreamEvent, ProviderAdapter } from '../providers/provider.ts';
+import {
+  type CallContext,
+  type ChatResult,
+  type ChatStreamEvent,
+  messagesRelayOf,
+  type ProviderAdapter,
+} from '../providers/provider.ts';
 import { countOrGuess } from './count-or-guess.ts';
 import type { GatewayDeps } from './gateway-deps.ts';
 import { type RelayOut, RelayStream } from './relay-stream.ts';
@@ -71,8 +77,9 @@ export async function runMessages(
 
 async function answerMessages(run: RequestRun, input: MessagesInput): Promise<MessagesAnswer> {
   const success = await run.call<Answered>(run.candidates, async (adapter, candidate, context) => {
-    if (adapter.relay !== undefined)
-      return { lane: 'relay', result: await adapter.relay.message(relayCall(input, candidate), context) };
+    const relay = messagesRelayOf(adapter, candidate.model);
+    if (relay !== undefined)
+      return { lane: 'relay', result: await relay.message(relayCall(input, candidate), context) };
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     return { lane: 'chat', result: await adapter.chat(call, context) };
   });
@@ -141,12 +148,13 @@ async function openFirstEvent(
   context: CallContext,
   input: MessagesInput,
 ): Promise<Opened> {
-  if (adapter.relay === undefined) {
+  const relay = messagesRelayOf(adapter, candidate.model);
+  if (relay === undefined) {
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     const iterator = adapter.streamChat(call, context)[Symbol.asyncIterator]();
     return { lane: 'chat', iterator, first: await iterator.next() };
   }
-  const iterator = adapter.relay.stream(relayCall(input, candidate), context)[Symbol.asyncIterator]();
+  const iterator = relay.stream(relayCall(input, candidate), context)[Symbol.asyncIterator]();
   const first = await iterator.next();
   // An error before anything was relayed is a failed call: retried, or fallen over, like a status.
   if (!first.done && first.value.failure !== undefined) {
@@ -170,8 +178,9 @@ export function planMessages(input: MessagesInput, run: RequestRun): void {
 function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
   planMessages(input, run);
   // No planned slot relays: the body must go to another vendor, and its refusal comes before admission.
-  if (!run.candidates.some((candidate) => deps.registry.adapter(candidate.provider).relay !== undefined))
-    input.crossVendor();
+  const relays = (candidate: PlannedCandidate) =>
+    messagesRelayOf(deps.registry.adapter(candidate.provider), candidate.model) !== undefined;
+  if (!run.candidates.some(relays)) input.crossVendor();
   return run.admit({ texts: input.texts, maxOutputTokens: input.maxTokens });
 }
 
