@@ -20,11 +20,11 @@ import {
   buildRegistry,
   type ProviderRegistry,
 } from './gateway/providers/registry.ts';
-import { modelAddressingWarnings } from './gateway/services/address-model.ts';
-import { ResponseCache } from './gateway/services/response-cache.ts';
-import { UpstreamCaller } from './gateway/services/upstream-caller.ts';
-import { UsageRecorder } from './gateway/services/usage-recorder.ts';
-import { startUsageRetention } from './gateway/services/usage-retention.ts';
+import { UsageRecorder } from './gateway/services/ledger/usage-recorder.ts';
+import { startUsageRetention } from './gateway/services/ledger/usage-retention.ts';
+import { ResponseCache } from './gateway/services/response-cache/response-cache.ts';
+import { UpstreamCaller } from './gateway/services/upstream/upstream-caller.ts';
+import { modelAddressingWarnings } from './gateway/services/use-cases/address-model.ts';
 import { openSharedState } from './gateway/shared-state.ts';
 import { TokenizerThread } from './gateway/tokenizer/tokenizer-thread.ts';
 import { type Clock, systemClock } from './platform/clock.ts';

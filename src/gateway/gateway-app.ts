@@ -31,7 +31,7 @@ import type { RefusalCounter } from './limits/refusal-counter.ts';
 import type { McpToolMetrics } from './observability/mcp-metrics.ts';
 import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
 import type { GatewayDeps } from './services/gateway-deps.ts';
-import { ResponseMemory } from './services/response-memory.ts';
+import { ResponseMemory } from './services/use-cases/response-memory.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
   storage: Storage;

@@ -77,6 +77,12 @@ const RULES: readonly Rule[] = [
 /** Folders whose subfolders must not import each other in a circle. */
 const ACYCLIC: readonly string[] = ['src/site/', 'src/gateway/'];
 
+/**
+ * Folders whose subfolders may not import each other at all: a door is a folder of its own
+ * wire format, and what two doors read alike lives at the doors' root (contract 6.2).
+ */
+const SEALED: readonly string[] = ['src/gateway/doors/'];
+
 /** A file past this is more than one concept (split past ~300 lines, house style). */
 const MAX_LINES = 400;
 
@@ -133,6 +139,25 @@ function findViolations(graph: ImportGraph, rules: readonly Rule[] = RULES): str
   return violations;
 }
 
+/** Imports from one subfolder of `parent` into another, as `file → import`. */
+function findCrossImports(graph: ImportGraph, parent: string): string[] {
+  const folderOf = (path: string): string | undefined => {
+    if (!path.startsWith(parent)) return undefined;
+    const rest = path.slice(parent.length).split('/');
+    return rest.length > 1 ? rest[0] : undefined;
+  };
+  const crossings: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    for (const target of imports) {
+      const to = folderOf(target);
+      if (to !== undefined && to !== from) crossings.push(`${file} → ${target}`);
+    }
+  }
+  return crossings;
+}
+
 /** Circles between the subfolders of `parent`, each as `a → b → … → a`. */
 function findFolderCircles(graph: ImportGraph, parent: string): string[] {
   const folderOf = (path: string): string | undefined => {
@@ -174,8 +199,8 @@ describe('layers (decision 0008)', () => {
 
   it('reads the imports of every source file', () => {
     assert.ok(graph.size > 100, `only ${graph.size} files read`);
-    const run = graph.get('src/gateway/services/run-chat.ts') ?? [];
-    assert.ok(run.includes('src/gateway/services/request-run.ts'), run.join(', '));
+    const run = graph.get('src/gateway/services/use-cases/run-chat.ts') ?? [];
+    assert.ok(run.includes('src/gateway/services/run/request-run.ts'), run.join(', '));
   });
 
   it('no import breaks a layer rule', () => {
@@ -185,6 +210,12 @@ describe('layers (decision 0008)', () => {
   for (const parent of ACYCLIC) {
     it(`no circle between the folders of ${parent}`, () => {
       assert.deepEqual(findFolderCircles(graph, parent), []);
+    });
+  }
+
+  for (const parent of SEALED) {
+    it(`no folder of ${parent} imports another`, () => {
+      assert.deepEqual(findCrossImports(graph, parent), []);
     });
   }
 
@@ -198,10 +229,10 @@ describe('layers (decision 0008)', () => {
   it('fails on a deliberately wrong import of each kind', () => {
     const wrong: ImportGraph = new Map([
       ['src/gateway/domain/pricing.ts', ['src/gateway/providers/provider.ts', 'node:fs']],
-      ['src/gateway/services/run-chat.ts', ['src/gateway/http/typed-instance.ts']],
+      ['src/gateway/services/use-cases/run-chat.ts', ['src/gateway/http/typed-instance.ts']],
       ['src/gateway/http/start-request-run.ts', ['src/gateway/doors/serve-chat.ts']],
-      ['src/gateway/providers/openai/openai-adapter.ts', ['src/gateway/services/request-run.ts']],
-      ['src/gateway/tokenizer/tokenizer-thread.ts', ['src/gateway/services/request-run.ts']],
+      ['src/gateway/providers/openai/openai-adapter.ts', ['src/gateway/services/run/request-run.ts']],
+      ['src/gateway/tokenizer/tokenizer-thread.ts', ['src/gateway/services/run/request-run.ts']],
       ['src/storage/redis/redis-provider-health.ts', ['src/gateway/health/circuit-breaker.ts']],
       ['src/site/site-app.ts', ['src/gateway/gateway-app.ts']],
       ['src/gateway/gateway-app.ts', ['src/site/site-app.ts']],
@@ -219,5 +250,13 @@ describe('layers (decision 0008)', () => {
       ['src/site/well-known/c.ts', ['src/site/mcp/a.ts']],
     ]);
     assert.deepEqual(findFolderCircles(circle, 'src/site/'), ['mcp → openapi → well-known → mcp']);
+    const doors: ImportGraph = new Map([
+      ['src/gateway/doors/responses/responses-chat.ts', ['src/gateway/doors/openai/to-openai-completion.ts']],
+      ['src/gateway/doors/openai/openai-door.ts', ['src/gateway/doors/cost-header.ts']],
+      ['src/gateway/doors/serve-chat.ts', ['src/gateway/doors/native/native-chat.ts']],
+    ]);
+    assert.deepEqual(findCrossImports(doors, 'src/gateway/doors/'), [
+      'src/gateway/doors/responses/responses-chat.ts → src/gateway/doors/openai/to-openai-completion.ts',
+    ]);
   });
 });

@@ -3,7 +3,10 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { buildApplication } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/load-config.ts';
-import { listAddressableModels, resolveModelField } from '../../src/gateway/services/address-model.ts';
+import {
+  listAddressableModels,
+  resolveModelField,
+} from '../../src/gateway/services/use-cases/address-model.ts';
 import { ApiError } from '../../src/platform/errors.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { shareGateway, writeConfigFile } from '../helpers/gateway-harness.ts';

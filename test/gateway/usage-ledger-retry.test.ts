@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { UsageRecorder } from '../../src/gateway/services/usage-recorder.ts';
+import { UsageRecorder } from '../../src/gateway/services/ledger/usage-recorder.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
 import type { Storage, UsageLedger, UsageRecord } from '../../src/storage/ports.ts';

@@ -6,8 +6,8 @@ import { InProcessProviderHealth } from '../../src/gateway/health/circuit-breake
 import type { ChatStreamEvent, ProviderAdapter } from '../../src/gateway/providers/provider.ts';
 import type { ProviderRegistry } from '../../src/gateway/providers/registry.ts';
 import type { GatewayDeps } from '../../src/gateway/services/gateway-deps.ts';
-import { RequestRun } from '../../src/gateway/services/request-run.ts';
-import { UpstreamCaller } from '../../src/gateway/services/upstream-caller.ts';
+import { RequestRun } from '../../src/gateway/services/run/request-run.ts';
+import { UpstreamCaller } from '../../src/gateway/services/upstream/upstream-caller.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import type { UsageRecord } from '../../src/storage/ports.ts';
 

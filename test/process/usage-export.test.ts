@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { startUsageRetention } from '../../src/gateway/services/usage-retention.ts';
+import { startUsageRetention } from '../../src/gateway/services/ledger/usage-retention.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { openSqliteStorage } from '../../src/storage/embedded/sqlite-storage.ts';
 import { sampleRecord } from '../contracts/storage-contract.ts';

@@ -7,7 +7,7 @@ import type {
 import type { Storage } from '../../storage/ports.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { RefusalCounter } from '../limits/refusal-counter.ts';
-import type { UsageRecorder } from '../services/usage-recorder.ts';
+import type { UsageRecorder } from '../services/ledger/usage-recorder.ts';
 import { checkHourly, formatBucket, invalid, parseFilter, parseGroups, parseRange } from './admin-query.ts';
 import { latencyPercentiles } from './latency-percentiles.ts';
 

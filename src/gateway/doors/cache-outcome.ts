@@ -1,11 +1,15 @@
 import type { FastifyReply } from 'fastify';
 import type { JsonInput } from '../domain/use-case-inputs.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import type { RequestRun } from '../services/request-run.ts';
-import { CACHE_HEADER, CACHE_SAVED_HEADER, type CachePolicy } from '../services/response-cache.ts';
-import type { CacheOutcome } from '../services/run-cached-chat.ts';
-import { runCachedJson } from '../services/run-cached-json.ts';
-import { type JsonAnswer, runJson } from '../services/run-json.ts';
+import {
+  CACHE_HEADER,
+  CACHE_SAVED_HEADER,
+  type CachePolicy,
+} from '../services/response-cache/response-cache.ts';
+import type { CacheOutcome } from '../services/response-cache/run-cached-chat.ts';
+import { runCachedJson } from '../services/response-cache/run-cached-json.ts';
+import type { RequestRun } from '../services/run/request-run.ts';
+import { type JsonAnswer, runJson } from '../services/use-cases/run-json.ts';
 import { formatUsd } from './cost-header.ts';
 
 /**

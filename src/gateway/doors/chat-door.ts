@@ -1,8 +1,12 @@
+import type { FastifyRequest } from 'fastify';
+import type { ProviderKind } from '../../config/config-types.ts';
 import type { FrontDoor } from '../domain/messages.ts';
 import type { SessionFields } from '../domain/session-key.ts';
 import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
-import type { ChatAnswer } from '../services/run-chat.ts';
-import type { ChatStream } from '../services/run-chat-stream.ts';
+import type { RelayedCacheEntry } from '../services/response-cache/response-cache.ts';
+import type { RelayOut } from '../services/run/relay-stream.ts';
+import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
+import type { ChatStream } from '../services/use-cases/run-chat-stream.ts';
 
 /**
  * A chat request read through a door, in the gateway's words: the use case it goes to (the chat,
@@ -67,6 +71,55 @@ export interface ChatDoor<R extends DoorChatRequest> {
   frames(stream: ChatStream, request: R, context: AnswerContext): AsyncGenerator<string, string, undefined>;
   /** What an idle stream gets to stay open: a comment, unless the wire format has its own. */
   keepAlive: string;
+  /**
+   * The door's same-vendor lane, where it has one (CONTRACT 5.2, 6.2): an attempt on a slot of
+   * one of its kinds gets the client's body as it came (but `model`) and the client gets the
+   * upstream's answer as it came (but the cost); every other attempt reads the body whole
+   * (`read`) and answers in the door's translation (`answer`, `frames`).
+   */
+  passThrough?: PassThrough;
+}
+
+/**
+ * What routing, limits and accounting need of a body on a same-vendor lane, read without reading
+ * it whole: everything else is the upstream's to judge.
+ */
+export interface PassThroughRequest {
+  model: string;
+  maxTokens: number;
+  stream: boolean;
+  /** The body has tools: planning skips slots that cannot call them. */
+  tools: boolean;
+  /** The prompt's texts (not its media's bytes): the limits' guess and an estimate. */
+  texts: readonly string[];
+  metadata: Record<string, unknown> | undefined;
+  session: SessionFields;
+}
+
+/**
+ * A door's same-vendor lane, described: which slots take it, what is read of the body, which
+ * headers go with it, and how the upstream's own answer, events and a kept answer reach the
+ * client. The upstream side (the model spliced into the bytes, the usage read from the answer and
+ * its events) is the slot adapter's `relay`.
+ */
+export interface PassThrough {
+  /** The slot kinds whose adapters relay this wire format: their attempts take the lane. */
+  slotKinds: readonly ProviderKind[];
+  /** The body read lightly (the door's 400s for what routing cannot do without). */
+  read(body: unknown): PassThroughRequest;
+  /** The body's bytes as they arrived (the door's JSON parser keeps them), when it has them. */
+  bytes(request: FastifyRequest): Buffer | undefined;
+  /** The client's headers that go upstream as it sent them. */
+  forwardedHeaders: readonly string[];
+  /** The upstream's whole answer (its text) with the request's cost. */
+  answer(text: string, costUsd: number): DoorAnswer;
+  /** The upstream's events as server-sent frames, the cost added where the format carries it. */
+  frames(events: AsyncGenerator<RelayOut, void, undefined>): AsyncGenerator<string, string, undefined>;
+  /** A kept upstream answer replayed as the stream a miss gives (cost 0). */
+  replay(
+    message: string,
+    streamUsage?: RelayedCacheEntry['streamUsage'],
+  ): AsyncGenerator<string, string, undefined>;
 }
 
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

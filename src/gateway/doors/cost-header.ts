@@ -15,6 +15,11 @@ export function formatCost(usage: ResponseUsage): string {
   return formatUsd(usage.estimatedCost);
 }
 
+/** The cost header of a non-streamed answer (OpenAI's body has no field for it; CONTRACT 4.2). */
+export function costHeader(usage: ResponseUsage): Record<string, string> {
+  return { [COST_HEADER]: formatCost(usage) };
+}
+
 /** US dollars in plain decimals (see formatCost): the cost header's, and the response cache's saved cost. */
 export function formatUsd(usd: number): string {
   return usd.toFixed(10).replace(/\.?0+$/, '');

@@ -1,27 +1,52 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { writeEventStream } from '../http/write-event-stream.ts';
-import { resolveModelField } from '../services/address-model.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import type { RequestRun } from '../services/request-run.ts';
-import { CACHE_HEADER } from '../services/response-cache.ts';
-import { runCachedChat } from '../services/run-cached-chat.ts';
-import { type ChatAnswer, runChat } from '../services/run-chat.ts';
-import { answerAsStream, type ChatStream, openChatStream } from '../services/run-chat-stream.ts';
-import type { JsonAnswer } from '../services/run-json.ts';
-import { validateToolRequest } from '../services/validate-tool-request.ts';
+import { CACHE_HEADER } from '../services/response-cache/response-cache.ts';
+import { runCachedChat } from '../services/response-cache/run-cached-chat.ts';
+import { plansARelay } from '../services/response-cache/run-cached-messages.ts';
+import type { RequestRun } from '../services/run/request-run.ts';
+import { resolveModelField } from '../services/use-cases/address-model.ts';
+import { type ChatAnswer, runChat } from '../services/use-cases/run-chat.ts';
+import { answerAsStream, type ChatStream, openChatStream } from '../services/use-cases/run-chat-stream.ts';
+import type { JsonAnswer } from '../services/use-cases/run-json.ts';
+import { validateToolRequest } from '../services/use-cases/validate-tool-request.ts';
 import { answerJson, sayCacheExpected, sayCacheOutcome } from './cache-outcome.ts';
 import type { AnswerContext, ChatDoor, DoorChatRequest } from './chat-door.ts';
+import { laneInput, serveLane } from './serve-lane.ts';
 import { sendAnswer, serveRun } from './serve-run.ts';
 
 /**
- * The one chat handler, for every door: reads the body through the door, resolves its `model`
+ * The one chat entry, for every door: reads the body through the door, resolves its `model`
  * field, validates the tools (before the run starts: a request refused here never ran; the door
  * renames the fault's fields to its own), starts the run, answers or streams in the door's shape,
  * and closes the run whatever happens (`serveRun`). A door is a `ChatDoor` of pure parts; what
  * it cannot forget (tool validation, the run's record, its limits, the response cache where the
- * configuration or the request's `x-gateway-cache` turns it on) happens here.
+ * configuration or the request's `x-gateway-cache` turns it on) happens here. It chooses the
+ * answer (whole or streamed), the response cache and the lane: a door whose description has a
+ * same-vendor lane (`passThrough`) is served on it (serve-lane.ts), but where the response cache
+ * is on and no planned slot takes the lane.
  */
 export function serveChat<R extends DoorChatRequest>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: GatewayDeps,
+  door: ChatDoor<R>,
+): Promise<FastifyReply> {
+  const lane = door.passThrough;
+  if (lane === undefined) return serveTranslated(request, reply, deps, door);
+  const read = lane.read(request.body);
+  const address = resolveModelField(deps, read.model);
+  const cache = deps.responseCache.policyFor(request.appName, address.task, request.headers[CACHE_HEADER]);
+  const input = laneInput(request, deps, door, lane, read, address);
+  // The response cache never moves a request off the same-vendor lane: only a plan without a slot
+  // of the lane's kinds takes the cache of every door's chat, translated (decision 0021, amended).
+  if (cache !== undefined && (cache.read || cache.write) && !plansARelay(deps, input))
+    return serveTranslated(request, reply, deps, door);
+  return serveLane(request, reply, deps, door, lane, read, input, cache);
+}
+
+/** A chat in the gateway's translation: the door's reading, the use case chosen, the door's answer. */
+function serveTranslated<R extends DoorChatRequest>(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: GatewayDeps,

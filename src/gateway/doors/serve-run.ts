@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type RunStart, startRequestRun } from '../http/start-request-run.ts';
-import { ClientClosedError } from '../services/client-closed-error.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import type { RequestRun } from '../services/request-run.ts';
+import { ClientClosedError } from '../services/run/client-closed-error.ts';
+import type { RequestRun } from '../services/run/request-run.ts';
 import type { DoorAnswer } from './chat-door.ts';
 
 /**
@@ -13,24 +13,62 @@ import type { DoorAnswer } from './chat-door.ts';
  * A run already finished (a use case that failed) or never admitted (refused by a limit) is left
  * as it is; a held stream that nobody read to its end is ended here.
  */
-export async function serveRun(
+export function serveRun(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: GatewayDeps,
   start: RunStart,
   answer: (run: RequestRun) => Promise<unknown>,
 ): Promise<FastifyReply> {
-  const run = startRequestRun(request, reply, deps, start);
+  return serveRuns(request, reply, deps, (runs) => answer(runs.start(start)));
+}
+
+/**
+ * The edge of a request that may start several runs (an MCP POST's tool calls, a run each): the
+ * runs start through `runs.start` as `answer` needs them, and every one is closed in `finally`
+ * as serveRun closes its one. The only place runs start and close.
+ */
+export async function serveRuns(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: GatewayDeps,
+  answer: (runs: RequestRuns) => Promise<unknown>,
+): Promise<FastifyReply> {
+  const runs = new RequestRuns(request, reply, deps);
   let failure: unknown;
   try {
-    await answer(run);
+    await answer(runs);
   } catch (error) {
     failure = error;
     throw error;
   } finally {
-    await run.close(failure ?? unanswered(reply, run));
+    await runs.close(failure);
   }
   return reply;
+}
+
+/** The runs one HTTP request started, closed together by the edge once its answer was sent. */
+export class RequestRuns {
+  readonly #request: FastifyRequest;
+  readonly #reply: FastifyReply;
+  readonly #deps: GatewayDeps;
+  readonly #runs: RequestRun[] = [];
+
+  constructor(request: FastifyRequest, reply: FastifyReply, deps: GatewayDeps) {
+    this.#request = request;
+    this.#reply = reply;
+    this.#deps = deps;
+  }
+
+  start(start: RunStart): RequestRun {
+    const run = startRequestRun(this.#request, this.#reply, this.#deps, start);
+    this.#runs.push(run);
+    return run;
+  }
+
+  async close(failure: unknown): Promise<void> {
+    for (const run of this.#runs) await run.close(failure ?? unanswered(this.#reply, run));
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Operation } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
 import { readSessionKey, type SessionFields } from '../domain/session-key.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
-import { RequestRun } from '../services/request-run.ts';
+import { RequestRun } from '../services/run/request-run.ts';
 
 /** What the edge knows of a request when its run starts. */
 export interface RunStart {

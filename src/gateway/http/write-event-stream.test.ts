@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import type { FastifyReply } from 'fastify';
 import { sumUsage } from '../domain/usage.ts';
 import { toNativeEvents } from '../doors/native/to-native-events.ts';
-import type { ChatAnswer } from '../services/run-chat.ts';
-import type { ChatStream, StreamEvent } from '../services/run-chat-stream.ts';
+import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
+import type { ChatStream, StreamEvent } from '../services/use-cases/run-chat-stream.ts';
 import { writeEventStream } from './write-event-stream.ts';
 
 /**

@@ -11,7 +11,7 @@ import type { Operation, UsageRecord } from '../../storage/ports.ts';
 import { configuredCircuits, type ProviderHealth } from '../../storage/provider-health.ts';
 import type { SharedCountingState } from '../../storage/redis/redis-availability.ts';
 import type { DeploymentBalancer } from '../balancing/deployment-balancer.ts';
-import type { RunMetrics } from '../services/run-metrics.ts';
+import type { RunMetrics } from '../services/run/request-run-metrics.ts';
 import { GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_TOKEN_TYPE } from './gen-ai-names.ts';
 
 /** The conventions' boundaries for gen_ai.client.token.usage. */

@@ -5,10 +5,10 @@ import type { SchemaCompiler } from '../json/schema-compiler.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
-import type { ResponseCache } from './response-cache.ts';
-import type { RunMetrics } from './run-metrics.ts';
-import type { UpstreamCaller } from './upstream-caller.ts';
-import type { UsageRecorder } from './usage-recorder.ts';
+import type { UsageRecorder } from './ledger/usage-recorder.ts';
+import type { ResponseCache } from './response-cache/response-cache.ts';
+import type { RunMetrics } from './run/request-run-metrics.ts';
+import type { UpstreamCaller } from './upstream/upstream-caller.ts';
 
 /** What the gateway's services need, built once at start-up. */
 export interface GatewayDeps {

@@ -1,16 +1,24 @@
 import { encodeEvent } from '../../../platform/sse.ts';
 import type { ChatDoor } from '../chat-door.ts';
-import { COST_HEADER, formatCost } from '../cost-header.ts';
+import { COST_HEADER, formatCost, formatUsd } from '../cost-header.ts';
+import { JSON_TEXT } from '../serve-run.ts';
+import { rawBodyOf } from './raw-messages-body.ts';
 import { type MessagesRequest, readMessagesRequest } from './read-messages-request.ts';
+import { readRelayRequest } from './read-relay-request.ts';
 import { renameAnthropicFault } from './rename-anthropic-fault.ts';
+import { replayRelayedMessage } from './replay-relayed-message.ts';
 import { type SseMessage, toAnthropicEvents } from './to-anthropic-events.ts';
 import { toAnthropicMessage } from './to-anthropic-message.ts';
+import { toRelayedFrames } from './to-relayed-frames.ts';
 
 /**
  * POST /v1/messages (CONTRACT 4.2): Anthropic's Messages onto the chat use case, answered as a
  * Message or Anthropic's event sequence, with the request id in `request-id` as Anthropic sends
  * it and the cost in `x-gateway-cost-usd` (a stream: in `message_delta`'s usage). An idle stream
- * gets Anthropic's own keep-alive, a `ping` event, which its SDK skips.
+ * gets Anthropic's own keep-alive, a `ping` event, which its SDK skips. On an `anthropic` slot
+ * the body goes upstream as the client wrote it, read lightly (read-relay-request.ts), with
+ * `anthropic-version` and `anthropic-beta` as sent, and the upstream's answer comes back as it
+ * wrote it with the cost added (decision 0019).
  */
 export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
   frontDoor: 'anthropic',
@@ -24,6 +32,19 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
   frames: (stream, request) =>
     toFrames(toAnthropicEvents(stream.start, stream.events, request.singleToolCall)),
   keepAlive: encodeEvent('ping', { type: 'ping' }),
+  passThrough: {
+    slotKinds: ['anthropic', 'bedrock', 'vertex'],
+    read: readRelayRequest,
+    bytes: rawBodyOf,
+    forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
+    answer: (text, costUsd) => ({
+      headers: { [COST_HEADER]: formatUsd(costUsd) },
+      body: text,
+      contentType: JSON_TEXT,
+    }),
+    frames: toRelayedFrames,
+    replay: replayRelayedMessage,
+  },
 };
 
 async function* toFrames(

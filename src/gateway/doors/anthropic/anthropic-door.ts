@@ -1,14 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
-import { resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { resolveModelField } from '../../services/use-cases/address-model.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
+import { serveChat } from '../serve-chat.ts';
+import { ANTHROPIC_CHAT } from './anthropic-chat.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
 import { countInputTokens } from './count-input-tokens.ts';
 import { keepRawJsonBodies } from './raw-messages-body.ts';
 import { readCountTokensRequest } from './read-messages-request.ts';
-import { serveMessages } from './serve-messages.ts';
 
 /** Where the door's routes live; the SDKs add it to the base URL themselves. */
 export const ANTHROPIC_DOOR_PREFIX = '/v1/messages';
@@ -21,7 +22,7 @@ const DOOR_PATHS = new Set([ANTHROPIC_DOOR_PREFIX, `${ANTHROPIC_DOOR_PREFIX}/cou
  * ANTHROPIC_DOOR_PREFIX in a context of its own whose every answer but success is Anthropic's
  * error body with the native route's status: the credential check's 401, Fastify's own
  * 400/413/415, and a 404 or 405 under the prefix (`/v1/messages/batches`) included. Messages
- * go in two lanes (serve-messages.ts): as the client wrote them to an `anthropic` slot, with
+ * go in two lanes (ANTHROPIC_CHAT's `passThrough`, served by serve-chat.ts): as the client wrote them to an `anthropic` slot, with
  * `anthropic-version` and `anthropic-beta` forwarded; translated to any other.
  */
 export async function registerAnthropicDoor(v1: TypedInstance, deps: GatewayDeps): Promise<void> {
@@ -55,7 +56,9 @@ function refuseOtherRoutes(request: FastifyRequest): never {
 function registerMessages(door: TypedInstance, deps: GatewayDeps): void {
   // Not in the gateway's OpenAPI document, which describes its own API: Anthropic's reference
   // describes these, and docs/anthropic-door.md what differs.
-  door.post('', { schema: { hide: true } }, (request, reply) => serveMessages(request, reply, deps));
+  door.post('', { schema: { hide: true } }, (request, reply) =>
+    serveChat(request, reply, deps, ANTHROPIC_CHAT),
+  );
 }
 
 function registerCountTokens(door: TypedInstance, deps: GatewayDeps): void {

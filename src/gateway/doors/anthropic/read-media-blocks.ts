@@ -20,7 +20,7 @@ import {
   readNonEmptyString,
   readObject,
   readString,
-} from './request-fields.ts';
+} from '../request-fields.ts';
 
 /**
  * Anthropic's `image`, `document`, `thinking` and `redacted_thinking` blocks, and `cache_control`,

@@ -7,8 +7,6 @@ import {
 import type { ChatMessage, ToolDefinition } from '../../domain/messages.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
 import type { DoorChatRequest } from '../chat-door.ts';
-import { readMessages, readSystem } from './read-messages.ts';
-import { readToolSelection } from './read-tools.ts';
 import {
   type FieldPath,
   invalidField,
@@ -22,7 +20,9 @@ import {
   readNonEmptyString,
   readNumberInRange,
   readObject,
-} from './request-fields.ts';
+} from '../request-fields.ts';
+import { readMessages, readSystem } from './read-messages.ts';
+import { readToolSelection } from './read-tools.ts';
 
 /**
  * A `POST /v1/messages` body, read from `unknown` into the gateway's chat input. Anthropic's

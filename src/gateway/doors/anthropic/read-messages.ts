@@ -8,7 +8,6 @@ import {
 } from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall } from '../../domain/messages.ts';
 import { MAX_TOOL_CALL_ID_LENGTH } from '../../domain/tool-limits.ts';
-import { readCacheMark, readDocumentBlock, readImageBlock, readThinkingBlock } from './read-media-blocks.ts';
 import {
   type FieldPath,
   invalidField,
@@ -18,7 +17,8 @@ import {
   readNonEmptyString,
   readObject,
   readString,
-} from './request-fields.ts';
+} from '../request-fields.ts';
+import { readCacheMark, readDocumentBlock, readImageBlock, readThinkingBlock } from './read-media-blocks.ts';
 
 /**
  * Anthropic's `system` and `messages` onto the gateway's messages. Text blocks keep their text

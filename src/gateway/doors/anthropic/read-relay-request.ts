@@ -11,7 +11,7 @@ import {
   readInteger,
   readNonEmptyString,
   readObject,
-} from './request-fields.ts';
+} from '../request-fields.ts';
 
 /**
  * A `POST /v1/messages` body read only as far as the gateway needs it whatever slot serves it

@@ -9,7 +9,7 @@ import {
   readNonEmptyString,
   readObject,
   readString,
-} from './request-fields.ts';
+} from '../request-fields.ts';
 
 /**
  * Anthropic's `tools` and `tool_choice` onto the gateway's. Only client tools (`{name,

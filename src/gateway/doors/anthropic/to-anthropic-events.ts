@@ -1,7 +1,7 @@
 import { errorStatus } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
 import type { ReportedUsage } from '../../domain/reported-usage.ts';
-import type { StreamEventOf } from '../../services/run-chat-stream.ts';
+import type { StreamEventOf } from '../../services/use-cases/run-chat-stream.ts';
 import { type AnthropicErrorBody, toAnthropicErrorBody } from './anthropic-error-body.ts';
 import {
   type AnsweredChat,

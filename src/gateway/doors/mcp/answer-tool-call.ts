@@ -1,14 +1,13 @@
 import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import { splitToolName } from '../../domain/mcp-tools.ts';
-import { startRequestRun } from '../../http/start-request-run.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import type { McpUpstream } from '../../mcp/mcp-upstream.ts';
 import { toUpstreamError } from '../../mcp/mcp-upstream-error.ts';
 import type { McpCallOutcome } from '../../observability/mcp-metrics.ts';
-import { ClientClosedError } from '../../services/client-closed-error.ts';
-import type { RequestRun } from '../../services/request-run.ts';
+import { ClientClosedError } from '../../services/run/client-closed-error.ts';
+import type { RequestRuns } from '../serve-run.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
 
 /** What a client may send of a tools/call (the SDK has checked the shape). */
@@ -29,14 +28,14 @@ const MAX_ECHOED_NAME = 128;
  * limits, proxied to its server within the call bound, and finished with one ledger row (cost 0).
  * A refusal by a limit and a failing server are tool results with isError and a clear text, so
  * the client's session goes on; a call that is unknown, denied or too large is a JSON-RPC error.
- * `close` finishes every run once the answer was sent, as `serveRun` does for the other doors.
+ * Its runs start through the POST's `RequestRuns`, which `serveRuns` closes once the answer was
+ * sent, as it closes every door's run.
  */
 export class ToolCalls {
   readonly #request: FastifyRequest;
-  readonly #reply: FastifyReply;
+  readonly #runs: RequestRuns;
   readonly #deps: McpServingDeps;
   readonly #gateway: McpGateway;
-  readonly #runs: RequestRun[] = [];
   /**
    * The app's limit state as its last tool call of this POST left it (contract 5.8), for the
    * answer's headers: the admission's, or the refusal's without its Retry-After (the answer is a
@@ -45,9 +44,9 @@ export class ToolCalls {
    */
   readonly limitHeaders: Record<string, string> = {};
 
-  constructor(request: FastifyRequest, reply: FastifyReply, deps: McpServingDeps, gateway: McpGateway) {
+  constructor(request: FastifyRequest, runs: RequestRuns, deps: McpServingDeps, gateway: McpGateway) {
     this.#request = request;
-    this.#reply = reply;
+    this.#runs = runs;
     this.#deps = deps;
     this.#gateway = gateway;
   }
@@ -90,23 +89,13 @@ export class ToolCalls {
     }
   }
 
-  /** Finishes every run of this POST once its answer was sent (or the client left). */
-  async close(failure: unknown): Promise<void> {
-    const raw = this.#reply.raw;
-    for (const run of this.#runs) {
-      const left = run.signal.aborted || (raw.destroyed && !raw.writableEnded);
-      await run.close(failure ?? (left ? new ClientClosedError() : undefined));
-    }
-  }
-
   async #run(
     upstream: McpUpstream,
     server: string,
     tool: string,
     args: Record<string, unknown> | undefined,
   ): Promise<CallToolResult> {
-    const run = startRequestRun(this.#request, this.#reply, this.#deps, RUN_START);
-    this.#runs.push(run);
+    const run = this.#runs.start(RUN_START);
     run.callsTool(server, tool);
     try {
       await run.admit(NO_TEXTS);

@@ -4,6 +4,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toFetchApiRequest } from '../../../platform/fetch-api-request.ts';
 import { McpGateway } from '../../mcp/mcp-gateway.ts';
+import { serveRuns } from '../serve-run.ts';
 import { ToolCalls } from './answer-tool-call.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
 
@@ -30,42 +31,40 @@ export function createMcpServing(deps: McpServingDeps) {
  * app's tools/list and tools/call go to the gateway; every run a tools/call started is finished
  * once the answer is sent, whatever happened (CONTRACT 5.1).
  */
-async function serveExchange(
+function serveExchange(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: McpServingDeps,
   gateway: McpGateway,
 ): Promise<FastifyReply> {
-  const app = request.appName;
-  const calls = new ToolCalls(request, reply, deps, gateway);
-  const server = new Server(
-    { name: SERVER_NAME, version: deps.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: await gateway.toolsFor(gateway.allowanceOf(app)),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, (call) => calls.answer(call.params));
-  // No sessionIdGenerator: stateless, no Mcp-Session-Id issued or checked.
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-  let failure: unknown;
-  try {
-    await server.connect(transport);
-    const response = await transport.handleRequest(toFetchApiRequest(request, deps.config.publicGatewayUrl));
-    const body = await response.text();
-    reply.code(response.status);
-    for (const [name, value] of response.headers) reply.header(name, value);
-    reply.headers(await limitState(deps, app, calls));
-    reply.send(body === '' ? undefined : body);
-    return reply;
-  } catch (error) {
-    failure = error;
-    throw error;
-  } finally {
-    await calls.close(failure);
-    await transport.close();
-    await server.close();
-  }
+  return serveRuns(request, reply, deps, async (runs) => {
+    const app = request.appName;
+    const calls = new ToolCalls(request, runs, deps, gateway);
+    const server = new Server(
+      { name: SERVER_NAME, version: deps.version },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: await gateway.toolsFor(gateway.allowanceOf(app)),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, (call) => calls.answer(call.params));
+    // No sessionIdGenerator: stateless, no Mcp-Session-Id issued or checked.
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(
+        toFetchApiRequest(request, deps.config.publicGatewayUrl),
+      );
+      const body = await response.text();
+      reply.code(response.status);
+      for (const [name, value] of response.headers) reply.header(name, value);
+      reply.headers(await limitState(deps, app, calls));
+      reply.send(body === '' ? undefined : body);
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  });
 }
 
 /**

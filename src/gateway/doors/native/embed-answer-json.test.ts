@@ -6,7 +6,7 @@ import { significantDigits } from '../../../../test/helpers/significant-digits.t
 import { JsonNumberArray } from '../../domain/json-number-array.ts';
 import { NO_CACHE_USAGE } from '../../domain/usage.ts';
 import type { EmbeddingVector } from '../../providers/provider.ts';
-import type { EmbedAnswer } from '../../services/run-embed.ts';
+import type { EmbedAnswer } from '../../services/use-cases/run-embed.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
 import { nativeUsage } from './native-chat-answer.ts';
 import { EmbedResponse, Usage } from './native-schemas.ts';

@@ -1,4 +1,4 @@
-import type { EmbedAnswer } from '../../services/run-embed.ts';
+import type { EmbedAnswer } from '../../services/use-cases/run-embed.ts';
 import { answerBytes, answerPayload } from '../answer-bytes.ts';
 import {
   type EmbeddingNumbers,

@@ -1,6 +1,6 @@
 import type { ResponseUsage } from '../../domain/usage.ts';
-import type { ChatAnswer } from '../../services/run-chat.ts';
-import type { ChatStream } from '../../services/run-chat-stream.ts';
+import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';
+import type { ChatStream } from '../../services/use-cases/run-chat-stream.ts';
 import type { UsageBody } from './native-schemas.ts';
 
 /** A chat answer as the native API's ChatResponse has it: the contract's fields only. */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NO_CACHE_USAGE } from '../../domain/usage.ts';
-import type { ChatAnswer } from '../../services/run-chat.ts';
-import { answerAsStream } from '../../services/run-chat-stream.ts';
+import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';
+import { answerAsStream } from '../../services/use-cases/run-chat-stream.ts';
 import { toNativeEvents } from './to-native-events.ts';
 
 const thinking = { type: 'thinking' as const, vendor: 'anthropic' as const, text: 'Hmm.', signature: 'sig' };

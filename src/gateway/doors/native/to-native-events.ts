@@ -1,5 +1,5 @@
 import { encodeEvent } from '../../../platform/sse.ts';
-import type { ChatStream } from '../../services/run-chat-stream.ts';
+import type { ChatStream } from '../../services/use-cases/run-chat-stream.ts';
 import { nativeChatAnswer, nativeStart } from './native-chat-answer.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { readUsage, type UsageReadingDeps } from '../../services/read-usage.ts';
+import { readUsage, type UsageReadingDeps } from '../../services/ledger/read-usage.ts';
 import { errorResponses } from './openapi-responses.ts';
 
 const TotalsRow = Type.Object({

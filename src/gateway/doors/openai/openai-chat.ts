@@ -1,10 +1,11 @@
 import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import { type ChatDoor, NO_HEADERS } from '../chat-door.ts';
+import { costHeader } from '../cost-header.ts';
 import type { OpenAIChatBody } from './openai-schemas.ts';
 import { type CompletionRequest, readCompletionRequest } from './read-completion-request.ts';
 import { renameOpenAIFault } from './rename-openai-fault.ts';
 import { ChunkEncoder, toOpenAIChunks } from './to-openai-chunks.ts';
-import { costHeader, toOpenAICompletion } from './to-openai-completion.ts';
+import { toOpenAICompletion } from './to-openai-completion.ts';
 
 /** Unix seconds, the same on every chunk of an answer: when the request arrived. */
 const createdOf = (receivedAt: number) => Math.floor(receivedAt / 1000);

@@ -1,18 +1,18 @@
 import type { TypedInstance } from '../../http/typed-instance.ts';
-import { listAddressableModels, resolveModelField } from '../../services/address-model.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { runEmbed } from '../../services/run-embed.ts';
-import { toAnthropicModelList } from '../anthropic/to-anthropic-model-list.ts';
+import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
+import { runEmbed } from '../../services/use-cases/run-embed.ts';
+import { costHeader } from '../cost-header.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
+import { openAIErrorBody } from '../openai-error-body.ts';
 import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { toAnthropicModelList } from '../to-anthropic-model-list.ts';
+import { toOpenAIModelList } from '../to-openai-model-list.ts';
 import { OPENAI_CHAT } from './openai-chat.ts';
-import { openAIErrorBody } from './openai-error-body.ts';
 import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
 import { readEmbeddingsRequest } from './read-embeddings-request.ts';
-import { costHeader } from './to-openai-completion.ts';
 import { embeddingsBody } from './to-openai-embeddings.ts';
-import { toOpenAIModelList } from './to-openai-model-list.ts';
 
 /**
  * The OpenAI-compatible door (CONTRACT 4.2), base URL `http://host:8787/v1`: `POST

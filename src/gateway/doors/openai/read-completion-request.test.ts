@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ApiError } from '../../../platform/errors.ts';
+import { JSON_OBJECT_SCHEMA } from '../json-object-schema.ts';
 import type { OpenAIChatBody } from './openai-schemas.ts';
-import { JSON_OBJECT_SCHEMA, readCompletionRequest } from './read-completion-request.ts';
+import { readCompletionRequest } from './read-completion-request.ts';
 
 const user = { role: 'user' as const, content: 'hi' };
 const plan = (extra: Record<string, unknown>, messages: unknown[] = [user]) =>

@@ -2,7 +2,8 @@ import { MediaTally, partsText } from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall, ToolChoice, ToolDefinition } from '../../domain/messages.ts';
 import type { ChatInput, JsonInput } from '../../domain/use-case-inputs.ts';
 import type { DoorChatRequest } from '../chat-door.ts';
-import { refuseField } from './openai-refusal.ts';
+import { JSON_OBJECT_SCHEMA } from '../json-object-schema.ts';
+import { refuseField } from '../openai-refusal.ts';
 import type { OpenAIChatBody, OpenAIMessageParam } from './openai-schemas.ts';
 import { readReasoningEffort, readUserParts } from './read-openai-parts.ts';
 
@@ -17,9 +18,6 @@ export type CompletionRequest = DoorChatRequest & {
   /** `stream_options.include_usage`: a last chunk with `choices: []` and the usage. */
   includeUsage: boolean;
 };
-
-/** What `json_object` asks for: any JSON object, validated as such. */
-export const JSON_OBJECT_SCHEMA: Record<string, unknown> = { type: 'object' };
 
 /**
  * Reads a chat completion request (its schema already checked). Fields that would change the

@@ -1,6 +1,6 @@
 import type { ModelAddress } from '../../domain/model-addressing.ts';
 import type { EmbedInput } from '../../domain/use-case-inputs.ts';
-import { refuseField } from './openai-refusal.ts';
+import { refuseField } from '../openai-refusal.ts';
 import type { OpenAIEmbeddingsBody } from './openai-schemas.ts';
 
 /**

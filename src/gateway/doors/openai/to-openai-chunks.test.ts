@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { NO_CACHE_USAGE } from '../../domain/usage.ts';
-import { answerAsStream } from '../../services/run-chat-stream.ts';
+import { answerAsStream } from '../../services/use-cases/run-chat-stream.ts';
 import { type ChatStreamEvent, ChunkEncoder, DONE_FRAME, toOpenAIChunks } from './to-openai-chunks.ts';
 
 const usage = { tokensIn: 7, tokensOut: 3, estimatedCost: 0.0001, estimated: false, ...NO_CACHE_USAGE };

@@ -1,8 +1,8 @@
 import type { ErrorEnvelope } from '../../../platform/errors.ts';
 import type { ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
-import type { StreamEventOf } from '../../services/run-chat-stream.ts';
-import { openAIErrorBodyFromEnvelope } from './openai-error-body.ts';
+import type { StreamEventOf } from '../../services/use-cases/run-chat-stream.ts';
+import { openAIErrorBodyFromEnvelope } from '../openai-error-body.ts';
 import {
   type CompletedChat,
   type OpenAIFinishReason,

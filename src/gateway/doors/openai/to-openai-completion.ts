@@ -1,6 +1,5 @@
 import type { FinishReason, ToolCall } from '../../domain/messages.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
-import { COST_HEADER, formatCost } from '../cost-header.ts';
 
 /** What the door reads of a chat answer (the chat use case's, or the JSON one's made into one). */
 export interface CompletedChat {
@@ -77,9 +76,4 @@ export function toOpenAICompletion(answer: CompletedChat, created: number) {
     ],
     usage: toOpenAIUsage(answer.usage),
   };
-}
-
-/** The cost header of a non-streamed answer (OpenAI's body has no field for it; CONTRACT 4.2). */
-export function costHeader(usage: ResponseUsage): Record<string, string> {
-  return { [COST_HEADER]: formatCost(usage) };
 }

@@ -1,6 +1,6 @@
-import type { RememberedResponse } from '../../services/response-memory.ts';
-import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
-import { refuseField } from '../openai/openai-refusal.ts';
+import type { RememberedResponse } from '../../services/use-cases/response-memory.ts';
+import { refuseField } from '../openai-refusal.ts';
+import { isObject, type JsonObject } from '../request-fields.ts';
 
 /** Reads a stored response of the app (the door's ResponseMemory). */
 export type Recall = (id: string) => Promise<RememberedResponse | undefined>;

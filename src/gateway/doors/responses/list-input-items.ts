@@ -1,4 +1,4 @@
-import { refuseField } from '../openai/openai-refusal.ts';
+import { refuseField } from '../openai-refusal.ts';
 
 /** The query of `GET /v1/responses/{id}/input_items`, as OpenAI names it. */
 export interface InputItemsQuery {

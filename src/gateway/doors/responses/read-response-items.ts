@@ -6,8 +6,8 @@ import {
   type ThinkingPart,
 } from '../../domain/content-parts.ts';
 import type { ChatMessage, ToolCall } from '../../domain/messages.ts';
-import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
-import { refuseField } from '../openai/openai-refusal.ts';
+import { refuseField } from '../openai-refusal.ts';
+import { isObject, type JsonObject } from '../request-fields.ts';
 import { readMediaPart } from './read-response-parts.ts';
 import { flatName } from './read-response-tools.ts';
 import { decodeReasoning } from './reasoning-items.ts';

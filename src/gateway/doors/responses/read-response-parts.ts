@@ -6,9 +6,9 @@ import {
   PDF_MEDIA_TYPE,
   type ReasoningRequest,
 } from '../../domain/content-parts.ts';
-import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
-import { refuseField } from '../openai/openai-refusal.ts';
-import { readMediaSource } from '../openai/read-openai-parts.ts';
+import { refuseField } from '../openai-refusal.ts';
+import { readMediaSource } from '../read-media-source.ts';
+import { isObject, type JsonObject } from '../request-fields.ts';
 
 /**
  * The Responses API's media parts onto the gateway's content parts (domain/content-parts.ts):

@@ -1,6 +1,6 @@
 import type { ToolChoice, ToolDefinition } from '../../domain/messages.ts';
-import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
-import { refuseField } from '../openai/openai-refusal.ts';
+import { refuseField } from '../openai-refusal.ts';
+import { isObject, type JsonObject } from '../request-fields.ts';
 
 /**
  * What the answer needs to know of a tool the upstream was given under `upstreamName`: a

@@ -1,8 +1,8 @@
 import type { ChatInput, JsonInput } from '../../domain/use-case-inputs.ts';
-import { isObject, type JsonObject } from '../anthropic/request-fields.ts';
 import type { DoorChatRequest } from '../chat-door.ts';
-import { refuseField } from '../openai/openai-refusal.ts';
-import { JSON_OBJECT_SCHEMA } from '../openai/read-completion-request.ts';
+import { JSON_OBJECT_SCHEMA } from '../json-object-schema.ts';
+import { refuseField } from '../openai-refusal.ts';
+import { isObject, type JsonObject } from '../request-fields.ts';
 import { readResponseInput } from './read-response-items.ts';
 import { readReasoning } from './read-response-parts.ts';
 import { type ReadTools, readResponseTools, readToolChoice } from './read-response-tools.ts';

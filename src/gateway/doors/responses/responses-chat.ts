@@ -1,6 +1,6 @@
 import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import type { ChatDoor } from '../chat-door.ts';
-import { costHeader } from '../openai/to-openai-completion.ts';
+import { costHeader } from '../cost-header.ts';
 import { type ResponsesRequest, readResponsesRequest } from './read-responses-request.ts';
 import { renameResponsesFault } from './rename-responses-fault.ts';
 import { toResponseEvents } from './to-response-events.ts';

@@ -1,8 +1,8 @@
 import { encodeEvent } from '../../../platform/sse.ts';
 import type { ThinkingPart } from '../../domain/content-parts.ts';
 import type { ToolCall } from '../../domain/messages.ts';
-import type { ChatAnswer } from '../../services/run-chat.ts';
-import type { StreamEventOf } from '../../services/run-chat-stream.ts';
+import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';
+import type { StreamEventOf } from '../../services/use-cases/run-chat-stream.ts';
 import type { ResponsesRequest } from './read-responses-request.ts';
 import { reasoningItem } from './reasoning-items.ts';
 import { toResponseFailure } from './to-response-failure.ts';

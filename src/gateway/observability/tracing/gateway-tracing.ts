@@ -1,7 +1,7 @@
 import type { TracingSettings } from '../../../config/config-types.ts';
 import type { Operation } from '../../../storage/ports.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import type { RunTrace } from '../../services/run-trace.ts';
+import type { RunTrace } from '../../services/run/request-run-trace.ts';
 
 /** What the HTTP layer knows when a request arrives. */
 export interface RequestSpanStart {

@@ -12,7 +12,7 @@ import type { FinishReason } from '../../domain/messages.ts';
 import { type ReportedUsage, splitCacheTokens } from '../../domain/reported-usage.ts';
 import type { TraceHeaders } from '../../providers/http/trace-headers.ts';
 import { isProviderError } from '../../providers/provider-error.ts';
-import type { RunTrace } from '../../services/run-trace.ts';
+import type { RunTrace } from '../../services/run/request-run-trace.ts';
 import {
   GEN_AI_CACHE_CREATION_TOKENS,
   GEN_AI_CACHE_READ_TOKENS,

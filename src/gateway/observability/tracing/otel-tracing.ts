@@ -28,7 +28,7 @@ import {
 import type { TracingSettings } from '../../../config/config-types.ts';
 import type { Operation } from '../../../storage/ports.ts';
 import type { ProviderRegistry } from '../../providers/registry.ts';
-import type { RunTrace } from '../../services/run-trace.ts';
+import type { RunTrace } from '../../services/run/request-run-trace.ts';
 import { GEN_AI_PROVIDER_NAME } from '../gen-ai-names.ts';
 import type { GatewayTracing, RequestSpan, RequestSpanStart } from './gateway-tracing.ts';
 import { OtelRunTrace } from './otel-run-trace.ts';
