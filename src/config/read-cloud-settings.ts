@@ -45,7 +45,12 @@ export function readCloudSettings(
       (kind === 'bedrock' ? (env['AWS_REGION'] ?? env['AWS_DEFAULT_REGION']) : undefined),
     project: given.project ?? inherited?.project,
     location: given.location ?? inherited?.location,
-    credentialsFile: given.credentialsFile ?? inherited?.credentialsFile,
+    // Google's own variable names the key file when the file does not (CONTRACT 6.9); the
+    // adapter reads it itself, to honour its token_uri.
+    credentialsFile:
+      given.credentialsFile ??
+      inherited?.credentialsFile ??
+      (kind === 'vertex' ? env['GOOGLE_APPLICATION_CREDENTIALS'] : undefined),
   };
   if (kind === 'azure' && !hasApiKey) {
     if (cloud.azure === undefined)

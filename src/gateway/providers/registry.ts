@@ -17,6 +17,7 @@ import { GeminiProvider } from './gemini/gemini-provider.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
 import type { ProviderAdapter } from './provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
+import { VertexProvider } from './vertex/vertex-provider.ts';
 
 /** What the application shares with the adapters it builds. */
 export interface AdapterShared {
@@ -40,7 +41,7 @@ export const ADAPTER_FACTORIES: { readonly [K in ProviderKind]: AdapterFactory<K
   openai: (settings) => new OpenAIProvider(settings),
   bedrock: (settings) => new BedrockProvider(settings),
   azure: (settings) => new OpenAIProvider(settings as never),
-  vertex: (settings) => new GeminiProvider(settings as never),
+  vertex: (settings) => new VertexProvider(settings),
 };
 
 /** One upstream of a slot, with its own adapter (and so its own connection pool and key). */
