@@ -66,7 +66,13 @@ export class VertexProvider implements ProviderAdapter {
     );
     const file = settings.cloud?.credentialsFile;
     let source: Promise<TokenFetch> | undefined;
-    const tokens = options.tokens ?? (async () => (await (source ??= googleTokenFetch(file)))());
+    // The key file is read on the first request, so a missing one fails the request (a 502 naming
+    // the slot), not the gateway's start.
+    const lazy: TokenFetch = async () => {
+      source ??= googleTokenFetch(file);
+      return (await source)();
+    };
+    const tokens = options.tokens ?? lazy;
     this.auth = new CachedBearerAuth(
       settings.slot,
       file === undefined ? 'Google Application Default Credentials' : 'the service-account file',
