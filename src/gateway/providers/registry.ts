@@ -12,6 +12,7 @@ import { type CircuitKey, circuitKey } from '../../storage/provider-health.ts';
 import type { SlotProfile } from '../domain/routing.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
 import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
+import { AzureProvider } from './azure/azure-provider.ts';
 import { BedrockProvider } from './bedrock/bedrock-provider.ts';
 import { GeminiProvider } from './gemini/gemini-provider.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
@@ -40,7 +41,7 @@ export const ADAPTER_FACTORIES: { readonly [K in ProviderKind]: AdapterFactory<K
   gemini: (settings) => new GeminiProvider(settings),
   openai: (settings) => new OpenAIProvider(settings),
   bedrock: (settings) => new BedrockProvider(settings),
-  azure: (settings) => new OpenAIProvider(settings as never),
+  azure: (settings) => new AzureProvider(settings),
   vertex: (settings) => new VertexProvider(settings),
 };
 

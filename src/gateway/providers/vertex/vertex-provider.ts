@@ -69,7 +69,11 @@ export class VertexProvider implements ProviderAdapter {
     // The key file is read on the first request, so a missing one fails the request (a 502 naming
     // the slot), not the gateway's start.
     const lazy: TokenFetch = async () => {
-      source ??= googleTokenFetch(file);
+      source ??= googleTokenFetch(file).catch((error: unknown) => {
+        // An unreadable file is read again on the next request (it may have been mounted since).
+        source = undefined;
+        throw error;
+      });
       return (await source)();
     };
     const tokens = options.tokens ?? lazy;
