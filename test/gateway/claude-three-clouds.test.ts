@@ -22,7 +22,8 @@ process.env['AWS_SECRET_ACCESS_KEY'] = TEST_AWS_CREDENTIALS.secretAccessKey;
 process.env['AWS_SESSION_TOKEN'] = TEST_AWS_CREDENTIALS.sessionToken;
 process.env['AWS_EC2_METADATA_DISABLED'] = 'true';
 
-const BODY = '{"model":"provider-a/claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}';
+const BODY =
+  '{"model":"provider-a/claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}';
 
 describe('Claude from anthropic + bedrock + vertex deployments in one slot', () => {
   let anthropic: MockAnthropicServer;
@@ -73,7 +74,9 @@ describe('Claude from anthropic + bedrock + vertex deployments in one slot', () 
   const counts = () => [anthropic.requests.length, bedrock.requests.length, vertex.requests.length];
   const which = (before: number[]) => {
     const after = counts();
-    return ['anthropic', 'bedrock', 'vertex'].filter((_, index) => (after[index] as number) > (before[index] as number));
+    return ['anthropic', 'bedrock', 'vertex'].filter(
+      (_, index) => (after[index] as number) > (before[index] as number),
+    );
   };
 
   /** One turn of the session: its answer's status and the deployment the ledger names. */
@@ -93,7 +96,8 @@ describe('Claude from anthropic + bedrock + vertex deployments in one slot', () 
     // The session's deployment now fails every call (many queued failures, or the server gone).
     for (let i = 0; i < 40; i++) {
       if (first === 'bedrock') bedrock.failNext(503, 'ServiceUnavailableException');
-      if (first === 'vertex') vertex.failNext(503, { error: { code: 503, message: 'unavailable', status: 'UNAVAILABLE' } });
+      if (first === 'vertex')
+        vertex.failNext(503, { error: { code: 503, message: 'unavailable', status: 'UNAVAILABLE' } });
     }
     if (first === 'anthropic') {
       anthropicClosed = true;
@@ -105,7 +109,8 @@ describe('Claude from anthropic + bedrock + vertex deployments in one slot', () 
   });
 
   it('sent each cloud its own model id in its own lane', () => {
-    for (const request of bedrock.requests) assert.equal(request.modelId, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0');
+    for (const request of bedrock.requests)
+      assert.equal(request.modelId, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0');
     for (const request of vertex.requests) assert.equal(request.model, 'claude-sonnet-4-5@20250929');
     assert.ok(bedrock.requests.every((request) => request.operation.startsWith('invoke')));
     assert.ok(vertex.requests.every((request) => request.method === 'rawPredict'));
