@@ -1,10 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runAgentWorkloads } from './agent-run.ts';
 import { prepareBaseline } from './baseline.ts';
+import { batchTable, measureBatchUnderLoad } from './batch-under-load.ts';
 import { measureBoxSpeed } from './box-speed.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { describeMachine } from './machine.ts';
@@ -56,6 +58,10 @@ const { values } = parseArgs({
     agent: { type: 'boolean', default: true },
     'agent-only': { type: 'boolean', default: false },
     'agent-concurrency': { type: 'string', default: '1,16,64' },
+    /** Live chat with a 2,000-request batch running against without (bench/batch-under-load.ts); `--batch-only` runs just it. */
+    batch: { type: 'boolean', default: true },
+    'batch-only': { type: 'boolean', default: false },
+    'batch-connections': { type: 'string', default: '1,8' },
   },
   allowNegative: true,
 });
@@ -180,6 +186,29 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${report}`);
     if (values.write)
       writeFileSync(join(resultsDir, `${date.slice(0, 10)}-${values.label}-agent.md`), report);
+    return;
+  }
+  const batchRow = async () => {
+    const server = await gateway('batch', {}, mock.port);
+    const rows = [];
+    for (const connections of values['batch-connections'].split(',').map(Number))
+      rows.push(await measureBatchUnderLoad(server, { connections, seconds, rounds, log }));
+    await server.stop();
+    return ['## Live chat while a batch runs (CONTRACT 6.7)', '', batchTable(rows)].join('\n');
+  };
+  if (values['batch-only']) {
+    const report = [
+      `# Gateway benchmark, batches, ${new Date().toISOString().slice(0, 10)}`,
+      '',
+      await batchRow(),
+      '',
+    ].join('\n');
+    process.stdout.write(`\n${report}`);
+    if (values.write)
+      writeFileSync(
+        join(resultsDir, `${new Date().toISOString().slice(0, 10)}-${values.label}-batch.md`),
+        report,
+      );
     return;
   }
   const main = await gateway('default', {}, mock.port);
@@ -307,7 +336,8 @@ async function main(): Promise<void> {
 
   const variants: CaseResult[] = [];
   if (values.variants) {
-    // Side by side, in the same minutes: the default gateway (metrics on, tracing off), one
+    // Side by side, in the same minutes: the default gateway (one worker, metrics on, tracing
+    // off), one with a worker per CPU (CPU and memory summed over its processes), one
     // logging at warn, one without metrics, one tracing every request to an OTLP sink, one whose
     // ledger accepts batches without writing them (see preload-no-ledger.ts).
     log('gateway variants…');
@@ -321,6 +351,10 @@ async function main(): Promise<void> {
     sink.unref();
     const kinds: [string, Server][] = [
       ['default', await gateway('variant-default', {}, mock.port)],
+      [
+        `GATEWAY_WORKERS=auto (${availableParallelism()})`,
+        await gateway('variant-workers', { env: { GATEWAY_WORKERS: 'auto' } }, mock.port),
+      ],
       ['LOG_LEVEL=warn', await gateway('variant-warn', { env: { LOG_LEVEL: 'warn' } }, mock.port)],
       [
         'METRICS_ENABLED=false',
@@ -350,6 +384,7 @@ async function main(): Promise<void> {
   }
 
   const agentRun = values.agent ? await agent() : undefined;
+  const batchSection = values.batch ? await batchRow() : undefined;
   const checks = checkTargets(rows, variants, rss);
   const machine = describeMachine();
   const boxSpeed = { startNs: speedAtStart, endNs: measureBoxSpeed() };
@@ -409,6 +444,7 @@ async function main(): Promise<void> {
           baselineTable(compared, baseline.commit, baseline.peakRss),
         ]),
     ...(agentRun === undefined ? [] : ['', agentRun.section]),
+    ...(batchSection === undefined ? [] : ['', batchSection]),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}`);

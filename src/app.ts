@@ -7,6 +7,13 @@ import { CredentialVerifier, type CredentialVerifierOptions } from './gateway/au
 import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
+import { applyGovernanceSeeds } from './gateway/governance/apply-governance-seeds.ts';
+import { governanceAdminOf } from './gateway/governance/governance-admin-of.ts';
+import { GovernanceCache } from './gateway/governance/governance-cache.ts';
+import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
+import { KeyUseRecorder } from './gateway/governance/key-use-recorder.ts';
+import { limitPoliciesOf } from './gateway/governance/limit-policies.ts';
+import { Guardrails } from './gateway/guardrails/guardrails.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -29,9 +36,12 @@ import { openSharedState } from './gateway/shared-state.ts';
 import { TokenizerThread } from './gateway/tokenizer/tokenizer-thread.ts';
 import { type Clock, systemClock } from './platform/clock.ts';
 import type { Logger } from './platform/logger.ts';
+import { answerMetricsForInstance } from './platform/metrics/instance-metrics.ts';
 import { MetricsRegistry } from './platform/metrics/metrics-registry.ts';
+import type { RpcPeer } from './platform/rpc-peer.ts';
+import { openWorkerStorage } from './storage/coordinator/worker-storage.ts';
 import { openStorage } from './storage/open-storage.ts';
-import type { Storage } from './storage/ports.ts';
+import type { HeldRun, Storage } from './storage/ports.ts';
 import type { SharedCountingState } from './storage/redis/redis-availability.ts';
 
 export interface Application {
@@ -40,6 +50,9 @@ export interface Application {
   registry: ProviderRegistry;
   recorder: UsageRecorder;
   verifier: CredentialVerifier;
+  /** Teams, apps and keys as this instance holds them (CONTRACT 6.5). */
+  governance: GovernanceCache;
+  keyUses: KeyUseRecorder;
   gateway: FastifyInstance | undefined;
   site: FastifyInstance | undefined;
   /**
@@ -63,6 +76,11 @@ export interface BuildOptions {
   tokenizer?: TokenizerThread;
   /** The credential checks' limits (the fuzz answers throttled checks without their delay). */
   credentialChecks?: CredentialVerifierOptions;
+  /**
+   * In a worker of several (CONTRACT 6.8): the channel to the primary, which holds the shared
+   * state (without Redis), the embedded database's one writer and the instance's metrics.
+   */
+  worker?: RpcPeer;
 }
 
 export const DEMO_APP = 'demo';
@@ -99,13 +117,18 @@ async function buildOpening(
   clock: Clock,
   opened: Array<() => unknown>,
 ): Promise<Application> {
-  const storage = await openStorage(config);
+  const worker = options.worker;
+  const storage = worker === undefined ? await openStorage(config) : await openWorkerStorage(config, worker);
   opened.push(() => storage.close());
-  const admin = new AppAdmin(storage.apps, clock);
-  await admin.applySeeds(config.apps);
-  await createDemoAppIfEmpty(admin, config, logger);
+  // A worker's primary seeded the apps before starting it.
+  if (worker === undefined) await seedApps(storage, config, logger, clock);
+  const governance = new GovernanceCache(storage.governance, logger.child({ component: 'governance' }));
+  await governance.start();
+  opened.push(() => governance.stop());
+  const keyUses = new KeyUseRecorder(storage.governance, logger.child({ component: 'governance' }));
+  opened.push(() => keyUses.close());
 
-  const shared = await openSharedState(config, logger, () => clock.now());
+  const shared = await openSharedState(config, logger, () => clock.now(), worker);
   opened.push(() => shared.close());
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
@@ -119,21 +142,28 @@ async function buildOpening(
   if (config.surfaces.gateway) {
     for (const warning of modelAddressingWarnings({ config, registry })) logger.warn(warning);
   }
-  const recorder = new UsageRecorder(
-    storage.usage,
-    logger.child({ component: 'usage' }),
-    config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir },
-  );
+  const recorder = new UsageRecorder(storage.usage, logger.child({ component: 'usage' }), {
+    ...(config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir }),
+    ...(worker === undefined ? {} : { onAdmitted: (run: HeldRun) => worker.notify('run.open', [run]) }),
+  });
   opened.push(() => recorder.flush({ final: true }));
-  const verifier = new CredentialVerifier(storage.apps, clock, options.credentialChecks);
+  const verifier = new CredentialVerifier(
+    keysFromGovernance(governance, storage.apps),
+    clock,
+    options.credentialChecks,
+    keyUses.note,
+  );
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
+  if (metricsRegistry !== undefined && worker !== undefined)
+    answerMetricsForInstance(metricsRegistry, worker);
   const balancer = new DeploymentBalancer({
     health: shared.health,
     inFlight: shared.inFlight,
     retry: config.retry,
     circuit: config.circuit,
     clock,
+    ...(shared.rests === undefined ? {} : { rests: shared.rests }),
   });
   const metrics =
     metricsRegistry === undefined
@@ -164,8 +194,10 @@ async function buildOpening(
     shared.limits,
     () => clock.now(),
     (app, limit, now) => refusals.count(app, limit, now),
+    limitPoliciesOf(governance),
   );
   const deps = {
+    governance,
     limiter,
     tokenizer,
     config,
@@ -177,6 +209,7 @@ async function buildOpening(
     clock,
     metrics,
     responseCache: new ResponseCache(config.responseCache, config.routing.tasks, shared.responseCache),
+    guardrails: new Guardrails(config.guardrails, metricsRegistry, logger.child({ component: 'guardrails' })),
   };
 
   // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.
@@ -197,6 +230,7 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
+        adminGovernance: governanceAdminOf(storage, governance, clock),
         mcpMetrics:
           metricsRegistry === undefined ? undefined : new McpToolMetrics(metricsRegistry, config.mcp),
       })
@@ -212,6 +246,8 @@ async function buildOpening(
     registry,
     recorder,
     verifier,
+    governance,
+    keyUses,
     gateway,
     site,
     sharedCounting: () => shared.sharedCounting(),
@@ -228,6 +264,10 @@ async function buildOpening(
       stopRetention();
       // No request is left to count for: the servers have closed.
       await tokenizer.close();
+      governance.stop();
+      await keyUses
+        .close()
+        .catch((error: unknown) => logger.warn({ err: error }, "keys' last use not written"));
       await recorder.flush({ final: true });
       await refusals
         .close()
@@ -241,6 +281,24 @@ async function buildOpening(
       await storage.close();
     },
   };
+}
+
+/** The configured apps, and `demo` when there is none: once per instance, before it serves. */
+export async function seedApps(
+  storage: Storage,
+  config: Config,
+  logger: Logger,
+  clock: Clock,
+): Promise<void> {
+  const admin = new AppAdmin(storage.apps, clock);
+  await admin.applySeeds(config.apps);
+  await createDemoAppIfEmpty(admin, config, logger);
+  const seeded = await applyGovernanceSeeds(config, storage.governance, clock.now());
+  for (const team of seeded.teamsKeptFromApi)
+    logger.warn(
+      { team },
+      'a team of the configuration was made through the admin API: the stored one is kept',
+    );
 }
 
 /**

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import { buildApplication } from './app.ts';
 import { ConfigError } from './config/config-error.ts';
@@ -7,6 +8,8 @@ import { exitWith } from './platform/exit-process.ts';
 import { createLogger } from './platform/logger.ts';
 import { reclaimStartUpMemory } from './platform/reclaim-start-up-memory.ts';
 import { letWorkersSizeTheirYoungGeneration } from './platform/worker-young-generation.ts';
+import { runPrimary } from './workers/run-primary.ts';
+import { runWorker } from './workers/run-worker.ts';
 
 const REQUIRED_NODE_MAJOR = 24;
 
@@ -37,6 +40,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
+  // Several workers (CONTRACT 6.8): this process is their primary, or one of them.
+  if (config.workers > 1) {
+    if (cluster.isPrimary) await runPrimary(config, logger);
+    else await runWorker(config, logger);
+    return;
+  }
   const app = await buildApplication(config, logger);
   reclaimStartUpMemory();
 

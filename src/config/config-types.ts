@@ -1,3 +1,4 @@
+import type { BatchSettings } from './batch-settings.ts';
 import type {
   AppLimits,
   AppSeed,
@@ -5,7 +6,9 @@ import type {
   NEWSLETTER_WEBHOOK_MODES,
   ProviderSlot,
   RouteCandidate,
+  TeamSeed,
 } from './config-file-schema.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 import type { McpSettings } from './mcp-settings.ts';
 import type { TrustProxy } from './network-settings.ts';
 import type { MetricsSettings, TracingSettings } from './observability-settings.ts';
@@ -27,7 +30,7 @@ import type {
  * The loaded configuration. Its parts are the types of the schemas in settings-schema.ts and
  * config-file-schema.ts, re-exported here so the rest of the code has one place to import from.
  */
-export type { AppLimits, AppSeed, ProviderSlot, RouteCandidate } from './config-file-schema.ts';
+export type { AppLimits, AppSeed, ProviderSlot, RouteCandidate, TeamSeed } from './config-file-schema.ts';
 export { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_SLOTS } from './config-file-schema.ts';
 export type { McpServerSettings, McpSettings } from './mcp-settings.ts';
 export type { MetricsSettings, TracingSettings } from './observability-settings.ts';
@@ -107,7 +110,9 @@ export interface SiteSettings extends SiteLimits {
   mcpAllowedOrigins: string[];
 }
 
-export interface Config extends ServerSettings {
+export interface Config extends Omit<ServerSettings, 'workers'> {
+  /** Worker processes (CONTRACT 6.8): `auto` resolved to the CPUs; 1 is a single process. */
+  workers: number;
   surfaces: { gateway: boolean; site: boolean };
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -120,6 +125,8 @@ export interface Config extends ServerSettings {
   adminToken: string | undefined;
   publicSiteUrl: string;
   apps: AppSeed[];
+  /** Teams the configuration declares (CONTRACT 6.5), reset to it at start. */
+  teams: TeamSeed[];
   providers: Record<ProviderSlot, SlotSettings>;
   routing: RoutingSettings;
   prices: Record<string, ModelPrice>;
@@ -129,10 +136,14 @@ export interface Config extends ServerSettings {
   usage: UsageSettings;
   responseCache: ResponseCacheConfig;
   json: JsonOutputSettings;
+  /** Files and batches (CONTRACT 6.7). */
+  batches: BatchSettings;
   site: SiteSettings;
   metrics: MetricsSettings;
   /** Undefined unless an OTLP endpoint is configured: then spans are exported. */
   tracing: TracingSettings | undefined;
   /** The MCP gateway's upstream servers, bounds and allow lists (CONTRACT 5.7). */
   mcp: McpSettings;
+  /** Named guards and what they are attached to (CONTRACT 6.6). */
+  guardrails: GuardrailSettings;
 }

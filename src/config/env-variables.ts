@@ -10,6 +10,7 @@ import { parseOtlpProtocol, TRACE_SAMPLERS } from './observability-settings.ts';
 import { parseAppSeeds } from './parse-apps.ts';
 import { parseDeployments } from './parse-deployments.ts';
 import { parseMcpServers } from './parse-mcp-servers.ts';
+import { parseWorkers } from './parse-workers.ts';
 import { PROVIDER_KINDS } from './provider-kinds.ts';
 import type { SettingAt, SettingPath } from './setting-path.ts';
 import { BALANCE_STRATEGIES, LOG_LEVELS } from './settings-schema.ts';
@@ -91,6 +92,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   variable('ADMIN_TOKEN', 'adminToken', text),
   variable('GATEWAY_APPS', 'apps', (raw, name) => parseAppSeeds(raw, name), true),
   ...PROVIDER_SLOTS.flatMap(providerVariables),
+  variable('GATEWAY_WORKERS', 'workers', parseWorkers),
   variable('SHUTDOWN_GRACE_MS', 'shutdownGraceMs', integer(0, 600_000)),
   variable('SITE_CONTENT_DIR', 'site.contentDir', text),
   variable('IDENTITY_DISCOVERY_FILE', 'site.identityDiscoveryFile', text),

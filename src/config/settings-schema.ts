@@ -44,6 +44,11 @@ export const ServerSettingsSchema = Type.Object(
       default: 15_000,
       description: 'Idle time after which a stream gets a keep-alive comment.',
     }),
+    workers: Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 1, maximum: 1024 })], {
+      default: 'auto',
+      description:
+        'Worker processes serving both surfaces on one port each: `auto` is one per CPU (os.availableParallelism()), 1 a single process.',
+    }),
     shutdownGraceMs: NonNegativeInt({
       default: 10_000,
       description: 'How long SIGTERM waits for in-flight requests before closing connections.',
@@ -325,6 +330,13 @@ export const ModelPriceSchema = Type.Object(
       Type.Number({
         minimum: 0,
         description: 'Prompt-cache writes kept 1 hour; twice the input rate when absent.',
+      }),
+    ),
+    contextWindow: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          "The model's context window in tokens, for the overflow message when the upstream's gives no figure; the price data's when absent.",
       }),
     ),
   },

@@ -1,5 +1,13 @@
 import type { Config } from '../config/config-types.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { RpcPeer } from '../platform/rpc-peer.ts';
+import {
+  CoordinatedInFlightCounter,
+  CoordinatedLimitStore,
+  CoordinatedResponseCacheStore,
+} from '../storage/coordinator/coordinated-counters.ts';
+import { CoordinatedProviderHealth, CoordinatedRests } from '../storage/coordinator/coordinated-health.ts';
+import type { SharedRests } from '../storage/deployment-rests.ts';
 import { type InFlightCounter, InProcessInFlightCounter } from '../storage/in-flight-counter.ts';
 import { InProcessLimitStore, type LimitStore } from '../storage/limit-store.ts';
 import { configuredCircuits, type ProviderHealth } from '../storage/provider-health.ts';
@@ -15,6 +23,8 @@ export interface SharedState {
   inFlight: InFlightCounter;
   /** The response cache's entries: in this process, bounded in bytes, or in Redis for every instance. */
   responseCache: ResponseCacheStore;
+  /** Rests shared with the other workers of this instance; undefined in a single process. */
+  rests?: SharedRests;
   /** The Redis connection when REDIS_URL is set (surface B's rate limits may use it too). */
   redis: Redis | undefined;
   /** Whether limits count in Redis or, during an outage, in this process; undefined without REDIS_URL. */
@@ -34,7 +44,23 @@ export async function openSharedState(
   config: Config,
   logger: Logger,
   now: () => number = Date.now,
+  worker?: RpcPeer,
 ): Promise<SharedState> {
+  if (worker !== undefined) {
+    const rests = new CoordinatedRests(worker);
+    // With Redis, the workers share it as instances do; without, the primary holds what they share.
+    if (config.redisUrl !== undefined) return { ...(await openSharedState(config, logger, now)), rests };
+    return {
+      limits: new CoordinatedLimitStore(worker),
+      health: new CoordinatedProviderHealth(worker, config.circuit),
+      inFlight: new CoordinatedInFlightCounter(worker),
+      responseCache: new CoordinatedResponseCacheStore(worker),
+      rests,
+      redis: undefined,
+      sharedCounting: () => undefined,
+      close: async () => {},
+    };
+  }
   if (config.redisUrl === undefined) {
     return {
       limits: new InProcessLimitStore(),

@@ -1,3 +1,5 @@
+import type { BatchStore } from './batch-store.ts';
+import type { GovernanceStore } from './governance-ports.ts';
 import type { LedgerInsights } from './ledger-insights.ts';
 
 /**
@@ -80,7 +82,7 @@ export interface UsageRecord extends CacheTokens {
   requestId: string;
   app: string;
   operation: Operation;
-  /** The door the request came through: `native`, `openai` or `anthropic` (the gateway's FrontDoor). */
+  /** The door the request came through: `native`, `openai`, `anthropic`, `responses` or `mcp` (the gateway's FrontDoor). */
   frontDoor: string;
   task: string | null;
   provider: string | null;
@@ -104,8 +106,28 @@ export interface UsageRecord extends CacheTokens {
   /** For an `mcp_tool` row (CONTRACT 5.7): the upstream MCP server and its tool; null otherwise. */
   mcpServer: string | null;
   mcpTool: string | null;
+  /** The person behind the request (CONTRACT 6.5; at most 128 characters, else `sha256:` and a hash). */
+  endUser?: string | null;
+  /** The app's team when the request was made. */
+  team?: string | null;
+  /**
+   * What guardrails did to the request (CONTRACT 6.6): `guard:phase:action`, comma-separated;
+   * null when no guard acted. Never what a guard matched.
+   */
+  guardrails: string | null;
+  /** The batch the request belongs to (CONTRACT 6.7); absent or null for a live request. */
+  batchId?: string | null;
   attempts: UsageAttempt[];
 }
+
+/**
+ * A request admitted and not yet recorded (CONTRACT 6.8): what its row says if the worker serving
+ * it dies first (status 500, `worker_lost`), so that every admitted request still has one row.
+ */
+export type HeldRun = Pick<
+  UsageRecord,
+  'id' | 'requestId' | 'app' | 'operation' | 'frontDoor' | 'task' | 'createdAt'
+>;
 
 export interface UsageQuery {
   app?: string;
@@ -118,8 +140,18 @@ export interface UsageQuery {
   limit: number;
 }
 
-/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows. */
-export type UsageGroup = 'day' | 'provider' | 'model' | 'operation' | 'frontDoor' | 'deployment' | 'tool';
+/** `tool`: an MCP call's `server__tool` (CONTRACT 5.7), null for other rows; `batch`: the batch id (6.7), null for live rows. */
+export type UsageGroup =
+  | 'day'
+  | 'provider'
+  | 'model'
+  | 'operation'
+  | 'frontDoor'
+  | 'deployment'
+  | 'tool'
+  /** The person behind a request (CONTRACT 6.5), null when none was named. */
+  | 'endUser'
+  | 'batch';
 
 export interface UsageTotalsQuery {
   app: string;
@@ -139,6 +171,8 @@ export interface UsageTotalsRow {
   frontDoor?: string;
   deployment?: string | null;
   tool?: string | null;
+  endUser?: string | null;
+  batch?: string | null;
   requests: number;
   errors: number;
   tokensIn: number;
@@ -205,6 +239,8 @@ export interface StoredResponses {
 
 export interface Storage {
   apps: AppStore;
+  /** Teams, apps' settings and keys, team tokens, the audit log (CONTRACT 6.5). */
+  governance: GovernanceStore;
   /** Responses API answers kept with `store: true`. */
   responses: StoredResponses;
   usage: UsageLedger;
@@ -212,6 +248,8 @@ export interface Storage {
   insights: LedgerInsights;
   subscribers: SubscriberStore;
   sessionRevocations: SessionRevocations;
+  /** Files, batches and their requests (CONTRACT 6.7). */
+  batches: BatchStore;
   /** Cheap liveness check for health reports. */
   ping(): Promise<void>;
   close(): Promise<void>;

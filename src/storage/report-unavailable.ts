@@ -16,11 +16,13 @@ export function reportUnavailable(storage: Storage, isUnavailable: IsUnavailable
   const guard = <T extends object>(port: T) => guardMethods(port, isUnavailable);
   return {
     apps: guard(storage.apps),
+    governance: guard(storage.governance),
     usage: guard(storage.usage),
     insights: guard(storage.insights),
     subscribers: guard(storage.subscribers),
     sessionRevocations: guard(storage.sessionRevocations),
     responses: guard(storage.responses),
+    batches: guard(storage.batches),
     ping: guard({ ping: storage.ping }).ping,
     close: storage.close,
   };

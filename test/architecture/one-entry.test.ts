@@ -15,9 +15,9 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOORS = 'src/gateway/doors/';
 const RUN_EDGE = 'src/gateway/doors/serve-run.ts';
 
-/** The chat use cases: the chat, its stream, the JSON one, the lane's, and the response cache's runs of them. */
-const CHAT_USE_CASES =
-  /services\/(use-cases\/(run-chat|run-chat-stream|run-json|run-messages)|response-cache\/run-cached-[a-z-]+)\.ts$/;
+/** The use cases: the chat, its stream, the JSON one, the lane's, embeddings, and the response cache's runs of them. */
+const USE_CASES =
+  /services\/(use-cases\/(run-chat|run-chat-stream|run-json|run-messages|run-embed)|response-cache\/run-cached-[a-z-]+)\.ts$/;
 
 /** A value import (not `import type`) and what it names: its specifier. */
 const VALUE_IMPORT = /(?:^|\n)\s*import\s+(?!type\b)[^;]*?\bfrom\s*['"]([^'"]+)['"]/g;
@@ -35,7 +35,7 @@ function doorsPickingUseCases(files: readonly { file: string; source: string }[]
   for (const { file, source } of files) {
     if (!file.startsWith(DOORS) || !file.slice(DOORS.length).includes('/')) continue;
     for (const match of source.matchAll(VALUE_IMPORT))
-      if (CHAT_USE_CASES.test(match[1] as string)) found.push(`${file} → ${match[1]}`);
+      if (USE_CASES.test(match[1] as string)) found.push(`${file} → ${match[1]}`);
   }
   return found;
 }
@@ -47,6 +47,9 @@ function runEdgesElsewhere(files: readonly { file: string; source: string }[]): 
     if (file === RUN_EDGE || file === 'src/gateway/http/start-request-run.ts') continue;
     if (/\bstartRequestRun\s*\(/.test(source)) found.push(`${file} starts a run`);
     if (/\b(run|#run|runs)\.close\s*\(/.test(source)) found.push(`${file} closes a run`);
+    // A door's routes call an entry (serveChat, serveEmbed, serveJson); an MCP POST's runs, serveRuns.
+    if (file.slice(DOORS.length).includes('/') && /\bserveRun\s*\(/.test(source))
+      found.push(`${file} runs a use case itself`);
   }
   return found;
 }
@@ -59,11 +62,11 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
     assert.ok(files.filter(({ file }) => file.startsWith(DOORS)).length > 50);
   });
 
-  it('no door folder imports a chat use case (serveChat chooses it)', () => {
+  it("no door folder imports a use case (the entries at the doors' root choose it)", () => {
     assert.deepEqual(doorsPickingUseCases(files), []);
   });
 
-  it('only serve-run.ts starts and closes runs', () => {
+  it('only serve-run.ts starts and closes runs, and no door folder calls serveRun', () => {
     assert.deepEqual(runEdgesElsewhere(files), []);
     const edge = files.find(({ file }) => file === RUN_EDGE)?.source ?? '';
     assert.match(edge, /startRequestRun\(/);
@@ -82,6 +85,11 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
         source: 'const run = startRequestRun(request, reply, deps, START);\nawait run.close(failure);\n',
       },
       {
+        file: 'src/gateway/doors/native/native-door.ts',
+        source:
+          'return serveRun(request, reply, deps, start, async (run) => sendAnswer(reply, run, answer));\n',
+      },
+      {
         file: 'src/gateway/doors/serve-chat.ts',
         source: "import { runChat } from '../services/use-cases/run-chat.ts';\n",
       },
@@ -93,6 +101,7 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
     assert.deepEqual(runEdgesElsewhere(wrong), [
       'src/gateway/doors/mcp/answer-tool-call.ts starts a run',
       'src/gateway/doors/mcp/answer-tool-call.ts closes a run',
+      'src/gateway/doors/native/native-door.ts runs a use case itself',
     ]);
   });
 });

@@ -109,6 +109,7 @@ describe('cloud kinds: prices, secrets and failing credentials', () => {
       const row = await lastRow(slot);
       assert.equal(row.tokensIn, 3500);
       assert.equal(row.cacheReadTokens, 2000);
+      assert.ok(row.model !== null);
       const expected = calcPrice(
         {
           input_tokens: 3500,
@@ -119,7 +120,8 @@ describe('cloud kinds: prices, secrets and failing credentials', () => {
         // The model the upstream says answered is the one priced (Azure's mock answers gpt-4o-mini).
         row.model,
         { providerId: vendor },
-      ).total_price;
+      )?.total_price;
+      assert.ok(expected !== undefined);
       assert.ok(expected > 0);
       assert.ok(Math.abs(row.costUsd - expected) < 1e-9, `${row.costUsd} vs ${expected}`);
     });

@@ -113,12 +113,42 @@ describe('/metrics label values a client chooses', () => {
     const samples = parsePrometheusText(await scrape());
     const durations = samples.filter((s) => s.name === 'gen_ai_client_operation_duration_seconds_count');
     assert.ok(durations.length > 0);
-    // The model of the attempt: the one asked for, or the one the upstream said it answered with.
+    // The model the client asked for (contract 6.1), beside the one the upstream answered with.
     assert.ok(
-      durations.some((s) => s.labels.gen_ai_request_model === 'simulated-chat'),
+      durations.some((s) => s.labels.gen_ai_request_model === 'chat' && s.labels.model === 'simulated-chat'),
       JSON.stringify(durations),
     );
     assert.ok(durations.every((s) => s.labels.gen_ai_request_model !== undefined));
+  });
+
+  it('splits requests by route: a configured task, default, slot, and other for an unknown task', async () => {
+    const routes = async () => {
+      const samples = parsePrometheusText(await scrape());
+      const count = (route: string) => sumOf(samples, 'gateway_requests_total', { route, app: APP });
+      return {
+        task: count('summarise'),
+        default: count('default'),
+        slot: count('slot'),
+        other: count('other'),
+      };
+    };
+    const before = await routes();
+    assert.equal((await gw.chat({ messages, task: 'summarise' })).status, 200);
+    assert.equal((await gw.chat({ messages })).status, 200);
+    assert.equal((await gw.chat({ messages, provider: 'provider-c' })).status, 200);
+    assert.equal((await gw.post('/v1/chat/completions', { model: 'provider-b/chat', messages })).status, 200);
+    assert.equal((await gw.chat({ messages, task: invented() })).status, 200);
+    assert.equal((await gw.post('/v1/chat/completions', { model: 'summarise', messages })).status, 200);
+    const after = await routes();
+    assert.deepEqual(after, {
+      task: before.task + 2,
+      default: before.default + 1,
+      slot: before.slot + 2,
+      other: before.other + 1,
+    });
+    const samples = parsePrometheusText(await scrape());
+    const asked = sumOf(samples, 'gateway_requests_total', { route: 'slot', gen_ai_request_model: 'chat' });
+    assert.ok(asked >= 1, 'a pinned slot with a configured model is labelled with the model asked for');
   });
 
   it('passes promtool check metrics', {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load-config.ts';
 import { InProcessProviderHealth } from '../../src/gateway/health/circuit-breaker.ts';
 import { GatewayMetrics } from '../../src/gateway/observability/gateway-metrics.ts';
+import { UNROUTED } from '../../src/gateway/services/run/request-run-labels.ts';
 import { MetricsRegistry } from '../../src/platform/metrics/metrics-registry.ts';
 import { sampleRecord } from '../contracts/storage-contract.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';
@@ -89,10 +90,10 @@ describe('GatewayMetrics: response-cache hits', () => {
     assert.equal(sumOf(before, 'gateway_response_cache_hits_total'), 0);
     const hit = (id: string, app: string, saved: number) =>
       sampleRecord(id, { app, cacheHit: true, costUsd: 0, costSavedUsd: saved, attempts: [] });
-    gateway.finished(hit('h1', 'web', 0.0001234567));
-    gateway.finished(hit('h2', 'web', 0.0000000001));
-    gateway.finished(hit('h3', 'batch', 0.5));
-    gateway.finished(sampleRecord('miss', { app: 'web' }));
+    gateway.finished(hit('h1', 'web', 0.0001234567), UNROUTED);
+    gateway.finished(hit('h2', 'web', 0.0000000001), UNROUTED);
+    gateway.finished(hit('h3', 'batch', 0.5), UNROUTED);
+    gateway.finished(sampleRecord('miss', { app: 'web' }), UNROUTED);
     const samples = await scrape();
     assert.equal(sumOf(samples, 'gateway_response_cache_hits_total', { app: 'web' }), 2);
     assert.equal(sumOf(samples, 'gateway_response_cache_hits_total', { app: 'batch' }), 1);

@@ -176,8 +176,10 @@ describe("OpenAI door: the app's own limits", () => {
     await client.chat.completions.create({ model: 'm', messages });
     await assert.rejects(client.chat.completions.create({ model: 'm', messages }), (error: unknown) => {
       assert.ok(error instanceof OpenAI.RateLimitError, String(error));
-      assert.equal(error.type, 'rate_limit_error');
-      assert.equal(error.code, 'rate_limited');
+      // OpenAI's own form (CONTRACT 6.1): the limit that ran out as the type, and the wait in the message.
+      assert.equal(error.type, 'requests');
+      assert.equal(error.code, 'rate_limit_exceeded');
+      assert.match(error.message, /Please try again in \d+(\.\d+)?s\.$/);
       assert.ok(Number(error.headers.get('retry-after')) >= 1);
       return true;
     });

@@ -62,7 +62,8 @@ describe('the Responses door under an app limit', () => {
     const second = await gw.post('/v1/responses', { model: 'chat', input: 'hi', stream: true }, bearer);
     assert.equal(second.status, 429);
     assert.match(String(second.headers['content-type']), /json/);
-    assert.equal(second.body.error.type, 'rate_limit_error');
+    assert.equal(second.body.error.type, 'requests');
+    assert.equal(second.body.error.code, 'rate_limit_exceeded');
     assert.ok(Number(second.headers['retry-after']) > 0);
   });
 });

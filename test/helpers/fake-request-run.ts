@@ -62,7 +62,7 @@ const CHARACTER_TOKENIZER: Tokenizer = {
   tokenizeAnswer: () => Promise.reject(new Error('not used')),
 };
 
-const NO_LIMITS = { limitsFor: () => ({}) };
+const NO_LIMITS = { limitsFor: () => ({}), scopesFor: () => [] };
 
 /** A run over fake deps whose ledger is an array, and that array. */
 export function startRun(
@@ -107,7 +107,7 @@ export function startRun(
     registry,
     priceBook: { resolve: () => ({ price: { inputPerMTok: 1, outputPerMTok: 1 }, source: 'config' }) },
     caller,
-    recorder: { record: (record: UsageRecord) => records.push(record) },
+    recorder: { record: (record: UsageRecord) => records.push(record), admitted: () => {} },
     limiter,
     tokenizer: CHARACTER_TOKENIZER,
     clock: systemClock,

@@ -32,7 +32,16 @@ export async function spawnServer(
   const [file, ...args] = command as [string, ...string[]];
   const child = spawn(file, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', GATEWAY_PORT: '0', SITE_PORT: '0', HOST: '127.0.0.1', ...env },
+    // One worker unless a test asks for more (GATEWAY_WORKERS): the suite's servers are single
+    // processes, as they were before workers, and the machine's CPUs do not change what they test.
+    env: {
+      PATH: process.env.PATH ?? '',
+      GATEWAY_PORT: '0',
+      SITE_PORT: '0',
+      HOST: '127.0.0.1',
+      GATEWAY_WORKERS: '1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -10,7 +10,7 @@ export interface StartScript {
   nodeArgs: string[];
 }
 
-/** `NAME=${NAME:-value} … node <flags> dist/main.js`, as package.json writes `npm start`. */
+/** `NAME=${NAME:-value} … exec node <flags> dist/main.js`, as package.json writes `npm start`. */
 export function startScript(): StartScript {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     scripts: { start: string };
@@ -18,6 +18,8 @@ export function startScript(): StartScript {
   const words = scripts.start.split(/\s+/);
   const env: Record<string, string> = {};
   for (let word = words.shift(); word !== undefined && word !== 'node'; word = words.shift()) {
+    // `exec`: the shell npm runs the script in becomes node, so npm's SIGTERM reaches it.
+    if (word === 'exec') continue;
     const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(word);
     assert.ok(match !== null, `unexpected start script: ${scripts.start}`);
     env[match[1] as string] = match[2] ?? match[3] ?? '';

@@ -17,10 +17,10 @@ export interface VendorSlots {
 
 /**
  * Inside a describe: the three mocks started before its tests and closed after them, and a gateway
- * shared by its tests with slot A on OpenAI's, B on Gemini's and C on Anthropic's. The mocks are
- * properties, set once the describe's `before` hooks have run.
+ * shared by its tests with slot A on OpenAI's, B on Gemini's and C on Anthropic's (and `file` as
+ * its YAML configuration). The mocks are properties, set once the describe's `before` hooks have run.
  */
-export function shareVendorSlots(): VendorSlots {
+export function shareVendorSlots(file?: Record<string, unknown>): VendorSlots {
   const slots = {} as VendorSlots;
   before(async () => {
     slots.openai = await startMockOpenAI({ apiKey: 'openai-key' });
@@ -39,6 +39,7 @@ export function shareVendorSlots(): VendorSlots {
       PROVIDER_C_BASE_URL: slots.anthropic.origin,
       PROVIDER_C_API_KEY: 'anthropic-key',
     },
+    ...(file === undefined ? {} : { file }),
   }));
   after(async () => {
     await Promise.all([slots.openai.close(), slots.gemini.close(), slots.anthropic.close()]);

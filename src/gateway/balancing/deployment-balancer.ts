@@ -1,5 +1,6 @@
 import type { CircuitSettings, RetrySettings } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
+import type { SharedRests } from '../../storage/deployment-rests.ts';
 import { type InFlightCounter, InProcessInFlightCounter } from '../../storage/in-flight-counter.ts';
 import type { CircuitKey, ProviderHealth } from '../../storage/provider-health.ts';
 import { orderByLatency, orderBySession, orderByWeight, shuffle } from '../domain/deployment-order.ts';
@@ -25,6 +26,8 @@ export interface BalancerDeps {
   clock: Clock;
   /** Calls in flight per deployment, for least-busy slots (shared through Redis when set). */
   inFlight?: InFlightCounter;
+  /** Rests shared with the other workers of this instance (CONTRACT 6.8); absent in a single process. */
+  rests?: SharedRests;
   random?: () => number;
 }
 
@@ -52,8 +55,9 @@ export interface DeploymentPick {
  * in an order that puts a session's deployment first (rendezvous hashing over the healthy ones),
  * else the slot's strategy's choice. A deployment that failed rests (its Retry-After, or a
  * backoff) and is passed over while another is awake; one whose circuit is open is passed over.
- * Rests, latencies and the local in-flight counts are this instance's; circuits and least-busy's
- * counts are shared through Redis when it is set.
+ * Latencies and the local in-flight counts are this process's; rests are this instance's (shared
+ * by its workers through `rests`); circuits and least-busy's counts are shared through Redis when
+ * it is set, else by the workers of the instance.
  */
 export class DeploymentBalancer {
   readonly #deps: BalancerDeps;
@@ -69,6 +73,7 @@ export class DeploymentBalancer {
     this.#deps = deps;
     this.#inFlight = deps.inFlight ?? new InProcessInFlightCounter();
     this.#random = deps.random ?? Math.random;
+    deps.rests?.listen((key, restMs) => this.#restAnnounced(key, restMs));
   }
 
   /**
@@ -111,6 +116,13 @@ export class DeploymentBalancer {
       : circuit.cooldownMs;
     const restMs = Math.min(retryAfterMs ?? backoff, MAX_REST_MS);
     state.restUntil = Math.max(state.restUntil, this.#deps.clock.monotonic() + restMs);
+    this.#deps.rests?.announce(deployment.key, restMs);
+  }
+
+  /** Another worker announced a rest of `key` (0: it answered there, so it is awake). */
+  #restAnnounced(key: CircuitKey, restMs: number): void {
+    const state = this.#stateOf(key);
+    state.restUntil = restMs === 0 ? 0 : Math.max(state.restUntil, this.#deps.clock.monotonic() + restMs);
   }
 
   /**
@@ -120,6 +132,8 @@ export class DeploymentBalancer {
   answered(pool: DeploymentPool, deployment: Deployment, firstByteMs: number, answeredAt: number): void {
     const state = this.#state(deployment);
     state.failures = 0;
+    // Only a wake from a rest is news to the other workers; a plain answer is not.
+    if (state.restUntil !== 0) this.#deps.rests?.announce(deployment.key, 0);
     state.restUntil = 0;
     if (measuresLatency(pool)) addLatencySample(state.latency, firstByteMs, answeredAt);
   }
@@ -221,10 +235,14 @@ export class DeploymentBalancer {
   }
 
   #state(deployment: Deployment): DeploymentState {
-    let state = this.#states.get(deployment.key);
+    return this.#stateOf(deployment.key);
+  }
+
+  #stateOf(key: CircuitKey): DeploymentState {
+    let state = this.#states.get(key);
     if (state === undefined) {
       state = { restUntil: 0, failures: 0, latency: newLatencyEstimate(), inFlight: 0 };
-      this.#states.set(deployment.key, state);
+      this.#states.set(key, state);
     }
     return state;
   }

@@ -80,6 +80,9 @@ export interface ChatDoor<R extends DoorChatRequest> {
   passThrough?: PassThrough;
 }
 
+/** What a door may read of a request besides its body: its path's parameters, its query, its headers. */
+export type DoorRequestLine = Pick<FastifyRequest, 'params' | 'query' | 'headers'>;
+
 /**
  * What routing, limits and accounting need of a body on a same-vendor lane, read without reading
  * it whole: everything else is the upstream's to judge.
@@ -105,8 +108,11 @@ export interface PassThroughRequest {
 export interface PassThrough {
   /** The slot kinds whose adapters relay this wire format: their attempts take the lane. */
   slotKinds: readonly ProviderKind[];
-  /** The body read lightly (the door's 400s for what routing cannot do without). */
-  read(body: unknown): PassThroughRequest;
+  /**
+   * The body read lightly (the door's 400s for what routing cannot do without); the request's
+   * route parameters and query for a door whose model or stream is in its path (Gemini's).
+   */
+  read(body: unknown, request: DoorRequestLine): PassThroughRequest;
   /** The body's bytes as they arrived (the door's JSON parser keeps them), when it has them. */
   bytes(request: FastifyRequest): Buffer | undefined;
   /** The client's headers that go upstream as it sent them. */

@@ -1,4 +1,6 @@
-import { type ErrorEnvelope, errorStatus } from '../../platform/errors.ts';
+import { type ApiError, type ErrorEnvelope, errorStatus } from '../../platform/errors.ts';
+import { faultOf } from '../services/upstream/agent-fault-error.ts';
+import { withOpenAIFault } from './openai-fault-body.ts';
 import { pointerToParam } from './openai-refusal.ts';
 
 /** OpenAI's error object: `{error: {message, type, param, code}}` (the SDKs' `APIError` fields). */
@@ -45,6 +47,11 @@ export function openAIErrorBody(status: number, envelope: ErrorEnvelope): OpenAI
       code,
     },
   };
+}
+
+/** The body of an error a door answers: the envelope in OpenAI's shape, a fault agents act on in OpenAI's words. */
+export function openAIDoorErrorBody(error: ApiError): OpenAIErrorBody {
+  return withOpenAIFault(openAIErrorBody(error.statusCode, error.toEnvelope()), faultOf(error));
 }
 
 /** An error inside a stream, which has no status of its own: the status its code owns decides the type. */

@@ -24,6 +24,11 @@ export const INFERENCE_ROUTES: Readonly<Record<string, RouteRow>> = {
   '/v1/embeddings': ['openai', 'embed'],
   '/v1/responses': ['responses', 'chat'],
   '/v1/messages': ['anthropic', 'chat'],
+  // The Gemini door's methods (`:generateContent`, `:embedContent`, …) share a route: counted as chat.
+  '/v1beta/models/:head': ['gemini', 'chat'],
+  '/v1beta/models/:head/:tail': ['gemini', 'chat'],
+  '/v1/models/:head': ['gemini', 'chat'],
+  '/v1/models/:head/:tail': ['gemini', 'chat'],
 };
 
 /**
@@ -34,6 +39,13 @@ export const ROUTES_WITHOUT_ROW: readonly string[] = [
   '/v1/messages/count_tokens',
   '/v1/responses/compact',
   '/mcp',
+  // Files and batches (CONTRACT 6.7) store and schedule work: each request a batch runs is a run of
+  // its own, counted under its endpoint's row when the runner sends it through the door.
+  '/v1/files',
+  '/v1/batches',
+  '/v1/batches/:id/cancel',
+  '/v1/messages/batches',
+  '/v1/messages/batches/:id/cancel',
 ];
 
 /**

@@ -1,8 +1,9 @@
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
-import { readSessionKey, type SessionFields } from '../domain/session-key.ts';
+import { readEndUser, readSessionKey, type SessionFields } from '../domain/session-key.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { RequestRun } from '../services/run/request-run.ts';
 
@@ -43,7 +44,10 @@ export function startRequestRun(
   const clock = deps.clock;
   const run = new RequestRun(deps, {
     // The response id is the ledger's primary key: time-ordered, so rows are appended in order.
-    id: newTimeOrderedId(ID_PREFIX[start.operation]),
+    // A batch request's id is fixed by its batch, so that a request run again after a crash meets
+    // its first row in the ledger instead of adding a second (CONTRACT 6.7).
+    id: request.batchTicket?.ledgerId ?? newTimeOrderedId(ID_PREFIX[start.operation]),
+    batchId: request.batchTicket?.batchId,
     requestId: request.id,
     app: request.appName,
     operation: start.operation,
@@ -51,6 +55,8 @@ export function startRequestRun(
     task: start.task,
     metadata: start.metadata,
     sessionKey: readSessionKey(request.headers, start.session),
+    endUser: readEndUser(request.headers, start.session ?? {}, hashEndUser),
+    team: request.principal?.team,
     startedAt: clock.monotonic() - elapsed,
     // Epoch ms are whole (a BIGINT column in the ledger).
     receivedAt: Math.round(clock.now() - elapsed),
@@ -66,4 +72,8 @@ export function startRequestRun(
     });
   }
   return run;
+}
+
+function hashEndUser(value: string): string {
+  return hash('sha256', value, 'hex');
 }

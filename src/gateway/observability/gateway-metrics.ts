@@ -11,6 +11,7 @@ import type { Operation, UsageRecord } from '../../storage/ports.ts';
 import { configuredCircuits, type ProviderHealth } from '../../storage/provider-health.ts';
 import type { SharedCountingState } from '../../storage/redis/redis-availability.ts';
 import type { DeploymentBalancer } from '../balancing/deployment-balancer.ts';
+import type { RunLabels } from '../services/run/request-run-labels.ts';
 import type { RunMetrics } from '../services/run/request-run-metrics.ts';
 import { GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_TOKEN_TYPE } from './gen-ai-names.ts';
 
@@ -53,8 +54,18 @@ export class GatewayMetrics implements RunMetrics {
   readonly #vendor: Record<ProviderSlot, string>;
   readonly #requests = new CounterFamily(
     'gateway_requests_total',
-    'Inference requests of authenticated apps, by how they ended (status is the HTTP status; 499: the client left; provider, deployment and model empty when refused before an upstream was chosen).',
-    ['front_door', 'operation', 'app', 'provider', 'deployment', 'model', 'status'],
+    "Inference requests of authenticated apps, by how they ended (status is the HTTP status; 499: the client left; provider, deployment and model empty when refused before an upstream was chosen) and how they were addressed: route is a configured task, default, slot (the request pinned a slot) or other (a task the configuration does not know), empty for a request never routed (refused before routing, an MCP tool call); gen_ai_request_model is the model the client asked for (else its route's), other when neither the configuration nor the price data knows it.",
+    [
+      'front_door',
+      'operation',
+      'app',
+      'route',
+      'gen_ai_request_model',
+      'provider',
+      'deployment',
+      'model',
+      'status',
+    ],
   );
   readonly #duration = new HistogramFamily(
     'gateway_request_duration_seconds',
@@ -198,14 +209,27 @@ export class GatewayMetrics implements RunMetrics {
     );
   }
 
-  finished(record: UsageRecord): void {
+  finished(record: UsageRecord, labels: RunLabels): void {
     const operation = record.operation;
     const frontDoor = record.frontDoor;
     const provider = record.provider ?? '';
     const deployment = record.deployment ?? '';
     const model = this.#model(provider, record.model ?? '');
+    const requested = this.#model(labels.requestedSlot, labels.requestedModel);
     const status = this.#status(record.status);
-    this.#requests.series([frontDoor, operation, record.app, provider, deployment, model, status]).inc();
+    this.#requests
+      .series([
+        frontDoor,
+        operation,
+        record.app,
+        labels.route,
+        requested,
+        provider,
+        deployment,
+        model,
+        status,
+      ])
+      .inc();
     this.#duration
       .series([frontDoor, operation, record.app, statusClass(record.status)])
       .observe(record.latencyMs / 1000);
@@ -231,7 +255,9 @@ export class GatewayMetrics implements RunMetrics {
         .series([
           genAiOperation,
           vendor,
-          attemptModel,
+          // The model the client asked for (OpenTelemetry's gen_ai.request.model), not the dated
+          // name the upstream answered with, which is `model`.
+          requested,
           slot,
           attemptModel,
           attempt.outcome === 'ok' ? '' : attempt.outcome,
@@ -259,11 +285,17 @@ export class GatewayMetrics implements RunMetrics {
   }
 
   refusedBeforeRun(app: string, operation: Operation, frontDoor: string, status: number): void {
-    this.#requests.series([frontDoor, operation, app, '', '', '', this.#status(status)]).inc();
+    this.#requests.series([frontDoor, operation, app, '', '', '', '', '', this.#status(status)]).inc();
   }
 
-  refused(app: string, operation: Operation, frontDoor: string, error: ApiError): void {
-    this.#requests.series([frontDoor, operation, app, '', '', '', this.#status(error.statusCode)]).inc();
+  refused(
+    { app, operation, frontDoor }: { app: string; operation: Operation; frontDoor: string },
+    error: ApiError,
+    labels: RunLabels,
+  ): void {
+    const requested = this.#model(labels.requestedSlot, labels.requestedModel);
+    const status = this.#status(error.statusCode);
+    this.#requests.series([frontDoor, operation, app, labels.route, requested, '', '', '', status]).inc();
     if (error.code === 'rate_limited') {
       const limit = (error.details as { limit?: unknown } | undefined)?.limit;
       // The limiter names its limits in words ('requests per minute'): a label gets them in snake case.

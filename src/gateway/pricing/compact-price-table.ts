@@ -34,7 +34,7 @@ export type DatedRates = readonly (readonly [startDate: string | null, rates: Ra
 export interface VendorTable {
   /** Vendors whose models this one also serves (Gemini serves Claude on Vertex). */
   fallbacks: readonly string[];
-  models: readonly (readonly [rule: MatchRule, rates: RateRow | DatedRates])[];
+  models: readonly (readonly [rule: MatchRule, rates: RateRow | DatedRates, contextWindow?: number | null])[];
 }
 
 export interface Rates {
@@ -64,13 +64,15 @@ function matches(rule: MatchRule, name: string): boolean {
 
 type Tables = Readonly<Record<string, VendorTable>>;
 
+type ModelEntry = VendorTable['models'][number];
+
 function findModel(
   tables: Tables,
   table: VendorTable,
   name: string,
   withFallbacks: boolean,
-): RateRow | DatedRates | undefined {
-  for (const [rule, rates] of table.models) if (matches(rule, name)) return rates;
+): ModelEntry | undefined {
+  for (const entry of table.models) if (matches(entry[0], name)) return entry;
   if (!withFallbacks) return undefined;
   for (const id of table.fallbacks) {
     const fallback = tables[id];
@@ -104,6 +106,21 @@ function ratesAt(rates: RateRow | DatedRates, now: Date): RateRow {
   return (rates[0] as DatedRates[number])[1];
 }
 
+function lookUpModel(tables: Tables, vendor: string, model: string): ModelEntry | undefined {
+  const table = tables[vendor];
+  if (table === undefined) return undefined;
+  const name = model.toLowerCase().trim();
+  const found = findModel(tables, table, name, true);
+  if (found !== undefined) return found;
+  const dashed = withDashedDates(name);
+  return dashed === name ? undefined : findModel(tables, table, dashed, true);
+}
+
+/** The context window of `model` at `vendor` in tokens, or undefined when the table has none. */
+export function lookUpContextWindow(tables: Tables, vendor: string, model: string): number | undefined {
+  return lookUpModel(tables, vendor, model)?.[2] ?? undefined;
+}
+
 /** The rates of `model` at `vendor`, or undefined when the table has no such model. */
 export function lookUpRates(
   tables: Tables,
@@ -111,14 +128,7 @@ export function lookUpRates(
   model: string,
   now = new Date(),
 ): Rates | undefined {
-  const table = tables[vendor];
-  if (table === undefined) return undefined;
-  const name = model.toLowerCase().trim();
-  let found = findModel(tables, table, name, true);
-  if (found === undefined) {
-    const dashed = withDashedDates(name);
-    if (dashed !== name) found = findModel(tables, table, dashed, true);
-  }
+  const found = lookUpModel(tables, vendor, model)?.[1];
   if (found === undefined) return undefined;
   const [input, output, cacheRead, cacheWrite, cacheWrite1h] = ratesAt(found, now);
   return {

@@ -1,7 +1,7 @@
 import type { ModelPrice, ProviderKind } from '../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS, type ProviderKindRow } from '../../config/provider-kinds.ts';
 import { BoundedCache } from '../../platform/bounded-cache.ts';
-import { lookUpRates } from './compact-price-table.ts';
+import { lookUpContextWindow, lookUpRates } from './compact-price-table.ts';
 import { PRICE_TABLES } from './genai-prices-table.generated.ts';
 
 export interface ResolvedPrice {
@@ -59,6 +59,18 @@ export class PriceBook {
       this.#memo.set(key, resolved);
     }
     return resolved;
+  }
+
+  /**
+   * The model's context window in tokens (CONTRACT 6.9): configured with its price, else from the
+   * price data; undefined when neither knows it. Only read when an overflow is answered.
+   */
+  contextWindow(kind: ProviderKind, model: string): number | undefined {
+    const override = Object.hasOwn(this.#overrides, model) ? this.#overrides[model] : undefined;
+    if (override?.contextWindow !== undefined) return override.contextWindow;
+    const pricing = this.#rows[kind].pricing;
+    if (!('vendor' in pricing) || !this.#loaded) return undefined;
+    return lookUpContextWindow(PRICE_TABLES, pricing.vendor, model);
   }
 
   #lookup(kind: ProviderKind, model: string): ResolvedPrice {

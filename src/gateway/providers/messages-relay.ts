@@ -46,6 +46,11 @@ export interface RelayedEvent {
   usage?: ReportedUsage;
   finishReason?: FinishReason;
   failure?: ProviderError;
+  /**
+   * The event where the client is told the request's cost (Anthropic's `message_delta`, whose
+   * `usage` gains `cost_usd`): the relay says which, the door's frames say how.
+   */
+  carriesCost?: boolean;
 }
 
 export interface MessagesRelay {

@@ -1,4 +1,5 @@
 import type { ProviderSlot } from '../../config/config-types.ts';
+import type { ContextOverflowFault } from '../domain/agent-fault.ts';
 
 export type ProviderFailure =
   /** The upstream answered with an HTTP error status. */
@@ -33,6 +34,11 @@ export interface ProviderErrorInit {
    * the client is told it, so that it knows what to change (contract 5.2).
    */
   upstreamMessage?: string;
+  /**
+   * The upstream refused the prompt as longer than the model's context window (its vendor's code
+   * or message said so): each door tells its clients in the form they compact on (CONTRACT 6.1).
+   */
+  overflow?: ContextOverflowFault;
   cause?: unknown;
 }
 
@@ -49,6 +55,7 @@ export class ProviderError extends Error {
   readonly upstreamMessage: string | undefined;
   /** The short, safe description given at construction. */
   readonly detail: string | undefined;
+  readonly overflow: ContextOverflowFault | undefined;
 
   constructor(init: ProviderErrorInit) {
     const where = init.status === undefined ? init.failure : `HTTP ${init.status}`;
@@ -60,6 +67,7 @@ export class ProviderError extends Error {
     this.retryAfterMs = init.retryAfterMs;
     this.upstreamMessage = init.upstreamMessage;
     this.detail = init.detail;
+    this.overflow = init.overflow;
     this.retryable = init.retryable ?? decideRetryable(init.failure, init.status);
   }
 }

@@ -1,3 +1,4 @@
+import { type ContextOverflowFault, readOverflowMessage } from '../domain/agent-fault.ts';
 import { isRecord } from './json-guards.ts';
 
 /** The longest upstream message passed on; longer ones are cut (with an ellipsis). */
@@ -52,4 +53,25 @@ export function upstreamMessageOf(status: number | undefined, parsed: unknown): 
   const message = error?.['message'];
   if (typeof message !== 'string' || message.trim() === '') return {};
   return { upstreamMessage: redactSecrets(message) };
+}
+
+/**
+ * A 400's message and, when it says the prompt is past the model's context window (each vendor's
+ * phrase, or `overflowCode` where the vendor names it with a code, OpenAI's
+ * `context_length_exceeded`), that overflow with the figures the message gives.
+ */
+export function upstreamRejectionOf(
+  status: number | undefined,
+  parsed: unknown,
+  overflowCode = false,
+): { upstreamMessage?: string; overflow?: ContextOverflowFault } {
+  const passed = upstreamMessageOf(status, parsed);
+  if (status !== 400) return passed;
+  const read = readOverflowMessage(passed.upstreamMessage);
+  const found = read ?? (overflowCode ? overflow(passed.upstreamMessage) : undefined);
+  return found === undefined ? passed : { ...passed, overflow: found };
+}
+
+function overflow(message: string | undefined): ContextOverflowFault {
+  return { kind: 'context_overflow', promptTokens: undefined, maxTokens: undefined, message };
 }

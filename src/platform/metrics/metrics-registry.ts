@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { CollectedMetricJson } from './aggregate-metrics.ts';
 import type { MetricFamily } from './metric-families.ts';
 
 /**
@@ -29,6 +30,8 @@ function processMetrics(): Registry {
  */
 export class MetricsRegistry {
   readonly #registry = new Registry();
+  /** In a worker of several (CONTRACT 6.8): the whole instance's text, gathered by the primary. */
+  #instance: (() => Promise<string>) | undefined;
 
   constructor() {
     // Started with the first registry, so GC and event-loop figures cover the time before the first scrape.
@@ -45,8 +48,23 @@ export class MetricsRegistry {
     return this.#registry.contentType;
   }
 
-  /** The Prometheus text exposition of everything. */
+  /** Makes `text()` answer for the whole instance: `gather` asks the primary for every worker's. */
+  answerForInstance(gather: () => Promise<string>): void {
+    this.#instance = gather;
+  }
+
+  /** This process's metrics, as the primary gathers them from each worker. */
+  async json(): Promise<CollectedMetricJson[]> {
+    const [own, process] = await Promise.all([
+      this.#registry.getMetricsAsJSON(),
+      processMetrics().getMetricsAsJSON(),
+    ]);
+    return [...own, ...process] as CollectedMetricJson[];
+  }
+
+  /** The Prometheus text exposition of everything (of every worker, in a worker of several). */
   async text(): Promise<string> {
+    if (this.#instance !== undefined) return this.#instance();
     const [own, process] = await Promise.all([this.#registry.metrics(), processMetrics().metrics()]);
     return `${own}\n${process}`;
   }

@@ -2,11 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { faultOf } from '../../services/upstream/agent-fault-error.ts';
 import { resolveModelField } from '../../services/use-cases/address-model.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
 import { serveChat } from '../serve-chat.ts';
 import { ANTHROPIC_CHAT } from './anthropic-chat.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
+import { withAnthropicFault } from './anthropic-fault-body.ts';
 import { countInputTokens } from './count-input-tokens.ts';
 import { keepRawJsonBodies } from './raw-messages-body.ts';
 import { readCountTokensRequest } from './read-messages-request.ts';
@@ -30,7 +32,10 @@ export async function registerAnthropicDoor(v1: TypedInstance, deps: GatewayDeps
     async (door: TypedInstance) => {
       door.setErrorHandler(
         doorErrorHandler((error, request) =>
-          toAnthropicErrorBody(error.toEnvelope(), error.statusCode, String(request.id)),
+          withAnthropicFault(
+            toAnthropicErrorBody(error.toEnvelope(), error.statusCode, String(request.id)),
+            faultOf(error),
+          ),
         ),
       );
       door.setNotFoundHandler(refuseOtherRoutes);

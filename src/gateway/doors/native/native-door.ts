@@ -1,15 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RunStart } from '../../http/start-request-run.ts';
+import type { EmbedInput } from '../../domain/use-case-inputs.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import type { UsageReadingDeps } from '../../services/ledger/read-usage.ts';
-import { CACHE_HEADER } from '../../services/response-cache/response-cache.ts';
-import type { RequestRun } from '../../services/run/request-run.ts';
-import { runEmbed } from '../../services/use-cases/run-embed.ts';
-import { answerJson } from '../cache-outcome.ts';
-import { type DoorAnswer, NO_HEADERS } from '../chat-door.ts';
+import { NO_HEADERS } from '../chat-door.ts';
 import { serveChat } from '../serve-chat.ts';
-import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { JSON_TEXT } from '../serve-run.ts';
+import { type EmbedDoor, type EmbedReading, serveEmbed, serveJson } from '../serve-use-case.ts';
 import { embedAnswerJson } from './embed-answer-json.ts';
 import { NATIVE_CHAT } from './native-chat.ts';
 import {
@@ -62,14 +58,7 @@ export function registerNativeDoor(v1: TypedInstance, deps: GatewayDeps & UsageR
         response: { 200: EmbedResponse, ...errorResponses },
       },
     },
-    (request, reply) =>
-      // JSON already written (see embedAnswerJson), for which Fastify would name no JSON content
-      // type: it is given here.
-      serveNative(request, reply, deps, 'embed', request.body, async (run) => ({
-        headers: NO_HEADERS,
-        body: embedAnswerJson(await runEmbed(deps, request.body, run)),
-        contentType: JSON_TEXT,
-      })),
+    (request, reply) => serveEmbed(request, reply, deps, NATIVE_EMBED),
   );
   v1.post(
     '/v1/json',
@@ -81,31 +70,18 @@ export function registerNativeDoor(v1: TypedInstance, deps: GatewayDeps & UsageR
         response: { 200: JsonResponse, ...errorResponses },
       },
     },
-    (request, reply) => {
-      // A value of x-gateway-cache the gateway does not know is a 400 before the run starts.
-      const cache = deps.responseCache.policyFor(
-        request.appName,
-        request.body.task,
-        request.headers[CACHE_HEADER],
-      );
-      return serveNative(request, reply, deps, 'json', request.body, async (run) => ({
-        headers: NO_HEADERS,
-        body: await answerJson(reply, deps, request.body, run, cache),
-      }));
-    },
+    (request, reply) => serveJson(request, reply, deps, 'native', request.body),
   );
   registerUsageRoute(v1, deps);
 }
 
-/** A native route's run: the body's task and metadata recorded, `answer`'s answer sent. */
-function serveNative(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: GatewayDeps,
-  operation: RunStart['operation'],
-  body: { task?: string | undefined; metadata?: Record<string, unknown> | undefined },
-  answer: (run: RequestRun) => Promise<DoorAnswer>,
-): Promise<FastifyReply> {
-  const start = { operation, frontDoor: 'native' as const, task: body.task, metadata: body.metadata };
-  return serveRun(request, reply, deps, start, async (run) => sendAnswer(reply, run, await answer(run)));
-}
+/** `/v1/embed`: the body is the use case's input; the answer its JSON, written by embedAnswerJson. */
+const NATIVE_EMBED: EmbedDoor<EmbedReading> = {
+  frontDoor: 'native',
+  read: (body) => {
+    const request = body as EmbedInput & { task?: string; metadata?: Record<string, unknown> };
+    return { input: request, task: request.task, metadata: request.metadata };
+  },
+  // JSON already written (see embedAnswerJson), for which Fastify would name no JSON content type.
+  answer: (answer) => ({ headers: NO_HEADERS, body: embedAnswerJson(answer), contentType: JSON_TEXT }),
+};

@@ -9,7 +9,9 @@ const TotalsRow = Type.Object({
   provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   operation: Type.Optional(Type.String()),
-  frontDoor: Type.Optional(Type.String({ description: 'native, openai, anthropic, responses or mcp' })),
+  frontDoor: Type.Optional(
+    Type.String({ description: 'native, openai, anthropic, responses, gemini or mcp' }),
+  ),
   deployment: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "the slot's deployment; null for a slot of one",
@@ -18,6 +20,17 @@ const TotalsRow = Type.Object({
   tool: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "an MCP tool call's server__tool; null for other requests",
+    }),
+  ),
+  endUser: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the end user the request named (x-gateway-end-user, metadata.user_id, user); null when none',
+    }),
+  ),
+  batch: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'the batch a request belonged to (CONTRACT 6.7); null for live requests',
     }),
   ),
   requests: Type.Integer(),
@@ -37,7 +50,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
     {
       schema: {
         summary:
-          "The calling app's own usage totals by day, provider, model, operation, front door, deployment or MCP tool",
+          "The calling app's own usage totals by day, provider, model, operation, front door, deployment, MCP tool or batch",
         operationId: 'usage',
         querystring: Type.Object(
           {
@@ -48,7 +61,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, endUser, batch (default: day)',
               }),
             ),
           },

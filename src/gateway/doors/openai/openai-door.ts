@@ -1,16 +1,17 @@
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
-import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
-import { runEmbed } from '../../services/use-cases/run-embed.ts';
+import { listAddressableModels } from '../../services/use-cases/address-model.ts';
 import { costHeader } from '../cost-header.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
-import { openAIErrorBody } from '../openai-error-body.ts';
+import { openAIDoorErrorBody } from '../openai-error-body.ts';
 import { serveChat } from '../serve-chat.ts';
-import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { JSON_TEXT } from '../serve-run.ts';
+import { type EmbedDoor, type EmbedReading, serveEmbed } from '../serve-use-case.ts';
 import { toAnthropicModelList } from '../to-anthropic-model-list.ts';
+import { toGeminiModelList } from '../to-gemini-model-list.ts';
 import { toOpenAIModelList } from '../to-openai-model-list.ts';
 import { OPENAI_CHAT } from './openai-chat.ts';
-import { OpenAIChatRequest, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
+import { OpenAIChatRequest, type OpenAIEmbeddingsBody, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
 import { readEmbeddingsRequest } from './read-embeddings-request.ts';
 import { embeddingsBody } from './to-openai-embeddings.ts';
 
@@ -24,7 +25,7 @@ import { embeddingsBody } from './to-openai-embeddings.ts';
  */
 export async function registerOpenAIDoor(v1: TypedInstance, deps: GatewayDeps): Promise<void> {
   await v1.register(async (door: TypedInstance) => {
-    door.setErrorHandler(doorErrorHandler((error) => openAIErrorBody(error.statusCode, error.toEnvelope())));
+    door.setErrorHandler(doorErrorHandler(openAIDoorErrorBody));
     door.post('/v1/chat/completions', { schema: { hide: true, body: OpenAIChatRequest } }, (request, reply) =>
       serveChat(request, reply, deps, OPENAI_CHAT),
     );
@@ -34,25 +35,30 @@ export async function registerOpenAIDoor(v1: TypedInstance, deps: GatewayDeps): 
 }
 
 function registerEmbeddings(app: TypedInstance, deps: GatewayDeps): void {
-  app.post('/v1/embeddings', { schema: { hide: true, body: OpenAIEmbeddingsRequest } }, (request, reply) => {
-    const body = request.body;
-    const input = readEmbeddingsRequest(body, resolveModelField(deps, body.model, 'embed'));
-    const start = {
-      operation: 'embed',
-      frontDoor: 'openai',
-      task: undefined,
-      metadata: body.metadata ?? undefined,
-    } as const;
-    return serveRun(request, reply, deps, start, async (run) => {
-      const answer = await runEmbed(deps, input, run);
-      sendAnswer(reply, run, {
-        headers: costHeader(answer.usage),
-        body: embeddingsBody(answer, body.encoding_format ?? 'float'),
-        contentType: JSON_TEXT,
-      });
-    });
-  });
+  app.post('/v1/embeddings', { schema: { hide: true, body: OpenAIEmbeddingsRequest } }, (request, reply) =>
+    serveEmbed(request, reply, deps, OPENAI_EMBED),
+  );
 }
+
+/** `/v1/embeddings`: OpenAI's body onto the embeddings use case, its answer in OpenAI's shape with the cost header. */
+const OPENAI_EMBED: EmbedDoor<EmbedReading & { encoding: 'float' | 'base64' }> = {
+  frontDoor: 'openai',
+  read: (body, address) => {
+    const request = body as OpenAIEmbeddingsBody;
+    const input = readEmbeddingsRequest(request, address(request.model));
+    return {
+      input,
+      task: undefined,
+      metadata: request.metadata ?? undefined,
+      encoding: request.encoding_format ?? 'float',
+    };
+  },
+  answer: (answer, request) => ({
+    headers: costHeader(answer.usage),
+    body: embeddingsBody(answer, request.encoding),
+    contentType: JSON_TEXT,
+  }),
+};
 
 function registerModels(app: TypedInstance, deps: GatewayDeps): void {
   // What the model field resolves depends on the configuration alone: listed once.
@@ -66,8 +72,15 @@ function registerModels(app: TypedInstance, deps: GatewayDeps): void {
     models,
     new Date(created * 1000).toISOString().replace('.000Z', 'Z'),
   );
+  const googleList = toGeminiModelList(listAddressableModels(deps));
   // Anthropic's clients name their API version on every request; OpenAI's never do (CONTRACT 5.2).
-  app.get('/v1/models', { schema: { hide: true } }, async (request) =>
-    request.headers['anthropic-version'] === undefined ? openAIList : anthropicList,
-  );
+  // Google's send their key in x-goog-api-key or ?key= (6.9).
+  app.get('/v1/models', { schema: { hide: true } }, async (request) => {
+    if (
+      request.headers['x-goog-api-key'] !== undefined ||
+      (request.query as Record<string, unknown>)['key'] !== undefined
+    )
+      return googleList;
+    return request.headers['anthropic-version'] === undefined ? openAIList : anthropicList;
+  });
 }

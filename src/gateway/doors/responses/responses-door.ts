@@ -4,7 +4,7 @@ import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import type { ResponseMemory } from '../../services/use-cases/response-memory.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
-import { openAIErrorBody } from '../openai-error-body.ts';
+import { openAIDoorErrorBody, openAIErrorBody } from '../openai-error-body.ts';
 import { serveChat } from '../serve-chat.ts';
 import { checkStorable, continueResponse, inputItemsOf } from './continue-response.ts';
 import { type InputItemsQuery, listInputItems } from './list-input-items.ts';
@@ -30,9 +30,7 @@ export async function registerResponsesDoor(
 ): Promise<void> {
   await v1.register(
     async (scope: TypedInstance) => {
-      scope.setErrorHandler(
-        doorErrorHandler((error) => openAIErrorBody(error.statusCode, error.toEnvelope())),
-      );
+      scope.setErrorHandler(doorErrorHandler(openAIDoorErrorBody));
       registerCreate(scope, deps, memory);
       registerStored(scope, memory);
       scope.get('', { schema: { hide: true } }, refuseWebSocket);

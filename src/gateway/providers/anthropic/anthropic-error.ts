@@ -3,7 +3,7 @@ import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import { ProviderError } from '../provider-error.ts';
-import { upstreamMessageOf } from '../upstream-message.ts';
+import { upstreamRejectionOf } from '../upstream-message.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -69,7 +69,7 @@ export function mapAnthropicHttpError(
     failure: 'http',
     status,
     detail: describe(facts),
-    ...upstreamMessageOf(status, body),
+    ...upstreamRejectionOf(status, body),
   };
   const retryAfterMs = parseRetryAfter(headers);
   if (retryAfterMs !== undefined) init.retryAfterMs = retryAfterMs;

@@ -125,6 +125,7 @@ export async function* readRelayedEvents(
         break;
       }
       case 'message_delta': {
+        event.carriesCost = true;
         const data = safeJson(message.data);
         if (!isRecord(data)) break;
         counts = mergeUsageCounts(counts, readUsageCounts(data['usage']));

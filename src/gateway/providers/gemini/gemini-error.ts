@@ -3,7 +3,7 @@ import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import { ProviderError } from '../provider-error.ts';
-import { upstreamMessageOf } from '../upstream-message.ts';
+import { upstreamRejectionOf } from '../upstream-message.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -63,7 +63,7 @@ export function geminiErrorFrom(
     // Both say "not before"; the later of the two is the one that holds.
     ...(waits.length > 0 ? { retryAfterMs: Math.max(...waits) } : {}),
     detail,
-    ...upstreamMessageOf(status, body),
+    ...upstreamRejectionOf(status, body),
   });
 }
 

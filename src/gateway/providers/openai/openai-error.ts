@@ -3,7 +3,7 @@ import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { isRecord } from '../json-guards.ts';
 import { ProviderError } from '../provider-error.ts';
-import { upstreamMessageOf } from '../upstream-message.ts';
+import { upstreamRejectionOf } from '../upstream-message.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -94,7 +94,7 @@ export function errorFromResponse(
     ...(retryable === undefined ? {} : { retryable }),
     ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     ...(detail === undefined ? {} : { detail }),
-    ...upstreamMessageOf(status, body),
+    ...upstreamRejectionOf(status, body, fields.code === 'context_length_exceeded'),
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from '../../../platform/logger.ts';
-import type { UsageLedger, UsageRecord } from '../../../storage/ports.ts';
+import type { HeldRun, UsageLedger, UsageRecord } from '../../../storage/ports.ts';
+import { boundedName } from '../run/attempt-row.ts';
 import { RoomWaiters } from './room-waiters.ts';
 import { spillRecords } from './spill-records.ts';
 
@@ -14,7 +15,18 @@ export interface UsageRecorderOptions {
   highWaterWaitMs?: number;
   /** Where records go when the ledger still fails at shutdown, so none is lost. */
   spillDir?: string;
+  /**
+   * Told of each request as it is admitted (a worker of several tells its primary, which writes
+   * the request's row should the worker die before recording it: CONTRACT 6.8).
+   */
+  onAdmitted?: (run: HeldRun) => void;
 }
+
+/** What the recorder reads of an admitted request (a RequestRun). */
+export type AdmittedRun = Omit<HeldRun, 'task' | 'createdAt'> & {
+  task: string | undefined;
+  receivedAt: number;
+};
 
 /** Writes tried at shutdown before the rest is spilled to a file. */
 const FINAL_ATTEMPTS = 3;
@@ -48,6 +60,7 @@ export class UsageRecorder {
   readonly #flushIntervalMs: number;
   readonly #highWaterMark: number;
   readonly #spillDir: string | undefined;
+  readonly #onAdmitted: ((run: HeldRun) => void) | undefined;
   readonly #room: RoomWaiters;
   /** Recorded, not yet taken by the drain loop. */
   #buffer: UsageRecord[] = [];
@@ -77,9 +90,18 @@ export class UsageRecorder {
     this.#flushIntervalMs = options.flushIntervalMs ?? 200;
     this.#highWaterMark = options.highWaterMark ?? 20_000;
     this.#spillDir = options.spillDir;
+    this.#onAdmitted = options.onAdmitted;
     // 10 s: long enough to ride out a slow or restarting database, short enough that a client
     // hears a clear 503 rather than its own timeout when the ledger is down for longer.
     this.#room = new RoomWaiters(options.highWaterWaitMs ?? 10_000, Math.ceil(MAX_BACKOFF_MS / 1000));
+  }
+
+  /** A request was admitted: its row will follow through `record`. */
+  admitted(run: AdmittedRun): void {
+    if (this.#onAdmitted === undefined) return;
+    const { id, requestId, app, operation, frontDoor, task, receivedAt } = run;
+    const name = task === undefined ? null : boundedName(task);
+    this.#onAdmitted({ id, requestId, app, operation, frontDoor, task: name, createdAt: receivedAt });
   }
 
   record(record: UsageRecord): void {

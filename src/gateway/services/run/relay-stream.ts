@@ -13,8 +13,9 @@ import type { RequestRun } from './request-run.ts';
 import type { OpenWork } from './request-run-inputs.ts';
 
 /**
- * What a relayed stream hands its door: each upstream event as it came (`costUsd` on the
- * `message_delta`, the whole request's cost so far, for the door to add to its usage), or, when
+ * What a relayed stream hands its door: each upstream event as it came (`costUsd` on the event
+ * the relay says carries the cost, Anthropic's `message_delta`: the whole request's cost so far,
+ * for the door to add where its format says it), or, when
  * the stream broke without an event of the upstream's saying so, the gateway's error.
  */
 export type RelayOut =
@@ -135,7 +136,7 @@ export class RelayStream implements OpenWork {
     if (event.failure !== undefined) this.#failure = event.failure;
     this.#relayedChars += event.data.length;
     const out: RelayOut = { kind: 'event', event: event.event, data: event.data };
-    if (event.event === 'message_delta') out.costUsd = this.#costSoFar();
+    if (event.carriesCost === true) out.costUsd = this.#costSoFar();
     return out;
   }
 

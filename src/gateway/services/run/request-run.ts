@@ -1,17 +1,19 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { roundMs } from '../../../platform/clock.ts';
 import { ApiError } from '../../../platform/errors.ts';
-import type { Operation, UsageAttempt, UsageRecord } from '../../../storage/ports.ts';
+import type { Operation, UsageAttempt } from '../../../storage/ports.ts';
 import type { FrontDoor } from '../../domain/messages.ts';
 import { priceUsage } from '../../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../../domain/routing.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
+import { formatGuardEvents, type RunGuardrails } from '../../guardrails/guard-verdict.ts';
 import type { Admission } from '../../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { CallScope, CallSuccess, Invoke } from '../upstream/upstream-caller.ts';
-import { attemptRow, boundedName, statusOf, sumCacheTokens, usageOfAttempts } from './attempt-row.ts';
 import { ClientClosedError } from './client-closed-error.ts';
+import { allowedPlan } from './model-access.ts';
+import { completeOverflow } from './overflow-figures.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import {
   type AbandonedCall,
@@ -21,14 +23,16 @@ import {
   type OpenWork,
   type RunInit,
 } from './request-run-inputs.ts';
+import { labelRun } from './request-run-labels.ts';
 import type { RunTrace } from './request-run-trace.ts';
 import { reserveLimits } from './reserve-limits.ts';
+import { RunRecord } from './run-record.ts';
 
 /**
  * The one owner of a gateway request's life: it plans, admits, calls the upstream through the
- * `UpstreamCaller`, stamps the upstream timings, keeps every attempt (the only place attempt rows
- * are built), and finishes exactly once, handing the ledger its record and settling the app's
- * limit reservation. A request refused before it is admitted (no route, a limit reached) never
+ * `UpstreamCaller`, stamps the upstream timings and keeps every attempt in its ledger record
+ * (`RunRecord`, run-record.ts), and finishes exactly once, handing the ledger that record and
+ * settling the app's limit reservation. A request refused before it is admitted (no route, a limit reached) never
  * ran and leaves no record.
  *
  * Once admitted, a run owes its record (CONTRACT 5.1) whatever the client does: a use case
@@ -51,33 +55,29 @@ export class RequestRun implements CallScope {
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   /** The session the request belongs to (CONTRACT 5.6): it keeps the request on one deployment. */
   readonly sessionKey: string | undefined;
+  /** The end user (CONTRACT 6.5), and the app's team when the request was authenticated. */
+  readonly endUser: string | undefined;
+  readonly team: string | undefined;
   /** Monotonic ms when the request reached the gateway. */
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
   readonly receivedAt: number;
+  /** The batch the request belongs to (CONTRACT 6.7), null for a live request. */
+  readonly batchId: string | null;
   /** Aborted when the client goes away (`clientLeft`): the upstream call is cancelled. */
   readonly signal: AbortSignal;
-  /** Every upstream call made so far, in order. */
-  readonly attempts: UsageAttempt[] = [];
   /** Headers the answer must carry (RateLimit fields). */
   readonly responseHeaders: Record<string, string> = {};
   /** The request's trace; undefined when tracing is off. */
   readonly trace: RunTrace | undefined;
+  /** What guardrails did to the request (CONTRACT 6.6), for its row: guard names and actions only. */
+  readonly guardrails: RunGuardrails = { events: [], blocked: undefined };
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
-  /** Monotonic ms of the first upstream byte of the answer that was used. */
-  #firstByteAt: number | undefined;
-  /** Monotonic ms when the upstream answer that was used finished. */
-  #doneAt: number | undefined;
+  /** What the ledger will have of the request: attempts, who answered, timings. */
+  readonly #record: RunRecord;
   #admission: Admission | undefined;
-  /** Which provider, model and price source served the request (null until one answered). */
-  #provider: string | null = null;
-  #model: string | null = null;
-  #priceSource: string | null = null;
-  /** The deployment of the last call that answered, and the one the ledger names (null: none, or a slot of one). */
-  #answeringDeployment: string | null = null;
-  #deployment: string | null = null;
   /** What ends the in-flight counts of the calls that answered: run when the run finishes. */
   #releases: (() => void)[] = [];
   #candidates: readonly PlannedCandidate[] = NO_CANDIDATES;
@@ -89,11 +89,8 @@ export class RequestRun implements CallScope {
   #input: AdmissionInput = NO_INPUT;
   #abandoned: AbandonedCall | undefined;
   #open: OpenWork | undefined;
-  /** Set when the answer came from the response cache: what the original answer cost. */
-  #costSavedUsd: number | undefined;
-  /** The upstream MCP server and tool of an `mcp_tool` run (CONTRACT 5.7). */
-  #mcpServer: string | null = null;
-  #mcpTool: string | null = null;
+  /** How the request was addressed (`plan`), which `/metrics` labels it by. */
+  #routed: RouteRequest | undefined;
 
   constructor(deps: GatewayDeps, init: RunInit) {
     this.#deps = deps;
@@ -105,16 +102,24 @@ export class RequestRun implements CallScope {
     this.task = init.task;
     this.metadata = init.metadata;
     this.sessionKey = init.sessionKey;
+    this.endUser = init.endUser;
+    this.team = init.team;
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
     this.trace = init.trace;
+    this.batchId = init.batchId ?? null;
+    this.#record = new RunRecord(deps.clock);
+  }
+
+  /** Every upstream call made so far, in order. */
+  get attempts(): readonly UsageAttempt[] {
+    return this.#record.attempts;
   }
 
   /** Names the MCP server and tool this run calls, for its ledger row (an `mcp_tool` run). */
   callsTool(server: string, tool: string): void {
-    this.#mcpServer = boundedName(server);
-    this.#mcpTool = boundedName(tool);
+    this.#record.callsTool(server, tool);
   }
 
   /** The client went away before the answer ended: the upstream call in flight is cancelled. */
@@ -131,10 +136,11 @@ export class RequestRun implements CallScope {
     return this.#candidates;
   }
 
-  /** Plans the candidates for the request, or throws the 400 that explains why no slot can serve it. */
+  /** Plans the candidates the app may use (403 outside its allow lists), or the 400 of no slot that can serve it. */
   plan(request: RouteRequest): void {
+    this.#routed = request;
     try {
-      this.#candidates = planOrFail(this.#deps, request);
+      this.#candidates = allowedPlan(this.#deps, this.app, request, planOrFail(this.#deps, request));
     } catch (error) {
       this.#refused(error);
       throw error;
@@ -149,12 +155,13 @@ export class RequestRun implements CallScope {
     this.#input = input;
     const first = this.#candidates[0];
     try {
-      this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
+      this.#admission = await reserveLimits(this.#deps, this, first, input, fromCache);
     } catch (error) {
       this.#refused(error);
       throw error;
     }
     this.#admitted = true;
+    this.#deps.recorder.admitted(this);
     if (this.#admission !== undefined) Object.assign(this.responseHeaders, this.#admission.headers);
   }
 
@@ -163,9 +170,7 @@ export class RequestRun implements CallScope {
    * no cost; the row names who gave the original answer and what it cost, as the cost saved.
    */
   answeredFromCache(provider: string, model: string, costSavedUsd: number): void {
-    this.#provider = provider;
-    this.#model = boundedName(model);
-    this.#costSavedUsd = costSavedUsd;
+    this.#record.answeredFromCache(provider, model, costSavedUsd);
   }
 
   /**
@@ -193,7 +198,7 @@ export class RequestRun implements CallScope {
       const abandoned = this.#abandoned;
       this.#abandoned = undefined;
       if (abandoned !== undefined) await this.#accountAbandoned(abandoned);
-      throw error;
+      throw completeOverflow(error, this.#deps, this.#input);
     }
   }
 
@@ -209,7 +214,7 @@ export class RequestRun implements CallScope {
 
   /** The call that answered (CallScope): its deployment is the next `account`'s; its count ends with the run. */
   answeredBy(deployment: string | null, release: () => void): void {
-    this.#answeringDeployment = deployment;
+    this.#record.answeringDeployment = deployment;
     this.#releases.push(release);
   }
 
@@ -219,10 +224,9 @@ export class RequestRun implements CallScope {
   }
 
   /**
-   * The edge is done with the request: the answer was sent (`cause` undefined), failed
-   * (`cause`), or the client left (a ClientClosedError). Finishes the run if nothing has, ending
-   * held work first; idempotent, and a no-op for a run that was never admitted (it leaves no
-   * record). Every admitted request comes through here, so none leaves without its row.
+   * The edge is done with the request: the answer was sent, failed (`cause`), or the client left
+   * (a ClientClosedError). Finishes the run if nothing has, ending held work first; idempotent, a
+   * no-op for a run never admitted. Every admitted request comes through here, so none leaves without its row.
    */
   async close(cause?: unknown): Promise<void> {
     if (this.#finished || !this.#admitted) return;
@@ -242,19 +246,16 @@ export class RequestRun implements CallScope {
 
   /** A whole answer arrived: its first byte (unless an earlier call's came first) and its end. */
   markAnswered(): void {
-    const now = this.#deps.clock.monotonic();
-    this.#firstByteAt ??= now;
-    this.#doneAt = now;
+    this.#record.markAnswered();
   }
 
-  /** A stream's first event arrived. */
   markFirstByte(): void {
-    this.#firstByteAt = this.#deps.clock.monotonic();
+    this.#record.markFirstByte();
   }
 
-  /** A stream ended, however it ended. */
+  /** A stream ended, however it ended (`markFirstByte`: its first event arrived). */
   markDone(): void {
-    this.#doneAt = this.#deps.clock.monotonic();
+    this.#record.markDone();
   }
 
   /** An upstream call that failed: no tokens, no cost, the failure as its outcome. */
@@ -265,10 +266,7 @@ export class RequestRun implements CallScope {
     upstreamStatus: number | null,
     deployment: string | null,
   ): void {
-    const { provider, model } = candidate;
-    this.attempts.push(
-      attemptRow(this.attempts.length, { provider, model, latencyMs, outcome, upstreamStatus, deployment }),
-    );
+    this.#record.addFailedCall(candidate, latencyMs, outcome, upstreamStatus, deployment);
   }
 
   /**
@@ -280,8 +278,8 @@ export class RequestRun implements CallScope {
     const doneAt = deps.clock.monotonic();
     const usage = call.reported ?? (await call.estimate(deps.tokenizer));
     const { price, source } = deps.priceBook.resolve(call.adapter.kind, call.model);
-    this.attempts.push(
-      attemptRow(this.attempts.length, {
+    this.#record.addAnsweredCall(
+      {
         provider: call.provider,
         model: call.model,
         usage,
@@ -290,19 +288,15 @@ export class RequestRun implements CallScope {
         latencyMs: roundMs(doneAt - call.startedAt),
         outcome: call.outcome ?? 'ok',
         upstreamStatus: call.upstreamStatus === undefined ? 200 : call.upstreamStatus,
-        deployment: this.#answeringDeployment,
-      }),
+      },
+      source,
     );
-    this.#provider = call.provider;
-    this.#deployment = this.#answeringDeployment;
-    this.#model = boundedName(call.model);
-    this.#priceSource = source;
     this.trace?.attemptAnswered(usage, call.model, call.outcome ?? 'ok', call.finishReason);
   }
 
   /** Usage over every attempt, as the answer reports it. */
   usage(): ResponseUsage {
-    return usageOfAttempts(this.attempts);
+    return this.#record.usage();
   }
 
   elapsedMs(): number {
@@ -319,39 +313,12 @@ export class RequestRun implements CallScope {
     this.#finished = true;
     const deps = this.#deps;
     const usage = this.usage();
-    const { status, code } = statusOf(error);
-    const record: UsageRecord = {
-      id: this.id,
-      requestId: this.requestId,
-      app: this.app,
-      operation: this.operation,
-      frontDoor: this.frontDoor,
-      task: this.task === undefined ? null : boundedName(this.task),
-      provider: this.#provider,
-      model: this.#model,
-      tokensIn: usage.tokensIn,
-      tokensOut: usage.tokensOut,
-      usageEstimated: usage.estimated,
-      costUsd: usage.estimatedCost,
-      priceSource: this.#priceSource,
-      latencyMs: this.elapsedMs(),
-      upstreamFirstByteMs:
-        this.#firstByteAt === undefined ? null : roundMs(this.#firstByteAt - this.startedAt),
-      upstreamMs: this.#doneAt === undefined ? null : roundMs(this.#doneAt - this.startedAt),
-      status,
-      errorCode: code,
-      createdAt: this.receivedAt,
-      ...sumCacheTokens(this.attempts),
-      deployment: this.#deployment,
-      cacheHit: this.#costSavedUsd !== undefined,
-      costSavedUsd: this.#costSavedUsd ?? 0,
-      mcpServer: this.#mcpServer,
-      mcpTool: this.#mcpTool,
-      attempts: this.attempts,
-    };
+    this.guardrails.settle?.();
+    const record = this.#record.toUsageRecord(this, this.guardrails.blocked ?? error, usage);
+    record.guardrails = formatGuardEvents(this.guardrails.events);
     for (const release of this.#releases) release();
     deps.recorder.record(record);
-    deps.metrics?.finished(record);
+    deps.metrics?.finished(record, labelRun(this.#routed, deps, this.#candidates));
     this.trace?.finished(record, error);
     // The limit stores do not reject (Redis failures fall back to local counting), but a settlement is
     // fire-and-forget: should one ever reject, it must not become an unhandled rejection that ends the
@@ -369,7 +336,7 @@ export class RequestRun implements CallScope {
    * that leaves must not start it.
    */
   async #accountAbandoned({ candidate, adapter, startedAt, deployment }: AbandonedCall): Promise<void> {
-    this.#answeringDeployment = deployment;
+    this.#record.answeringDeployment = deployment;
     const inputTokens = guessInputTokens(this.#input);
     await this.account({
       provider: candidate.provider,
@@ -386,7 +353,7 @@ export class RequestRun implements CallScope {
   /** A request refused before admission leaves no ledger row, but is counted. */
   #refused(error: unknown): void {
     if (error instanceof ApiError)
-      this.#deps.metrics?.refused(this.app, this.operation, this.frontDoor, error);
+      this.#deps.metrics?.refused(this, error, labelRun(this.#routed, this.#deps, this.#candidates));
   }
 }
 

@@ -1,7 +1,9 @@
 import { ApiError } from '../../../platform/errors.ts';
+import { DEFAULT_RETRY_AFTER_MS } from '../../domain/agent-fault.ts';
 import { ProviderError } from '../../providers/provider-error.ts';
 import { redactSecrets } from '../../providers/upstream-message.ts';
 import { ClientClosedError } from '../run/client-closed-error.ts';
+import { AgentFaultError } from './agent-fault-error.ts';
 
 export interface FailedCall {
   provider: string;
@@ -20,7 +22,10 @@ const PASSED_ON_STATUSES = new Set([400, 404]);
  * last failure, with every attempt listed. Never the upstream's body or key; for an upstream's 400
  * or 404, its own message (redacted at the adapter, and of `secrets`, the slot's configured keys,
  * here) is added to the message and given in `details.upstreamMessage`, so that the vendor doors
- * can answer with that status and message (doors/upstream-rejection.ts).
+ * can answer with that status and message (doors/upstream-rejection.ts). Two of these are faults
+ * agents act on (CONTRACT 6.1), kept as such for the doors (AgentFaultError): a 429 that outlasted
+ * the retries, with the upstream's last Retry-After, and a 400 that says the prompt is past the
+ * context window.
  */
 export function toGatewayError(
   last: unknown,
@@ -50,18 +55,30 @@ export function toGatewayError(
         ? redactSecrets(last.upstreamMessage, secrets)
         : undefined;
     if (passedOn !== undefined) {
-      return new ApiError(
-        'upstream_error',
-        `${last.slot} rejected the request (HTTP ${last.status}): ${passedOn}`,
-        {
-          details: { ...details, upstreamMessage: passedOn },
-        },
-      );
+      const message = `${last.slot} rejected the request (HTTP ${last.status}): ${passedOn}`;
+      const options = { details: { ...details, upstreamMessage: passedOn } };
+      if (last.overflow !== undefined) {
+        const fault = { ...last.overflow, message: passedOn };
+        return new AgentFaultError('upstream_error', message, fault, options);
+      }
+      return new ApiError('upstream_error', message, options);
     }
     return new ApiError('upstream_error', `${last.slot} rejected the request (HTTP ${last.status})`, {
       details,
     });
   }
   const why = last.status === undefined ? last.failure.replace('_', ' ') : `HTTP ${last.status}`;
-  return new ApiError('upstream_error', `${last.slot} failed (${why})${tries}`, { details });
+  const message = `${last.slot} failed (${why})${tries}`;
+  if (last.failure === 'http' && last.status === 429) {
+    const retryAfterMs = last.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+    return new AgentFaultError(
+      'upstream_error',
+      message,
+      { kind: 'rate_limit', retryAfterMs, limit: undefined },
+      {
+        details,
+      },
+    );
+  }
+  return new ApiError('upstream_error', message, { details });
 }

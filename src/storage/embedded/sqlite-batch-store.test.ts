@@ -1,0 +1,4 @@
+import { describeBatchStoreContract } from '../../../test/contracts/batch-store-contract.ts';
+import { openSqliteStorage } from './sqlite-storage.ts';
+
+describeBatchStoreContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
