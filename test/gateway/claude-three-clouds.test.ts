@@ -71,14 +71,6 @@ describe('Claude from anthropic + bedrock + vertex deployments in one slot', () 
     await Promise.all([anthropicClosed ? undefined : anthropic.close(), bedrock.close(), vertex.close()]);
   });
 
-  const counts = () => [anthropic.requests.length, bedrock.requests.length, vertex.requests.length];
-  const which = (before: number[]) => {
-    const after = counts();
-    return ['anthropic', 'bedrock', 'vertex'].filter(
-      (_, index) => (after[index] as number) > (before[index] as number),
-    );
-  };
-
   /** One turn of the session: its answer's status and the deployment the ledger names. */
   async function turn(session: Record<string, string>): Promise<string | null> {
     const reply = await postMessages(gw, BODY, '', session);
