@@ -15,14 +15,26 @@ import { spawnServer } from '../helpers/spawn-server.ts';
  */
 const SECRET = 'signals-secret-0123456789';
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  describe(`npm start, ${signal} sent to npm alone`, () => {
+// With two workers (CONTRACT 6.8) the signal reaches their primary, which drains both.
+const CASES = [
+  ['SIGTERM', '1'],
+  ['SIGINT', '1'],
+  ['SIGTERM', '2'],
+] as const;
+
+for (const [signal, workers] of CASES) {
+  describe(`npm start, GATEWAY_WORKERS=${workers}, ${signal} sent to npm alone`, () => {
     it('reaches the gateway, which finishes the request in flight with its row and exits', async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'npm-signals-'));
       const npm = process.env.npm_execpath;
       const command = npm === undefined ? ['npm', 'start'] : [process.execPath, npm, 'start'];
       const server = await spawnServer(
-        { DATA_DIR: dataDir, GATEWAY_APPS: `signals:${SECRET}`, SURFACES: 'gateway' },
+        {
+          DATA_DIR: dataDir,
+          GATEWAY_APPS: `signals:${SECRET}`,
+          SURFACES: 'gateway',
+          GATEWAY_WORKERS: workers,
+        },
         1,
         command,
       );
