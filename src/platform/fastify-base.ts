@@ -114,11 +114,11 @@ function checkingInterval(timeouts: ConnectionTimeouts): number {
   return Math.max(25, Math.min(1_000, Math.floor(shortest / 4)));
 }
 
-/** Link tokens (newsletter confirm and unsubscribe) are credentials: the request log keeps them out. */
+/** Link tokens (newsletter confirm and unsubscribe) and Google-style `?key=` app keys (the Gemini door) are credentials: the request log keeps them out. */
 export function redactUrlTokens(url: string): string {
   // Nearly every logged URL has no query string: it skips the regular expression.
   if (!url.includes('?')) return url;
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+  return url.replace(/([?&](?:token|key)=)[^&#]*/gi, '$1[redacted]');
 }
 
 /** A hop count becomes the function form Fastify's types accept: trust the nearest `hops` proxies. */

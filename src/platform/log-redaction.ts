@@ -21,6 +21,7 @@ export const REDACTED_PATHS = [
   'headers["x-gateway-secret"]',
   'headers.authorization',
   'headers["x-api-key"]',
+  'headers["x-goog-api-key"]',
   'secret',
   'apiKey',
   'password',

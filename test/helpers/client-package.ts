@@ -13,11 +13,12 @@ export const CLIENTS_DIR = join(import.meta.dirname, '..', 'clients');
 
 const INSTALL_HINT = 'npm install --prefix test/clients';
 
-export type ClientName = 'claude' | 'codex';
+export type ClientName = 'claude' | 'codex' | 'gemini';
 
 const BINARIES: Record<ClientName, { packageName: string; path: string }> = {
   claude: { packageName: '@anthropic-ai/claude-code', path: 'node_modules/.bin/claude' },
   codex: { packageName: '@openai/codex', path: 'node_modules/.bin/codex' },
+  gemini: { packageName: '@google/gemini-cli', path: 'node_modules/.bin/gemini' },
 };
 
 /** The installed binary of a client, or undefined when the test package is not installed. */

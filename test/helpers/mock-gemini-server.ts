@@ -56,6 +56,8 @@ export interface RecordedGeminiRequest {
   headers: IncomingHttpHeaders;
   /** The parsed JSON body; the raw text when it was not JSON. */
   body: any;
+  /** The body as it arrived, for the same-vendor lane's byte-for-byte checks. */
+  text: string;
 }
 
 export interface ScriptedAnswer {
@@ -158,14 +160,15 @@ export class MockGeminiServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    let text = '';
-    for await (const chunk of req) text += chunk.toString();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
     let body: unknown = text;
     try {
       body = text === '' ? undefined : JSON.parse(text);
     } catch {}
     const path = req.url ?? '/';
-    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body });
+    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body, text });
 
     const scripted = this.#script.shift();
     if (scripted !== undefined) return send(res, scripted);

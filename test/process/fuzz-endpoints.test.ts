@@ -45,6 +45,28 @@ const chatBody = {
   metadata: { team: 'fuzz' },
 };
 
+/** Google's clients send the key in x-goog-api-key. */
+const GOOGLE_KEY = { 'x-goog-api-key': `${APP}:${SECRET}` };
+
+function geminiBody(): Record<string, unknown> {
+  return {
+    systemInstruction: { parts: [{ text: 'Be brief.' }] },
+    contents: [
+      { role: 'user', parts: [{ text: 'Say hello.' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'lookup', args: { q: 'x' } } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'lookup', response: { found: true } } }] },
+    ],
+    tools: [
+      {
+        functionDeclarations: [
+          { name: 'lookup', parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' } } } },
+        ],
+      },
+    ],
+    generationConfig: { temperature: 0.5, maxOutputTokens: 32, thinkingConfig: { thinkingBudget: 1024 } },
+  };
+}
+
 /** The body or query a valid call sends, per route and method; routes absent here take no body. */
 const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route' | 'path'>> = {
   'gateway POST /v1/chat': { body: chatBody, headers: { ...AUTH, ...JSON_TYPE } },
@@ -147,6 +169,11 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
     body: { model: 'simulated-chat', input: 'Say hello.' },
     headers: { ...AUTH, ...JSON_TYPE },
   },
+  // The Gemini door (CONTRACT 6.3): a generateContent with a function call and its response.
+  'gateway POST /v1beta/models/:head': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1beta/models/:head/:tail': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1/models/:head': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  'gateway POST /v1/models/:head/:tail': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
   // The MCP gateway with no upstream configured: it lists nothing and knows no tool.
   'gateway POST /mcp': {
     body: {
@@ -181,6 +208,10 @@ const PATHS: Record<string, string> = {
   '/.well-known/agent-skills/:name/SKILL.md': '/.well-known/agent-skills/inference-gateway/SKILL.md',
   '/.well-known/agent-skills/:name/*': '/.well-known/agent-skills/inference-gateway/SKILL.md',
   '/v1/responses/:id': '/v1/responses/resp_0123456789abcdef0123456789abcdef',
+  '/v1beta/models/:head': '/v1beta/models/simulated-chat:generateContent',
+  '/v1beta/models/:head/:tail': '/v1beta/models/provider-a/simulated-chat:generateContent',
+  '/v1/models/:head': '/v1/models/simulated-chat:generateContent',
+  '/v1/models/:head/:tail': '/v1/models/provider-a/simulated-chat:generateContent',
   '/v1/responses/:id/input_items': '/v1/responses/resp_0123456789abcdef0123456789abcdef/input_items',
 };
 
@@ -267,6 +298,17 @@ function checkAnswer(
       `status off the catalogue: ${where}`,
     );
     assert.equal(typeof body.error?.message, 'string', `Anthropic error without a message: ${where}`);
+    return;
+  }
+  if (/^\/v1(beta)?\/models/.test(request.url) && typeof body.error?.code === 'number') {
+    // The Gemini door answers in Google's shape: the HTTP status as `code`, its name as `status`.
+    const google = body.error as { code: number; status?: unknown };
+    assert.equal(google.code, answer.statusCode, `code and status disagree: ${where}`);
+    assert.ok(
+      typeof google.status === 'string' && /^[A-Z_]+$/.test(google.status),
+      `no status name: ${where}`,
+    );
+    assert.equal(typeof body.error?.message, 'string', `Google error without a message: ${where}`);
     return;
   }
   if (request.url.startsWith('/mcp') && body.jsonrpc === '2.0') {

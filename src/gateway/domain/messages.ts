@@ -49,7 +49,7 @@ export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' |
 
 /**
  * Which wire format a request came in by: the native API, a vendor-compatible door (CONTRACT
- * 4.2; `responses` is the Responses API, 5.4), or the MCP gateway (`mcp`, 5.7). Recorded in the
+ * 4.2; `responses` is the Responses API, 5.4; `gemini` the Gemini API, 6.3), or the MCP gateway (`mcp`, 5.7). Recorded in the
  * ledger and a grouping of `GET /v1/usage`.
  */
-export type FrontDoor = 'native' | 'openai' | 'anthropic' | 'responses' | 'mcp';
+export type FrontDoor = 'native' | 'openai' | 'anthropic' | 'responses' | 'mcp' | 'gemini';

@@ -24,6 +24,11 @@ export const INFERENCE_ROUTES: Readonly<Record<string, RouteRow>> = {
   '/v1/embeddings': ['openai', 'embed'],
   '/v1/responses': ['responses', 'chat'],
   '/v1/messages': ['anthropic', 'chat'],
+  // The Gemini door's methods (`:generateContent`, `:embedContent`, …) share a route: counted as chat.
+  '/v1beta/models/:head': ['gemini', 'chat'],
+  '/v1beta/models/:head/:tail': ['gemini', 'chat'],
+  '/v1/models/:head': ['gemini', 'chat'],
+  '/v1/models/:head/:tail': ['gemini', 'chat'],
 };
 
 /**

@@ -12,7 +12,7 @@ export type CredentialReading = { ok: true; credentials: Credentials } | { ok: f
 
 /** The forms a client may use, named in every refusal so that a stranger knows what to send. */
 export const ACCEPTED_FORMS =
-  'send "Authorization: Bearer <app>:<secret>", "x-api-key: <app>:<secret>", or the x-gateway-app and x-gateway-secret headers';
+  'send "Authorization: Bearer <app>:<secret>", "x-api-key: <app>:<secret>", "x-goog-api-key: <app>:<secret>", or the x-gateway-app and x-gateway-secret headers';
 
 /** Longest app name or secret header kept; longer is treated as absent. */
 const MAX_HEADER_LENGTH = 512;
@@ -44,7 +44,7 @@ function sameCredentials(a: Credentials, b: Credentials): boolean {
  * complete and well formed, and when several are present they must name the same credential:
  * a request whose headers disagree is refused rather than guessed at.
  */
-export function readCredentials(headers: IncomingHttpHeaders): CredentialReading {
+export function readCredentials(headers: IncomingHttpHeaders, queryKey?: unknown): CredentialReading {
   const found: Credentials[] = [];
 
   const app = headers['x-gateway-app'];
@@ -74,12 +74,17 @@ export function readCredentials(headers: IncomingHttpHeaders): CredentialReading
     found.push(pair);
   }
 
-  const apiKey = headers['x-api-key'];
-  if (apiKey !== undefined) {
-    const value = single(apiKey, MAX_COMBINED_LENGTH);
+  // Anthropic's SDKs send x-api-key; Google's x-goog-api-key, or `?key=` (CONTRACT 6.3).
+  const keyForms = [
+    ['the x-api-key header', headers['x-api-key']],
+    ['the x-goog-api-key header', headers['x-goog-api-key']],
+    ['the key query parameter', queryKey],
+  ] as const;
+  for (const [form, given] of keyForms) {
+    if (given === undefined) continue;
+    const value = single(given as string | string[], MAX_COMBINED_LENGTH);
     const pair = value === undefined ? undefined : splitPair(value);
-    if (pair === undefined)
-      return { ok: false, reason: `the x-api-key header is not <app>:<secret>; ${ACCEPTED_FORMS}` };
+    if (pair === undefined) return { ok: false, reason: `${form} is not <app>:<secret>; ${ACCEPTED_FORMS}` };
     found.push(pair);
   }
 

@@ -29,7 +29,8 @@ export async function writeEventStream(
 ): Promise<void> {
   const raw = reply.raw;
   reply.hijack();
-  raw.writeHead(200, { ...headers, ...SSE_HEADERS, 'x-request-id': String(reply.request.id) });
+  // A door may name another content type (the Gemini door's JSON-array stream).
+  raw.writeHead(200, { ...SSE_HEADERS, ...headers, 'x-request-id': String(reply.request.id) });
   let lastWrite = Date.now();
   const keepAlive = setInterval(
     () => {

@@ -125,7 +125,11 @@ export interface ProviderAdapter {
   /** Events as the upstream sends them; the first one arriving means the upstream answered. */
   streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent>;
   embed(call: EmbedCall, context: CallContext): Promise<EmbedResult>;
-  /** The Anthropic door's same-vendor lane: an `anthropic` slot's adapter only (CONTRACT 5.2). */
+  /**
+   * A same-vendor lane's upstream side: an `anthropic` slot's adapter relays the Anthropic door's
+   * Messages (CONTRACT 5.2), a `gemini` slot's the Gemini door's generateContent (6.3). A door's
+   * description names the kinds its lane takes, so a relay is only given its own wire format.
+   */
   readonly relay?: MessagesRelay;
   close?(): Promise<void>;
 }

@@ -1,10 +1,12 @@
 import { DependencyUnavailableError } from '../../platform/dependency-unavailable.ts';
 import { RemoteError, type RpcPeer } from '../../platform/rpc-peer.ts';
+import { ConflictError } from '../governance-ports.ts';
 import { AppExistsError, type Storage } from '../ports.ts';
 
 /** The ports of Storage a worker reaches through the primary. */
 export const STORAGE_PORTS = [
   'apps',
+  'governance',
   'responses',
   'usage',
   'insights',
@@ -68,6 +70,7 @@ function localError(error: unknown): unknown {
     made.message = error.message;
     return made;
   }
+  if (error.name === 'ConflictError') return new ConflictError(error.message);
   if (error.name === 'DependencyUnavailableError')
     return new DependencyUnavailableError('the database', error);
   return error;

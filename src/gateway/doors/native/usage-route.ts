@@ -9,7 +9,9 @@ const TotalsRow = Type.Object({
   provider: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   model: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   operation: Type.Optional(Type.String()),
-  frontDoor: Type.Optional(Type.String({ description: 'native, openai, anthropic, responses or mcp' })),
+  frontDoor: Type.Optional(
+    Type.String({ description: 'native, openai, anthropic, responses, gemini or mcp' }),
+  ),
   deployment: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "the slot's deployment; null for a slot of one",
@@ -18,6 +20,12 @@ const TotalsRow = Type.Object({
   tool: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: "an MCP tool call's server__tool; null for other requests",
+    }),
+  ),
+  endUser: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the end user the request named (x-gateway-end-user, metadata.user_id, user); null when none',
     }),
   ),
   batch: Type.Optional(
@@ -53,7 +61,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, batch (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, endUser, batch (default: day)',
               }),
             ),
           },

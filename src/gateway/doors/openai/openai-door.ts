@@ -8,6 +8,7 @@ import { serveChat } from '../serve-chat.ts';
 import { JSON_TEXT } from '../serve-run.ts';
 import { type EmbedDoor, type EmbedReading, serveEmbed } from '../serve-use-case.ts';
 import { toAnthropicModelList } from '../to-anthropic-model-list.ts';
+import { toGeminiModelList } from '../to-gemini-model-list.ts';
 import { toOpenAIModelList } from '../to-openai-model-list.ts';
 import { OPENAI_CHAT } from './openai-chat.ts';
 import { OpenAIChatRequest, type OpenAIEmbeddingsBody, OpenAIEmbeddingsRequest } from './openai-schemas.ts';
@@ -71,8 +72,15 @@ function registerModels(app: TypedInstance, deps: GatewayDeps): void {
     models,
     new Date(created * 1000).toISOString().replace('.000Z', 'Z'),
   );
+  const googleList = toGeminiModelList(listAddressableModels(deps));
   // Anthropic's clients name their API version on every request; OpenAI's never do (CONTRACT 5.2).
-  app.get('/v1/models', { schema: { hide: true } }, async (request) =>
-    request.headers['anthropic-version'] === undefined ? openAIList : anthropicList,
-  );
+  // Google's send their key in x-goog-api-key or ?key= (6.9).
+  app.get('/v1/models', { schema: { hide: true } }, async (request) => {
+    if (
+      request.headers['x-goog-api-key'] !== undefined ||
+      (request.query as Record<string, unknown>)['key'] !== undefined
+    )
+      return googleList;
+    return request.headers['anthropic-version'] === undefined ? openAIList : anthropicList;
+  });
 }

@@ -4,6 +4,7 @@ import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { parseWithLiftedEmbeddings } from '../embedding-arrays.ts';
 import { type BufferedResponse, isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
+import type { MessagesRelay } from '../messages-relay.ts';
 import type {
   CallContext,
   ChatCall,
@@ -24,6 +25,7 @@ import {
 } from './gemini-embeddings.ts';
 import { geminiHttpError } from './gemini-error.ts';
 import { geminiMethodPath, geminiModelId } from './gemini-model.ts';
+import { GeminiRelay } from './gemini-relay.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
 
 /**
@@ -37,11 +39,14 @@ export class GeminiProvider implements ProviderAdapter {
   readonly capabilities = PROVIDER_KIND_ROWS.gemini.capabilities;
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
+  /** The Gemini door's same-vendor lane (gemini-relay.ts): the door's description names the gemini kind. */
+  readonly relay: MessagesRelay;
 
   constructor(settings: SettingsOfKind<'gemini'>, options: { dispatcher?: Dispatcher } = {}) {
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#http = new UpstreamHttp(settings.slot, settings.baseUrl, settings.timeouts, options.dispatcher);
+    this.relay = new GeminiRelay({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey });
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {

@@ -1,0 +1,107 @@
+import type { ProviderSlot } from '../../../config/config-types.ts';
+import { isSuccess, safeJson, type UpstreamHttp } from '../http/upstream-http.ts';
+import { isRecord } from '../json-guards.ts';
+import type { MessagesRelay, MessagesRelayCall, RelayedEvent, RelayedMessage } from '../messages-relay.ts';
+import type { CallContext } from '../provider.ts';
+import { ProviderError } from '../provider-error.ts';
+import { readGeminiAnswer } from './from-gemini-response.ts';
+import { geminiErrorFrom, geminiHttpError } from './gemini-error.ts';
+import { geminiMethodPath } from './gemini-model.ts';
+
+/** What the relay needs of its slot's adapter. */
+export interface GeminiRelayInit {
+  slot: ProviderSlot;
+  http: UpstreamHttp;
+  apiKey: string | undefined;
+}
+
+/**
+ * The Gemini door's same-vendor lane (CONTRACT 6.3): the client's GenerateContentRequest goes
+ * upstream as its bytes (the model is in the path, so the body is not touched at all: thought
+ * signatures, cachedContent, tools and safety settings reach Google byte for byte), with the
+ * slot's key in `x-goog-api-key` and none of the client's headers; the answer comes back as Google
+ * sent it. The gateway reads from it only what it accounts: `modelVersion`, `usageMetadata` (the
+ * prompt with its cached tokens, the candidates and the thoughts, read as the translating adapter
+ * reads them) and the finish reason. A stream is asked for as SSE whatever the client's framing;
+ * the door frames it again. Errors map as the adapter's do: 429 and 5xx are retried and fall over.
+ */
+export class GeminiRelay implements MessagesRelay {
+  readonly #init: GeminiRelayInit;
+
+  constructor(init: GeminiRelayInit) {
+    this.#init = init;
+  }
+
+  async message(call: MessagesRelayCall, context: CallContext): Promise<RelayedMessage> {
+    const { slot, http } = this.#init;
+    const response = await http.send({
+      path: geminiMethodPath(call.model, 'generateContent'),
+      headers: this.#headers('application/json'),
+      written: call.body,
+      signal: context.signal,
+    });
+    if (!isSuccess(response.status))
+      throw geminiHttpError(slot, response.status, response.headers, response.text);
+    const answer = readGeminiAnswer(http.parseJson(response), slot);
+    return {
+      text: response.text,
+      model: answer.modelVersion ?? call.model,
+      usage: answer.usage,
+      finishReason: answer.finishReason,
+    };
+  }
+
+  async *stream(call: MessagesRelayCall, context: CallContext): AsyncIterable<RelayedEvent> {
+    const { slot, http } = this.#init;
+    const opened = await http.openStream({
+      path: `${geminiMethodPath(call.model, 'streamGenerateContent')}?alt=sse`,
+      headers: this.#headers('text/event-stream'),
+      written: call.body,
+      signal: context.signal,
+    });
+    if (opened.kind !== 'events') {
+      const { response } = opened;
+      throw geminiHttpError(slot, response.status, response.headers, response.text);
+    }
+    for await (const message of opened.events) {
+      const event: RelayedEvent = { event: message.event ?? 'message', data: message.data };
+      const chunk = safeJson(message.data);
+      if (isRecord(chunk) && chunk['error'] !== undefined) {
+        event.failure = streamFailure(slot, chunk);
+      } else if (isRecord(chunk)) {
+        const answer = readChunk(chunk, slot);
+        if (answer?.modelVersion !== undefined) event.model = answer.modelVersion;
+        if (answer?.usage !== undefined) event.usage = answer.usage;
+        if (answer?.finishReason !== undefined) {
+          event.finishReason = answer.finishReason;
+          // The chunk that ends the answer carries the request's cost (`usageMetadata.costUsd`).
+          event.carriesCost = true;
+        }
+      }
+      yield event;
+    }
+  }
+
+  #headers(accept: string): Record<string, string> {
+    const headers: Record<string, string> = { accept };
+    if (this.#init.apiKey !== undefined) headers['x-goog-api-key'] = this.#init.apiKey;
+    return headers;
+  }
+}
+
+/** A chunk the gateway cannot read is passed on all the same; only its accounting is lost. */
+function readChunk(chunk: Record<string, unknown>, slot: ProviderSlot) {
+  try {
+    return readGeminiAnswer(chunk, slot);
+  } catch (error) {
+    if (error instanceof ProviderError) return undefined;
+    throw error;
+  }
+}
+
+function streamFailure(slot: ProviderSlot, chunk: Record<string, unknown>): ProviderError {
+  const error = chunk['error'];
+  const code = isRecord(error) ? error['code'] : undefined;
+  const status = typeof code === 'number' && Number.isInteger(code) && code >= 400 && code < 600 ? code : 500;
+  return geminiErrorFrom(slot, status, {}, chunk);
+}
