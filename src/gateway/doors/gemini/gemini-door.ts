@@ -3,12 +3,13 @@ import { ApiError } from '../../../platform/errors.ts';
 import { countChatInputTokens } from '../../domain/token-count.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { visibleModels } from '../../services/run/model-access.ts';
 import { planOrFail } from '../../services/run/plan-or-fail.ts';
 import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
-import { runEmbed } from '../../services/use-cases/run-embed.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { serveChat } from '../serve-chat.ts';
-import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { JSON_TEXT } from '../serve-run.ts';
+import { type EmbedDoor, type EmbedReading, serveEmbed } from '../serve-use-case.ts';
 import { findGeminiModel, toGeminiModelList } from '../to-gemini-model-list.ts';
 import {
   batchEmbedContentsBody,
@@ -72,7 +73,10 @@ export async function registerGeminiDoor(v1: TypedInstance, deps: GatewayDeps): 
         return found;
       });
     }
-    door.get('/v1beta/models', { schema: { hide: true } }, async () => toGeminiModelList(models));
+    // Only what the caller's app and team lists allow (CONTRACT 6.5).
+    door.get('/v1beta/models', { schema: { hide: true } }, async (request) =>
+      toGeminiModelList([...visibleModels(deps, request.appName, models)]),
+    );
   });
 }
 
@@ -154,21 +158,28 @@ function embed(
   model: string,
   one: boolean,
 ): Promise<FastifyReply> {
-  const read = one ? readEmbedContent(request.body) : readBatchEmbedContents(request.body);
-  const address = resolveModelField(deps, model, 'embed');
-  const input = {
-    input: read.texts,
-    provider: address.provider,
-    model: address.model,
-    dimensions: read.dimensions,
-  };
-  const start = { operation: 'embed', frontDoor: 'gemini', task: undefined, metadata: undefined } as const;
-  return serveRun(request, reply, deps, start, async (run) => {
-    const answer = await runEmbed(deps, input, run);
-    sendAnswer(reply, run, {
+  return serveEmbed(request, reply, deps, geminiEmbed(model, one));
+}
+
+/** `embedContent` (one) or `batchEmbedContents` onto the embeddings use case, the model named by the path. */
+function geminiEmbed(model: string, one: boolean): EmbedDoor<EmbedReading> {
+  return {
+    frontDoor: 'gemini',
+    read: (body, address) => {
+      const read = one ? readEmbedContent(body) : readBatchEmbedContents(body);
+      const resolved = address(model);
+      const input = {
+        input: read.texts,
+        provider: resolved.provider,
+        model: resolved.model,
+        dimensions: read.dimensions,
+      };
+      return { input, task: undefined, metadata: undefined };
+    },
+    answer: (answer) => ({
       headers: { [COST_HEADER]: formatUsd(answer.usage.estimatedCost) },
       body: one ? embedContentBody(answer.embeddings) : batchEmbedContentsBody(answer.embeddings),
       contentType: JSON_TEXT,
-    });
-  });
+    }),
+  };
 }
