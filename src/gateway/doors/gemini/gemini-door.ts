@@ -5,17 +5,10 @@ import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { planOrFail } from '../../services/run/plan-or-fail.ts';
 import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
-import { runEmbed } from '../../services/use-cases/run-embed.ts';
-import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { serveChat } from '../serve-chat.ts';
-import { JSON_TEXT, sendAnswer, serveRun } from '../serve-run.ts';
+import { serveEmbed } from '../serve-use-case.ts';
 import { findGeminiModel, toGeminiModelList } from '../to-gemini-model-list.ts';
-import {
-  batchEmbedContentsBody,
-  embedContentBody,
-  readBatchEmbedContents,
-  readEmbedContent,
-} from './embed-content.ts';
+import { geminiEmbed } from './embed-content.ts';
 import { type GenerateTarget, geminiChat } from './gemini-chat.ts';
 import { geminiErrorHandler } from './gemini-error-body.ts';
 import { readModelMethod } from './gemini-path.ts';
@@ -154,21 +147,5 @@ function embed(
   model: string,
   one: boolean,
 ): Promise<FastifyReply> {
-  const read = one ? readEmbedContent(request.body) : readBatchEmbedContents(request.body);
-  const address = resolveModelField(deps, model, 'embed');
-  const input = {
-    input: read.texts,
-    provider: address.provider,
-    model: address.model,
-    dimensions: read.dimensions,
-  };
-  const start = { operation: 'embed', frontDoor: 'gemini', task: undefined, metadata: undefined } as const;
-  return serveRun(request, reply, deps, start, async (run) => {
-    const answer = await runEmbed(deps, input, run);
-    sendAnswer(reply, run, {
-      headers: { [COST_HEADER]: formatUsd(answer.usage.estimatedCost) },
-      body: one ? embedContentBody(answer.embeddings) : batchEmbedContentsBody(answer.embeddings),
-      contentType: JSON_TEXT,
-    });
-  });
+  return serveEmbed(request, reply, deps, geminiEmbed(model, one));
 }
