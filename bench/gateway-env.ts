@@ -19,6 +19,8 @@ export function gatewayEnv(port: number, mockPort: number, dataDir: string): Rec
     LOG_LEVEL: 'info',
     NODE_ENV: 'production',
     GATEWAY_APPS: `${BENCH_APP}:${BENCH_SECRET}`,
+    // One worker, as every row before workers was measured; the variants add every core.
+    GATEWAY_WORKERS: '1',
   };
   for (const slot of ['A', 'C']) {
     env[`PROVIDER_${slot}_KIND`] = 'openai';

@@ -24,9 +24,35 @@ function statCpuMs(stat: string): number {
   return (ticks * 1000) / CLOCK_TICKS;
 }
 
-/** User plus system CPU time of a process so far, in milliseconds. */
+/**
+ * A process and its child processes (a gateway's workers, GATEWAY_WORKERS above 1; none for one
+ * worker, the forwarder or the mock), from /proc. A child that has ended is not counted.
+ */
+export function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    // No children file (the process is gone): the process alone.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** User plus system CPU time of a process and its child processes so far, in milliseconds. */
 export function cpuMs(pid: number): number {
-  return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  let total = 0;
+  for (const member of processTree(pid)) {
+    try {
+      total += statCpuMs(readFileSync(`/proc/${member}/stat`, 'utf8'));
+    } catch {
+      // A worker that ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /**
@@ -76,10 +102,16 @@ export interface Memory {
   peakRssMb: number;
 }
 
+/** A process's memory, with its child processes' added (a gateway's workers: the whole instance). */
 export function memory(pid: number): Memory {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+  const total = { rssMb: 0, peakRssMb: 0 };
+  for (const member of processTree(pid)) {
+    const status = readFileSync(`/proc/${member}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+    total.rssMb += kb('VmRSS') / 1024;
+    total.peakRssMb += kb('VmHWM') / 1024;
+  }
+  return total;
 }
 
 /** Samples a process's RSS while a run goes on; `stop()` gives the highest reading. */

@@ -97,13 +97,18 @@ function packageScripts(root: URL): PackageScripts['scripts'] {
 
 /**
  * How `npm start` of the checkout at `root` starts the gateway, read from its package.json so the
- * benchmark measures it exactly as it is started: `NAME=${NAME:-default} … node <flags> <entry>`.
+ * benchmark measures it exactly as it is started: `NAME=${NAME:-default} … [exec] node <flags> <entry>`.
  */
 export function startCommand(root: URL = ROOT): StartCommand {
   const start = packageScripts(root).start;
   const words = start.split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0] !== undefined && words[0] !== 'node') {
+    // `exec node …`: the script's shell becomes node (npm passes signals to it, docs/operations.md).
+    if (words[0] === 'exec') {
+      words.shift();
+      continue;
+    }
     const match = /^([A-Z_]+)=(?:\$\{\1:-(.*)\}|(.*))$/.exec(words.shift() as string);
     if (match === null) throw new Error(`unexpected start script: ${start}`);
     env[match[1] as string] = match[2] ?? match[3] ?? '';
@@ -140,7 +145,8 @@ export async function startGateway(options: GatewayOptions & { root?: URL }): Pr
   const log = openSync(options.logFile, 'a');
   const child = spawn(NODE, [...start.nodeArgs, ...(options.nodeArgs ?? []), start.entry], {
     cwd: root,
-    env: { PATH: process.env['PATH'] ?? '', ...start.env, ...options.env },
+    // One worker unless the caller asks for more: every bench figure before workers was one process.
+    env: { PATH: process.env['PATH'] ?? '', GATEWAY_WORKERS: '1', ...start.env, ...options.env },
     stdio: ['ignore', log, log],
   });
   const deadline = Date.now() + 30_000;

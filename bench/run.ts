@@ -1,5 +1,6 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -335,7 +336,8 @@ async function main(): Promise<void> {
 
   const variants: CaseResult[] = [];
   if (values.variants) {
-    // Side by side, in the same minutes: the default gateway (metrics on, tracing off), one
+    // Side by side, in the same minutes: the default gateway (one worker, metrics on, tracing
+    // off), one with a worker per CPU (CPU and memory summed over its processes), one
     // logging at warn, one without metrics, one tracing every request to an OTLP sink, one whose
     // ledger accepts batches without writing them (see preload-no-ledger.ts).
     log('gateway variants…');
@@ -349,6 +351,10 @@ async function main(): Promise<void> {
     sink.unref();
     const kinds: [string, Server][] = [
       ['default', await gateway('variant-default', {}, mock.port)],
+      [
+        `GATEWAY_WORKERS=auto (${availableParallelism()})`,
+        await gateway('variant-workers', { env: { GATEWAY_WORKERS: 'auto' } }, mock.port),
+      ],
       ['LOG_LEVEL=warn', await gateway('variant-warn', { env: { LOG_LEVEL: 'warn' } }, mock.port)],
       [
         'METRICS_ENABLED=false',

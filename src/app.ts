@@ -7,6 +7,13 @@ import { CredentialVerifier, type CredentialVerifierOptions } from './gateway/au
 import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
+import { applyGovernanceSeeds } from './gateway/governance/apply-governance-seeds.ts';
+import { governanceAdminOf } from './gateway/governance/governance-admin-of.ts';
+import { GovernanceCache } from './gateway/governance/governance-cache.ts';
+import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
+import { KeyUseRecorder } from './gateway/governance/key-use-recorder.ts';
+import { limitPoliciesOf } from './gateway/governance/limit-policies.ts';
+import { Guardrails } from './gateway/guardrails/guardrails.ts';
 import { SchemaCompiler } from './gateway/json/schema-compiler.ts';
 import { AppLimiter } from './gateway/limits/app-limiter.ts';
 import { RefusalCounter } from './gateway/limits/refusal-counter.ts';
@@ -43,6 +50,9 @@ export interface Application {
   registry: ProviderRegistry;
   recorder: UsageRecorder;
   verifier: CredentialVerifier;
+  /** Teams, apps and keys as this instance holds them (CONTRACT 6.5). */
+  governance: GovernanceCache;
+  keyUses: KeyUseRecorder;
   gateway: FastifyInstance | undefined;
   site: FastifyInstance | undefined;
   /**
@@ -112,6 +122,11 @@ async function buildOpening(
   opened.push(() => storage.close());
   // A worker's primary seeded the apps before starting it.
   if (worker === undefined) await seedApps(storage, config, logger, clock);
+  const governance = new GovernanceCache(storage.governance, logger.child({ component: 'governance' }));
+  await governance.start();
+  opened.push(() => governance.stop());
+  const keyUses = new KeyUseRecorder(storage.governance, logger.child({ component: 'governance' }));
+  opened.push(() => keyUses.close());
 
   const shared = await openSharedState(config, logger, () => clock.now(), worker);
   opened.push(() => shared.close());
@@ -132,7 +147,12 @@ async function buildOpening(
     ...(worker === undefined ? {} : { onAdmitted: (run: HeldRun) => worker.notify('run.open', [run]) }),
   });
   opened.push(() => recorder.flush({ final: true }));
-  const verifier = new CredentialVerifier(storage.apps, clock, options.credentialChecks);
+  const verifier = new CredentialVerifier(
+    keysFromGovernance(governance, storage.apps),
+    clock,
+    options.credentialChecks,
+    keyUses.note,
+  );
   // One registry for both surfaces of this application; GET /metrics is served on surface A.
   const metricsRegistry = config.metrics.enabled ? new MetricsRegistry() : undefined;
   if (metricsRegistry !== undefined && worker !== undefined)
@@ -174,8 +194,10 @@ async function buildOpening(
     shared.limits,
     () => clock.now(),
     (app, limit, now) => refusals.count(app, limit, now),
+    limitPoliciesOf(governance),
   );
   const deps = {
+    governance,
     limiter,
     tokenizer,
     config,
@@ -187,6 +209,7 @@ async function buildOpening(
     clock,
     metrics,
     responseCache: new ResponseCache(config.responseCache, config.routing.tasks, shared.responseCache),
+    guardrails: new Guardrails(config.guardrails, metricsRegistry, logger.child({ component: 'guardrails' })),
   };
 
   // Without an OTLP endpoint, nothing of OpenTelemetry is loaded.
@@ -207,6 +230,7 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
+        adminGovernance: governanceAdminOf(storage, governance, clock),
         mcpMetrics:
           metricsRegistry === undefined ? undefined : new McpToolMetrics(metricsRegistry, config.mcp),
       })
@@ -222,6 +246,8 @@ async function buildOpening(
     registry,
     recorder,
     verifier,
+    governance,
+    keyUses,
     gateway,
     site,
     sharedCounting: () => shared.sharedCounting(),
@@ -238,6 +264,10 @@ async function buildOpening(
       stopRetention();
       // No request is left to count for: the servers have closed.
       await tokenizer.close();
+      governance.stop();
+      await keyUses
+        .close()
+        .catch((error: unknown) => logger.warn({ err: error }, "keys' last use not written"));
       await recorder.flush({ final: true });
       await refusals
         .close()
@@ -263,6 +293,12 @@ export async function seedApps(
   const admin = new AppAdmin(storage.apps, clock);
   await admin.applySeeds(config.apps);
   await createDemoAppIfEmpty(admin, config, logger);
+  const seeded = await applyGovernanceSeeds(config, storage.governance, clock.now());
+  for (const team of seeded.teamsKeptFromApi)
+    logger.warn(
+      { team },
+      'a team of the configuration was made through the admin API: the stored one is kept',
+    );
 }
 
 /**

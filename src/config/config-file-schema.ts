@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
 import { BatchSettingsSchema } from './batch-settings.ts';
+import { GuardrailsFileSchema } from './guardrail-settings.ts';
 import { McpAppAccessSchema, McpFileSchema } from './mcp-settings.ts';
 import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
 import {
@@ -102,11 +103,45 @@ const AppLimitsSchema = Type.Object(
     monthlyBudgetUsd: Type.Optional(
       Type.Number({ exclusiveMinimum: 0, description: 'US dollars per UTC calendar month.' }),
     ),
+    /** Limits of each end user (CONTRACT 6.5); a team's count across the team's apps. */
+    perEndUser: Type.Optional(
+      Type.Object(
+        {
+          requestsPerMinute: Type.Optional(PositiveInt),
+          dailyBudgetUsd: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+        },
+        strict,
+      ),
+    ),
   },
   strict,
 );
-/** Per-app limits; an absent field means no limit of that kind. */
+/** Per-app (and per-team) limits; an absent field means no limit of that kind. */
 export type AppLimits = Static<typeof AppLimitsSchema>;
+
+/** Names of teams, as of apps (1-64 letters, digits, '.', '_' or '-'). */
+const EntityName = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' });
+const ModelAllowList = Type.Array(
+  Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x21-\\x7e]+$' }),
+  {
+    maxItems: 200,
+    description:
+      'Model allow list: patterns (* wildcard) over slot/model, bare model names, routes and tasks.',
+  },
+);
+
+const TeamSchema = Type.Object(
+  {
+    name: EntityName,
+    limits: Type.Optional(AppLimitsSchema),
+    models: Type.Optional(ModelAllowList),
+    mcp: Type.Optional(McpAppAccessSchema),
+    metadata: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 256 }))),
+  },
+  strict,
+);
+/** A team the configuration declares (CONTRACT 6.5): reset to this at every start. */
+export type TeamSeed = Static<typeof TeamSchema>;
 
 const AppSeedSchema = Type.Object(
   {
@@ -114,6 +149,10 @@ const AppSeedSchema = Type.Object(
     secret: Type.String({ minLength: 1 }),
     /** The MCP tools the app may list and call (CONTRACT 5.7); none when absent. */
     mcp: Type.Optional(McpAppAccessSchema),
+    /** The team the app belongs to (a `teams` entry, or a team made through the admin API). */
+    team: Type.Optional(EntityName),
+    /** The app's model allow list (CONTRACT 6.5), bounded by its team's. */
+    models: Type.Optional(ModelAllowList),
   },
   strict,
 );
@@ -164,6 +203,7 @@ export const ConfigFileSchema = Type.Object(
     publicSiteUrl: Type.Optional(Type.String({ minLength: 1 })),
     adminToken: Type.Optional(Type.String({ minLength: 1 })),
     apps: Type.Optional(Type.Array(AppSeedSchema)),
+    teams: Type.Optional(Type.Array(TeamSchema, { maxItems: 10_000 })),
     providers: Type.Optional(
       Type.Object(
         {
@@ -221,6 +261,7 @@ export const ConfigFileSchema = Type.Object(
     metrics: Type.Optional(Type.Partial(MetricsSettingsSchema, strict)),
     tracing: Type.Optional(TracingFileSchema),
     mcp: Type.Optional(McpFileSchema),
+    guardrails: Type.Optional(GuardrailsFileSchema),
   },
   strict,
 );

@@ -6,7 +6,9 @@ import type {
   NEWSLETTER_WEBHOOK_MODES,
   ProviderSlot,
   RouteCandidate,
+  TeamSeed,
 } from './config-file-schema.ts';
+import type { GuardrailSettings } from './guardrail-settings.ts';
 import type { McpSettings } from './mcp-settings.ts';
 import type { TrustProxy } from './network-settings.ts';
 import type { MetricsSettings, TracingSettings } from './observability-settings.ts';
@@ -28,7 +30,7 @@ import type {
  * The loaded configuration. Its parts are the types of the schemas in settings-schema.ts and
  * config-file-schema.ts, re-exported here so the rest of the code has one place to import from.
  */
-export type { AppLimits, AppSeed, ProviderSlot, RouteCandidate } from './config-file-schema.ts';
+export type { AppLimits, AppSeed, ProviderSlot, RouteCandidate, TeamSeed } from './config-file-schema.ts';
 export { MAIL_TRANSPORTS, NEWSLETTER_WEBHOOK_MODES, PROVIDER_SLOTS } from './config-file-schema.ts';
 export type { McpServerSettings, McpSettings } from './mcp-settings.ts';
 export type { MetricsSettings, TracingSettings } from './observability-settings.ts';
@@ -123,6 +125,8 @@ export interface Config extends Omit<ServerSettings, 'workers'> {
   adminToken: string | undefined;
   publicSiteUrl: string;
   apps: AppSeed[];
+  /** Teams the configuration declares (CONTRACT 6.5), reset to it at start. */
+  teams: TeamSeed[];
   providers: Record<ProviderSlot, SlotSettings>;
   routing: RoutingSettings;
   prices: Record<string, ModelPrice>;
@@ -140,4 +144,6 @@ export interface Config extends Omit<ServerSettings, 'workers'> {
   tracing: TracingSettings | undefined;
   /** The MCP gateway's upstream servers, bounds and allow lists (CONTRACT 5.7). */
   mcp: McpSettings;
+  /** Named guards and what they are attached to (CONTRACT 6.6). */
+  guardrails: GuardrailSettings;
 }

@@ -14,9 +14,11 @@ import { readKindModelPrices } from './provider-kinds.ts';
 import { readConfigFile } from './read-config-file.ts';
 import { readConnectionTimeouts } from './read-connection-timeouts.ts';
 import { withDefaults } from './read-defaults.ts';
+import { readGuardrailSettings } from './read-guardrail-settings.ts';
 import { readMcpSettings } from './read-mcp-settings.ts';
 import { readNewsletterSettings } from './read-newsletter-settings.ts';
 import { readProviders, readRouting } from './read-provider-settings.ts';
+import { readTeams } from './read-teams.ts';
 import {
   CircuitSettingsSchema,
   JsonOutputSettingsSchema,
@@ -64,6 +66,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     publicSiteUrl: publicUrl('PUBLIC_SITE_URL', settings.publicSiteUrl, sitePort),
     adminToken: checkAdminToken(fromEnv.get('adminToken') ?? 'adminToken', settings.adminToken),
     apps: settings.apps ?? [],
+    teams: readTeams(settings.teams, settings.apps),
     providers,
     routing: readRouting(settings, providers),
     prices: { ...readKindModelPrices(), ...settings.prices },
@@ -87,6 +90,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
     metrics: readMetrics(settings.metrics),
     tracing: readTracing(settings.tracing),
     mcp: readMcpSettings(settings, fromEnv.has('mcp.servers') ? 'MCP_SERVERS or mcp.servers' : 'mcp.servers'),
+    guardrails: readGuardrailSettings(settings.guardrails, Object.keys(settings.routing?.tasks ?? {})),
   };
   if (config.retry.maxDelayMs < config.retry.baseDelayMs) {
     throw new ConfigError('retry.maxDelayMs', 'must be at least retry.baseDelayMs');

@@ -7,6 +7,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { MetricsRegistry } from '../platform/metrics/metrics-registry.ts';
 import { registerMetricsRoute } from '../platform/metrics/metrics-route.ts';
 import type { Storage } from '../storage/ports.ts';
+import type { AdminGovernance } from './admin/admin-api-routes.ts';
 import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
 import type { BatchDeps } from './batches/batch-deps.ts';
@@ -30,6 +31,7 @@ import { registerResponsesDoor } from './doors/responses/responses-door.ts';
 import { createAuthHook } from './http/authenticate.ts';
 import { BatchTickets } from './http/batch-tickets.ts';
 import { countRequestsWithoutRun } from './http/count-requests-without-run.ts';
+import { guardInput } from './http/guard-input.ts';
 import { traceRequests } from './http/trace-requests.ts';
 import type { TypedInstance } from './http/typed-instance.ts';
 import type { RefusalCounter } from './limits/refusal-counter.ts';
@@ -47,6 +49,8 @@ export interface GatewayAppDeps extends GatewayDeps {
   /** Undefined unless an OTLP endpoint is configured. */
   tracing?: GatewayTracing | undefined;
   refusals: RefusalCounter;
+  /** The admin API's teams, apps and keys (CONTRACT 6.5). */
+  adminGovernance: AdminGovernance;
   /** The MCP gateway's tool-call counter; undefined when metrics are off. */
   mcpMetrics?: McpToolMetrics | undefined;
 }
@@ -77,6 +81,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     refusals: deps.refusals,
     limiter: deps.limiter,
     now: () => deps.clock.now(),
+    governance: deps.adminGovernance,
   });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   const batches: BatchDeps = {
@@ -97,7 +102,10 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     v1.setErrorHandler(respondWithError);
     if (deps.tracing !== undefined) traceRequests(v1, deps.tracing);
     v1.addHook('onRequest', live.hook);
-    v1.addHook('onRequest', createAuthHook(deps.verifier, tickets));
+    v1.addHook(
+      'onRequest',
+      createAuthHook(deps.verifier, tickets, (app) => deps.governance?.snapshot.app(app)?.team),
+    );
     countRequestsWithoutRun(v1, deps.metrics);
     // Back-pressure: when the usage ledger falls behind, new work waits instead of rows being
     // dropped, for a bounded time; then it is refused with a 503 (see UsageRecorder.whenWritable).
@@ -106,6 +114,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
       if (backlog === undefined) done();
       else void backlog.then(() => done(), done);
     });
+    guardInput(v1, deps);
     await registerDoors(v1, deps);
     await registerBatchRoutes(v1, batches);
   });

@@ -13,6 +13,7 @@ export const SHARED_ERRORS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  conflict: 409,
   request_timeout: 408,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -27,10 +28,12 @@ export const SHARED_ERRORS = {
  * Surface A's own codes (CONTRACT 2 and 5.1), about the LLM providers it calls: `upstream_error`
  * (502) is a provider that rejected the request or kept failing, and `client_closed` (499, never
  * sent: nobody is left to read it) is the ledger's status for a request whose client left before
- * the answer ended.
+ * the answer ended. `guardrail_blocked` (400) is a request or answer a guard stopped (CONTRACT 6.6).
  */
 export const GATEWAY_ERRORS = {
   unsupported_capability: 400,
+  model_not_allowed: 403,
+  guardrail_blocked: 400,
   client_closed: 499,
   upstream_error: 502,
   json_validation_failed: 502,

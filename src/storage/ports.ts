@@ -1,4 +1,5 @@
 import type { BatchStore } from './batch-store.ts';
+import type { GovernanceStore } from './governance-ports.ts';
 import type { LedgerInsights } from './ledger-insights.ts';
 
 /**
@@ -105,6 +106,15 @@ export interface UsageRecord extends CacheTokens {
   /** For an `mcp_tool` row (CONTRACT 5.7): the upstream MCP server and its tool; null otherwise. */
   mcpServer: string | null;
   mcpTool: string | null;
+  /** The person behind the request (CONTRACT 6.5; at most 128 characters, else `sha256:` and a hash). */
+  endUser?: string | null;
+  /** The app's team when the request was made. */
+  team?: string | null;
+  /**
+   * What guardrails did to the request (CONTRACT 6.6): `guard:phase:action`, comma-separated;
+   * null when no guard acted. Never what a guard matched.
+   */
+  guardrails: string | null;
   /** The batch the request belongs to (CONTRACT 6.7); absent or null for a live request. */
   batchId?: string | null;
   attempts: UsageAttempt[];
@@ -139,6 +149,8 @@ export type UsageGroup =
   | 'frontDoor'
   | 'deployment'
   | 'tool'
+  /** The person behind a request (CONTRACT 6.5), null when none was named. */
+  | 'endUser'
   | 'batch';
 
 export interface UsageTotalsQuery {
@@ -159,6 +171,7 @@ export interface UsageTotalsRow {
   frontDoor?: string;
   deployment?: string | null;
   tool?: string | null;
+  endUser?: string | null;
   batch?: string | null;
   requests: number;
   errors: number;
@@ -226,6 +239,8 @@ export interface StoredResponses {
 
 export interface Storage {
   apps: AppStore;
+  /** Teams, apps' settings and keys, team tokens, the audit log (CONTRACT 6.5). */
+  governance: GovernanceStore;
   /** Responses API answers kept with `store: true`. */
   responses: StoredResponses;
   usage: UsageLedger;

@@ -16,6 +16,7 @@ export function reportUnavailable(storage: Storage, isUnavailable: IsUnavailable
   const guard = <T extends object>(port: T) => guardMethods(port, isUnavailable);
   return {
     apps: guard(storage.apps),
+    governance: guard(storage.governance),
     usage: guard(storage.usage),
     insights: guard(storage.insights),
     subscribers: guard(storage.subscribers),

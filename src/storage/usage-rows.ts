@@ -29,6 +29,9 @@ export interface RequestRow {
   deployment: string | null;
   mcp_server: string | null;
   mcp_tool: string | null;
+  end_user?: string | null;
+  team?: string | null;
+  guardrails?: string | null;
   batch_id?: string | null;
 }
 
@@ -78,6 +81,9 @@ export const REQUEST_COLUMNS = [
   'deployment',
   'mcp_server',
   'mcp_tool',
+  'end_user',
+  'team',
+  'guardrails',
   'batch_id',
 ] as const;
 
@@ -128,6 +134,9 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.deployment,
     r.mcpServer,
     r.mcpTool,
+    r.endUser ?? null,
+    r.team ?? null,
+    r.guardrails,
     r.batchId ?? null,
   ];
 }
@@ -202,6 +211,10 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     costSavedUsd: Number(row.cost_saved_usd ?? 0),
     mcpServer: row.mcp_server ?? null,
     mcpTool: row.mcp_tool ?? null,
+    // Present only when set: rows of requests that named no end user or team read as before 009.
+    ...(row.end_user == null ? {} : { endUser: row.end_user }),
+    ...(row.team == null ? {} : { team: row.team }),
+    guardrails: row.guardrails ?? null,
     ...(row.batch_id === null || row.batch_id === undefined ? {} : { batchId: row.batch_id }),
     attempts: attempts.map(toAttempt),
   };
@@ -215,6 +228,7 @@ export interface TotalsRowRaw {
   front_door?: string;
   deployment?: string | null;
   tool?: string | null;
+  end_user?: string | null;
   batch_id?: string | null;
   requests: number | string;
   errors: number | string;
@@ -254,6 +268,7 @@ const GROUP_COLUMNS = {
   frontDoor: 'front_door',
   deployment: 'deployment',
   tool: 'tool',
+  endUser: 'end_user',
   batch: 'batch_id',
 } as const satisfies Record<UsageGroup, keyof TotalsRowRaw>;
 

@@ -38,7 +38,8 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   let announced = false;
   let stopping = false;
 
-  const fork = (): Worker => {
+  /** `diedAt`: a replacement's predecessor's death (Date.now()), to log how long serving took again. */
+  const fork = (diedAt?: number): Worker => {
     const worker = cluster.fork();
     const peer = coordinator.attach(worker.id, {
       send: (message) => {
@@ -51,6 +52,13 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
       const entry = listening.get(surface) ?? { port, workers: new Set<number>() };
       entry.workers.add(worker.id);
       listening.set(surface, entry);
+      const serving = surfaces.every((name) => listening.get(name)?.workers.has(worker.id));
+      if (diedAt !== undefined && serving) {
+        logger.info(
+          { pid: worker.process.pid, afterMs: Date.now() - diedAt },
+          'a new worker serves in place of the dead one',
+        );
+      }
       announceWhenAllListen();
     });
     worker.on('exit', (code, signal) => void workerExited(worker, code, signal));
@@ -69,22 +77,23 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   };
 
   const workerExited = async (worker: Worker, code: number | null, signal: string | null) => {
-    const lost = await coordinator.detach(worker.id);
+    const diedAt = Date.now();
     for (const entry of listening.values()) entry.workers.delete(worker.id);
-    if (stopping) {
+    const replace = !stopping && everListened.has(worker.id);
+    // The replacement starts first: its start-up (seconds) runs while the lost rows are written.
+    if (replace) fork(diedAt);
+    const lost = await coordinator.detach(worker.id);
+    if (replace) {
+      logger.warn(
+        { pid: worker.process.pid, code, signal, requestsLost: lost },
+        'a worker died: started another',
+      );
+    } else if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) await finish();
-      return;
-    }
-    if (!everListened.has(worker.id)) {
+    } else {
       logger.error({ pid: worker.process.pid, code, signal }, 'a worker ended before it listened: stopping');
       await stop('start-up failed', 1);
-      return;
     }
-    logger.warn(
-      { pid: worker.process.pid, code, signal, requestsLost: lost },
-      'a worker died: starting another',
-    );
-    fork();
   };
 
   let exitCode = 0;

@@ -165,6 +165,39 @@ export function describeBatchStoreContract(name: string, open: () => Promise<Sto
       assert.deepEqual([closed?.counts.succeeded, closed?.counts.canceled], [1, 2]);
     });
 
+    it('offers a batch past its expiry for closing; what never ran ends expired', async () => {
+      await startedBatch(storage, 'batch_expiry', 2, NOW - 2);
+      const toClose = async (at: number) => (await storage.batches.batchesToClose(at, 100)).map((b) => b.id);
+      assert.ok(!(await toClose(NOW)).includes('batch_expiry'), 'pending work holds it open');
+      assert.ok((await toClose(NOW + DAY)).includes('batch_expiry'));
+      const close = { status: 'expired' as const, output: null, error: null };
+      assert.equal(await storage.batches.closeBatch('batch_expiry', close, NOW + DAY), true);
+      const expired = await storage.batches.getBatch('web', 'batch_expiry');
+      assert.deepEqual(
+        [expired?.status, expired?.counts.expired, expired?.expiredAt],
+        ['expired', 2, NOW + DAY],
+      );
+    });
+
+    it('deletes files past their expiry, and batches with their items past the retention', async () => {
+      await storage.batches.createFile({
+        ...file('file-old', 'sweeper'),
+        status: 'processed',
+        expiresAt: NOW + 10,
+      });
+      await storage.batches.appendChunk('file-old', 0, new TextEncoder().encode('x'));
+      await storage.batches.createBatch({ ...batch('batch_old', 1, 'sweeper'), createdAt: NOW - 40 * DAY });
+      await storage.batches.addItems('batch_old', [
+        { line: 1, customId: 'a', ledgerId: 'old-row', body: '{}' },
+      ]);
+      const gone = await storage.batches.deleteExpired(NOW + 10, 30 * DAY);
+      assert.ok(gone >= 2);
+      assert.equal(await storage.batches.findFile('sweeper', 'file-old', NOW), undefined);
+      assert.equal((await storage.batches.readChunks('file-old', 0, 10)).length, 0);
+      assert.equal(await storage.batches.getBatch('sweeper', 'batch_old'), undefined);
+      assert.deepEqual(await storage.batches.readResults('batch_old', 0, 10), []);
+    });
+
     it("lists an app's batches newest first, paged after an id", async () => {
       for (const [i, id] of ['batch_l1', 'batch_l2', 'batch_l3'].entries())
         await storage.batches.createBatch({ ...batch(id, 0, 'lister'), createdAt: NOW + i });

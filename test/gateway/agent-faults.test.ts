@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { APP, SECRET } from '../helpers/gateway-harness.ts';
+import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import { shareVendorSlots } from '../helpers/vendor-slots.ts';
 
 /**
@@ -302,5 +302,52 @@ describe('rate limits and context overflows through every door, on every slot ki
     assert.equal(reply.status, 502);
     assert.equal(reply.body.error.code, 'upstream_error');
     assert.match(reply.body.error.message, /provider-a failed \(HTTP 429\) after 2 attempts/);
+  });
+});
+
+describe('the simulated provider asked for an overflow (the context_overflow fault directive)', () => {
+  const gw = shareGateway();
+  const bearer = { headers: { authorization: `Bearer ${APP}:${SECRET}`, 'anthropic-version': '2023-06-01' } };
+  const metadata = { simulated: { fault: 'context_overflow' } };
+  const messages = [{ role: 'user', content: 'x'.repeat(4_000) }];
+
+  it('is context_length_exceeded on the OpenAI doors and "prompt is too long" on the Anthropic door', async () => {
+    const chat = await gw.post('/v1/chat/completions', { model: 'chat', messages, metadata }, bearer);
+    assert.equal(chat.status, 400);
+    assert.equal(chat.body.error.code, 'context_length_exceeded');
+    const responses = await gw.post('/v1/responses', { model: 'chat', input: 'hi', metadata }, bearer);
+    assert.equal(responses.status, 400);
+    assert.equal(responses.body.error.code, 'context_length_exceeded');
+    const claude = await gw.post(
+      '/v1/messages',
+      { model: 'chat', max_tokens: 8, messages, metadata },
+      bearer,
+    );
+    assert.equal(claude.status, 400);
+    assert.equal(claude.body.error.type, 'invalid_request_error');
+    assert.match(claude.body.error.message, /^prompt is too long: /);
+    const native = await gw.chat({ messages, metadata });
+    assert.equal(native.status, 502);
+    assert.equal(native.body.error.code, 'upstream_error');
+  });
+
+  it('the rate_limited directive is a 429 that names its 10 ms wait, once the retries are spent', async () => {
+    const limited = { simulated: { fault: 'rate_limited' } };
+    const chat = await gw.post(
+      '/v1/chat/completions',
+      { model: 'chat', messages, metadata: limited },
+      bearer,
+    );
+    assert.equal(chat.status, 429);
+    assert.equal(chat.body.error.code, 'rate_limit_exceeded');
+    assert.match(chat.body.error.message, /Please try again in 10ms\.$/);
+    assert.equal(chat.headers['retry-after-ms'], '10');
+    const claude = await gw.post(
+      '/v1/messages',
+      { model: 'chat', max_tokens: 8, messages, metadata: limited },
+      bearer,
+    );
+    assert.equal(claude.status, 429);
+    assert.equal(claude.body.error.type, 'rate_limit_error');
   });
 });

@@ -56,7 +56,7 @@ describe('credentials on /v1 paths', () => {
 
   it('a revoked app is refused once the verifier re-reads the store', async () => {
     await gw.app.storage.apps.revokeApp(APP, Date.now());
-    gw.app.verifier.forget(APP);
+    await gw.app.governance.refresh();
     const res = await gw.chat(chatBody);
     assert.equal(res.status, 401);
   });

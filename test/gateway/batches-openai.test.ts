@@ -110,4 +110,72 @@ describe('OpenAI Files and Batch API', () => {
     );
     assert.equal(steal.status, 404);
   });
+
+  it("runs an embeddings batch: rows of operation embed, results in OpenAI's embeddings shape", async () => {
+    const lines = ['e1', 'e2'].map((id) =>
+      JSON.stringify({
+        custom_id: id,
+        method: 'POST',
+        url: '/v1/embeddings',
+        body: { model: 'text-embedding-3-small', input: `text ${id}` },
+      }),
+    );
+    const upload = await uploadFile(gateway, lines.join('\n'), AUTH);
+    const created = await gateway.post(
+      '/v1/batches',
+      { input_file_id: upload.body.id, endpoint: '/v1/embeddings', completion_window: '24h' },
+      { headers: AUTH },
+    );
+    assert.equal(created.status, 200, created.text);
+    const done = await waitForBatch(
+      gateway,
+      `/v1/batches/${created.body.id}`,
+      AUTH,
+      (b) => b.status === 'completed',
+    );
+    const output = await gateway.get(`/v1/files/${done.output_file_id}/content`);
+    for (const line of output.text.trim().split('\n')) {
+      const result = JSON.parse(line);
+      assert.equal(result.response.body.object, 'list');
+      assert.ok(result.response.body.data[0].embedding.length > 0);
+    }
+    const usage = await gateway.get('/v1/usage?groupBy=batch,operation');
+    const row = usage.body.rows.find((r: { batch: string | null }) => r.batch === created.body.id);
+    assert.deepEqual([row?.operation, row?.requests], ['embed', 2]);
+  });
+
+  it('refuses a batch ticket a client made up: the 401 of any wrong credential', async () => {
+    const reply = await gateway.post(
+      '/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      { auth: false, headers: { 'x-gateway-batch-ticket': 'forged-ticket', 'x-gateway-app': APP } },
+    );
+    assert.equal(reply.status, 401);
+  });
+
+  it('runs a Responses batch: each result a Response object', async () => {
+    const line = JSON.stringify({
+      custom_id: 'r1',
+      method: 'POST',
+      url: '/v1/responses',
+      body: { model: 'gpt-4o-mini', input: 'say r1', max_output_tokens: 256 },
+    });
+    const upload = await uploadFile(gateway, line, AUTH);
+    const created = await gateway.post(
+      '/v1/batches',
+      { input_file_id: upload.body.id, endpoint: '/v1/responses', completion_window: '24h' },
+      { headers: AUTH },
+    );
+    assert.equal(created.status, 200, created.text);
+    const done = await waitForBatch(
+      gateway,
+      `/v1/batches/${created.body.id}`,
+      AUTH,
+      (b) => b.status === 'completed',
+    );
+    const result = JSON.parse((await gateway.get(`/v1/files/${done.output_file_id}/content`)).text);
+    assert.equal(result.custom_id, 'r1');
+    assert.equal(result.response.body.object, 'response');
+    assert.equal(result.response.body.status, 'completed');
+  });
 });

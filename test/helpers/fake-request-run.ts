@@ -62,7 +62,7 @@ const CHARACTER_TOKENIZER: Tokenizer = {
   tokenizeAnswer: () => Promise.reject(new Error('not used')),
 };
 
-const NO_LIMITS = { limitsFor: () => ({}) };
+const NO_LIMITS = { limitsFor: () => ({}), scopesFor: () => [] };
 
 /** A run over fake deps whose ledger is an array, and that array. */
 export function startRun(

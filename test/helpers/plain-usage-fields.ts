@@ -15,6 +15,7 @@ export const PLAIN_REQUEST_FIELDS: Pick<
   | 'costSavedUsd'
   | 'mcpServer'
   | 'mcpTool'
+  | 'guardrails'
 > = Object.freeze({
   cacheReadTokens: 0,
   cacheWrite5mTokens: 0,
@@ -24,6 +25,7 @@ export const PLAIN_REQUEST_FIELDS: Pick<
   costSavedUsd: 0,
   mcpServer: null,
   mcpTool: null,
+  guardrails: null,
 });
 
 /** The same for one upstream attempt of a plain request. */

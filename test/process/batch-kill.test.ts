@@ -85,33 +85,35 @@ async function checkOnce(server: RunningServer, batch: any, storage: Storage): P
 }
 
 describe('kill -9 during a 200-request batch', () => {
-  it('SQLite: a restart resumes it; every custom_id has one result and one ledger row', async (t) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'batch-kill-'));
-    const env = {
-      DATA_DIR: dataDir,
-      GATEWAY_APPS: `${APP}:${SECRET}`,
-      SURFACES: 'gateway',
-      CONFIG_FILE: writeConfigFile(CONFIG),
-    };
-    const first = await spawnServer(env, 1);
-    t.after(() => first.stop('SIGKILL'));
-    const batchId = await startBatch(first);
-    const before = await waitFor(first, batchId, (b) => b.request_counts.completed >= 40, 60_000);
-    assert.equal(await first.stop('SIGKILL'), null);
-    const second = await spawnServer(env, 1);
-    t.after(() => second.stop('SIGKILL'));
-    const resumedAt = Date.now();
-    const done = await waitFor(second, batchId, (b) => b.status !== 'in_progress', 90_000);
-    t.diagnostic(
-      `killed at ${before.request_counts.completed}/${REQUESTS} done; the restart finished the rest in ${Date.now() - resumedAt} ms`,
-    );
-    const storage = await openStorage({ dataDir } as never);
-    try {
-      await checkOnce(second, done, storage);
-    } finally {
-      await storage.close();
-    }
-  });
+  for (const workers of ['1', '2']) {
+    it(`SQLite, ${workers} worker(s): a restart resumes it; every custom_id has one result and one ledger row`, async (t) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'batch-kill-'));
+      const env = {
+        DATA_DIR: dataDir,
+        GATEWAY_APPS: `${APP}:${SECRET}`,
+        SURFACES: 'gateway',
+        CONFIG_FILE: writeConfigFile(CONFIG),
+      };
+      const first = await spawnServer(env, 1);
+      t.after(() => first.stop('SIGKILL'));
+      const batchId = await startBatch(first);
+      const before = await waitFor(first, batchId, (b) => b.request_counts.completed >= 40, 60_000);
+      assert.equal(await first.stop('SIGKILL'), null);
+      const second = await spawnServer(env, 1);
+      t.after(() => second.stop('SIGKILL'));
+      const resumedAt = Date.now();
+      const done = await waitFor(second, batchId, (b) => b.status !== 'in_progress', 90_000);
+      t.diagnostic(
+        `killed at ${before.request_counts.completed}/${REQUESTS} done; the restart finished the rest in ${Date.now() - resumedAt} ms`,
+      );
+      const storage = await openStorage({ dataDir } as never);
+      try {
+        await checkOnce(second, done, storage);
+      } finally {
+        await storage.close();
+      }
+    });
+  }
 
   it('PostgreSQL, two instances: one killed, the other and its restart finish it, each request once', async (t) => {
     const schema = await createTestSchema();

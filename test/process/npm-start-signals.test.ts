@@ -15,14 +15,26 @@ import { spawnServer } from '../helpers/spawn-server.ts';
  */
 const SECRET = 'signals-secret-0123456789';
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  describe(`npm start, ${signal} sent to npm alone`, () => {
+// With several workers (CONTRACT 6.8) the signal reaches their primary, which drains every one of them.
+const CASES = [
+  ['SIGTERM', '1'],
+  ['SIGINT', '1'],
+  ['SIGTERM', '2'],
+] as const;
+
+for (const [signal, workers] of CASES) {
+  describe(`npm start with ${workers} worker(s), ${signal} sent to npm alone`, () => {
     it('reaches the gateway, which finishes the request in flight with its row and exits', async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'npm-signals-'));
       const npm = process.env.npm_execpath;
       const command = npm === undefined ? ['npm', 'start'] : [process.execPath, npm, 'start'];
       const server = await spawnServer(
-        { DATA_DIR: dataDir, GATEWAY_APPS: `signals:${SECRET}`, SURFACES: 'gateway' },
+        {
+          DATA_DIR: dataDir,
+          GATEWAY_APPS: `signals:${SECRET}`,
+          SURFACES: 'gateway',
+          GATEWAY_WORKERS: workers,
+        },
         1,
         command,
       );
@@ -61,10 +73,9 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         const { id } = JSON.parse(done[1] as string) as { id: string };
         assert.equal(await exited, 0, `npm's exit status\n${server.output.join('\n')}`);
         assert.match(server.output.join('\n'), /shutdown complete/);
-        assert.ok(
-          !existsSync(`/proc/${nodePid}`),
-          'the gateway process is gone, not left running with parent 1',
-        );
+        // Every process that logged (the gateway, or the primary and its workers) is gone, none left with parent 1.
+        for (const pid of loggedPids(server.output))
+          assert.ok(!existsSync(`/proc/${pid}`), `process ${pid} is gone`);
         const storage = openSqliteStorage(dataDir);
         const rows = await storage.usage.readRecords({ app: 'signals', limit: 10 });
         await storage.close();
@@ -77,8 +88,24 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         try {
           process.kill(-(server.child.pid as number), 'SIGKILL');
         } catch {}
-        if (nodePid !== undefined && existsSync(`/proc/${nodePid}`)) process.kill(nodePid, 'SIGKILL');
+        for (const pid of loggedPids(server.output))
+          if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGKILL');
       }
     });
   });
+}
+
+/** The pid of every JSON log line: the gateway's, or the primary's and its workers'. */
+function loggedPids(output: readonly string[]): Set<number> {
+  const pids = new Set<number>();
+  for (const line of output) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const pid = (JSON.parse(line) as { pid?: unknown }).pid;
+      if (typeof pid === 'number') pids.add(pid);
+    } catch {
+      // not a log line
+    }
+  }
+  return pids;
 }

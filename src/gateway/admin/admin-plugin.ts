@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { registerAdminApi } from './admin-api-routes.ts';
+import { type AdminGovernance, registerAdminApi } from './admin-api-routes.ts';
 import { AdminCredentials } from './admin-credentials.ts';
 import { type AdminReportDeps, AdminReports } from './admin-reports.ts';
 import { AdminSessions } from './admin-sessions.ts';
@@ -12,7 +12,11 @@ import { sessionCookie } from './session-cookie.ts';
  */
 export function registerAdmin(
   app: FastifyInstance,
-  options: AdminReportDeps & { adminToken: string | undefined; publicUrl: string },
+  options: AdminReportDeps & {
+    adminToken: string | undefined;
+    publicUrl: string;
+    governance: AdminGovernance;
+  },
 ): void {
   if (options.adminToken === undefined) return;
   const credentials = new AdminCredentials(options.adminToken);
@@ -21,6 +25,11 @@ export function registerAdmin(
     sessions: new AdminSessions(credentials, options.storage.sessionRevocations),
     cookie: sessionCookie(options.publicUrl),
   };
-  registerAdminApi(app, { access, reports: new AdminReports(options), now: options.now });
+  registerAdminApi(app, {
+    access,
+    reports: new AdminReports(options),
+    now: options.now,
+    governance: options.governance,
+  });
   registerDashboard(app, { access, publicUrl: options.publicUrl, now: options.now });
 }

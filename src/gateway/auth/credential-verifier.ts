@@ -1,5 +1,4 @@
 import { hash, randomBytes } from 'node:crypto';
-import { BoundedCache } from '../../platform/bounded-cache.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { constantTimeEqual } from '../../platform/constant-time.ts';
 import {
@@ -10,31 +9,58 @@ import {
   verifyKeyedSecret,
   verifySecret,
 } from '../../platform/secret-hash.ts';
-import type { AppStore } from '../../storage/ports.ts';
 import { FailureWindows } from './failure-windows.ts';
 import { SlowCheckQueue } from './slow-check-queue.ts';
 
-interface CachedApp {
-  /** The stored hash the cached verification was made against. */
+/** A key as requests are checked against it (from the governance snapshot). */
+export interface KeyEntry {
+  id: string;
+  name: string;
   secretHash: string;
-  /** SHA-256 (base64) of the secret that last verified against secretHash. */
-  verifiedDigest: string | undefined;
-  checkedAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
 }
+
+/** A key as last read, with the digest of the secret that verified against its hash. */
+interface CachedKey {
+  entry: KeyEntry;
+  /** SHA-256 (base64) of the secret that last verified against entry.secretHash. */
+  verifiedDigest: string | undefined;
+  /** The verdict of a usable key, made once: accepting costs no allocation. */
+  accepted: CredentialVerdict;
+  /** The minute its use was last noted (KeyUseListener), so a minute notes it once. */
+  notedMinute: number;
+}
+
+interface CachedApp {
+  /** The array the key source answered: a new one means the keys changed. */
+  source: readonly KeyEntry[];
+  keys: CachedKey[];
+}
+
+/**
+ * Where an app's keys come from (the governance snapshot): synchronous, so a request never waits
+ * for the store. `keysOf` answers a new array whenever an app's keys change.
+ */
+export interface KeySource {
+  /** Undefined for an unknown or deleted app. */
+  keysOf(app: string): readonly KeyEntry[] | undefined;
+  /** Another hash of the same secret (decision 0013's migration), while `expected` is still stored. */
+  replaceSecretHash(app: string, keyId: string, expected: string, secretHash: string): Promise<boolean>;
+}
+
+/** Told of each accepted key once a minute (the key's `lastUsedAt`). */
+export type KeyUseListener = (app: string, keyId: string, minute: number) => void;
 
 /** What a check decided: `throttled` means it was not checked (too many failures; retry later). */
 export type CredentialVerdict =
-  | { outcome: 'accepted' }
-  | { outcome: 'refused' }
+  | { outcome: 'accepted'; keyId: string }
+  | { outcome: 'refused'; reason?: 'expired' | 'revoked'; keyName?: string; at?: number }
   | { outcome: 'throttled'; retryAfterSeconds: number };
 
 export interface CredentialVerifierOptions {
-  /** How long a cached app record is trusted before the store is asked again. */
-  recheckMs?: number;
   /** Wrong (app, secret) pairs remembered, so repeating one costs no scrypt. */
   maxRememberedFailures?: number;
-  /** Unknown or revoked app names remembered, so repeating one costs no store read. */
-  maxRememberedAbsentApps?: number;
   /** The window failures are counted in, per client address and per app name. */
   failureWindowMs?: number;
   /** Failed checks one client address may make in a window; past it, its checks are throttled. */
@@ -57,11 +83,8 @@ export interface CredentialVerifierOptions {
   throttledAnswerDelayMs?: number;
 }
 
-const ACCEPTED: CredentialVerdict = { outcome: 'accepted' };
 const REFUSED: CredentialVerdict = { outcome: 'refused' };
-/** The record of a name that is unknown or revoked. */
-const ABSENT = 'absent';
-type Found = CachedApp | typeof ABSENT;
+const MINUTE_MS = 60_000;
 
 function digest(value: string): string {
   // The one-shot form, no Hash object per request; as a base64 string, as Node makes a string
@@ -70,32 +93,28 @@ function digest(value: string): string {
 }
 
 /**
- * Checks (app, secret, client address) triples (decision 0013). A verified credential is cached:
- * a request then costs one SHA-256 and a constant-time comparison. Otherwise what a check costs
- * depends only on the form of the presented secret, never on whether the app exists or the secret
- * is right: a secret in the generated form is checked against a keyed hash (µs; a decoy one when
- * the app has none), any other against scrypt (a decoy one when the app has none), through a
- * bounded queue. Failures are counted per client address and per app name, known or not: past the
- * limits, checks are throttled without being made. The store is re-read every `recheckMs`, so a
- * rotation or revocation made by another process takes effect within that time.
+ * Checks (app, secret, client address) triples against the app's keys (decisions 0013, 0026). A
+ * verified key is cached: a request then costs one SHA-256 and a constant-time comparison per
+ * verified key of its app (one or two, at most 20), then the key's end and revocation. Otherwise
+ * what a check costs depends only on the form of the presented secret, never on whether the app
+ * exists or the secret is right: a secret in the generated form is checked against the app's
+ * keyed hashes (µs each; a decoy one when the app has none), any other against its scrypt hash (a
+ * decoy one when it has none), through a bounded queue. Failures are counted per client address
+ * and per app name, known or not: past the limits, checks are throttled without being made. Keys
+ * come from the governance snapshot, which every instance keeps up to date within a second or so.
+ * A secret that matches a revoked or ended key is refused with the reason, so its holder knows
+ * to ask for a new one; it says nothing a stranger could use (the secret had to be right).
  */
 export class CredentialVerifier {
-  readonly #store: AppStore;
+  readonly #keys: KeySource;
   readonly #clock: Clock;
-  readonly #recheckMs: number;
   readonly #maxFailures: number;
   readonly #failuresPerAddress: number;
   readonly #failuresPerName: number;
-  /** Active apps only: no more entries than the store has apps, whatever callers send. */
+  readonly #onUse: KeyUseListener;
+  /** Known apps only: no more entries than the store has apps, whatever callers send. */
   readonly #apps = new Map<string, CachedApp>();
-  /**
-   * Unknown and revoked names, with when they were checked. Callers choose these names, so this is
-   * bounded, and kept apart from #apps: a flood of invented names cannot push a real app's cached
-   * verification out (which would cost it a check again).
-   */
-  readonly #absent: BoundedCache<string, number>;
   readonly #failures = new Map<string, number>();
-  readonly #reads = new Map<string, Promise<Found>>();
   readonly #pending = new Map<string, Promise<CredentialVerdict>>();
   readonly #byAddress: FailureWindows;
   readonly #byName: FailureWindows;
@@ -107,13 +126,17 @@ export class CredentialVerifier {
   readonly #decoyScrypt =
     `scrypt$16384$8$1$${randomBytes(16).toString('base64url')}$${randomBytes(32).toString('base64url')}`;
 
-  constructor(store: AppStore, clock: Clock, options: CredentialVerifierOptions = {}) {
-    this.#store = store;
+  constructor(
+    keys: KeySource,
+    clock: Clock,
+    options: CredentialVerifierOptions = {},
+    onUse: KeyUseListener = () => {},
+  ) {
+    this.#keys = keys;
     this.#clock = clock;
-    this.#recheckMs = options.recheckMs ?? 5_000;
+    this.#onUse = onUse;
     this.throttledAnswerDelayMs = options.throttledAnswerDelayMs ?? 1_000;
     this.#maxFailures = options.maxRememberedFailures ?? 10_000;
-    this.#absent = new BoundedCache(options.maxRememberedAbsentApps ?? 10_000);
     const windowMs = options.failureWindowMs ?? 60_000;
     this.#byAddress = new FailureWindows({ windowMs, maxKeys: 10_000 });
     this.#byName = new FailureWindows({ windowMs, maxKeys: 10_000 });
@@ -133,9 +156,9 @@ export class CredentialVerifier {
   /** How long the auth hook holds a throttled answer (see the option). */
   readonly throttledAnswerDelayMs: number;
 
-  /** App names cached, known and absent (bounded: tests and metrics read it). */
+  /** Apps whose keys are cached (bounded by the apps that exist: tests read it). */
   get cachedNames(): number {
-    return this.#apps.size + this.#absent.size;
+    return this.#apps.size;
   }
 
   /** Slow checks running and waiting. */
@@ -143,76 +166,74 @@ export class CredentialVerifier {
     return this.#queue.load;
   }
 
-  /** Resolves true only for an active app whose secret matches (throttled counts as false). */
+  /** Resolves true only for a usable key whose secret matches (throttled counts as false). */
   async verify(appName: string, secret: string, address = ''): Promise<boolean> {
     return (await this.check(appName, secret, address)).outcome === 'accepted';
   }
 
   /**
    * The verdict, synchronously when the cache decides (almost every request), so the request path
-   * awaits nothing; a promise when the store or scrypt must be consulted.
+   * awaits nothing; a promise when scrypt must be consulted.
    */
   check(appName: string, secret: string, address: string): CredentialVerdict | Promise<CredentialVerdict> {
     const secretDigest = digest(secret);
-    const now = this.#clock.now();
-    const found = this.#cached(appName, now);
-    if (found !== ABSENT && found?.verifiedDigest !== undefined) {
-      if (constantTimeEqual(found.verifiedDigest, secretDigest)) return ACCEPTED;
+    const found = this.#cached(appName);
+    if (found !== undefined) {
+      for (const key of found.keys) {
+        if (key.verifiedDigest !== undefined && constantTimeEqual(key.verifiedDigest, secretDigest))
+          return this.#usable(appName, key);
+      }
     }
     // Concurrent first requests with one credential share one check, and settle in their order.
-    const key = `${appName}\u0000${secretDigest}`;
-    const pending = this.#pending.get(key);
+    const pendingKey = `${appName}\u0000${secretDigest}`;
+    const pending = this.#pending.get(pendingKey);
     if (pending !== undefined) return pending;
-    const decided =
-      found === undefined
-        ? this.#read(appName).then((read) => this.#decide(appName, secret, secretDigest, address, read))
-        : this.#decide(appName, secret, secretDigest, address, found);
+    const decided = this.#decide(appName, secret, secretDigest, address, found);
     if (!(decided instanceof Promise)) return decided;
-    const shared = decided.finally(() => this.#pending.delete(key));
-    this.#pending.set(key, shared);
+    const shared = decided.finally(() => this.#pending.delete(pendingKey));
+    this.#pending.set(pendingKey, shared);
     return shared;
   }
 
-  /** Forget what is cached about an app (after the CLI or an admin call changed it in-process). */
-  forget(appName: string): void {
-    this.#apps.delete(appName);
-    this.#absent.delete(appName);
-  }
-
-  #cached(appName: string, now: number): Found | undefined {
-    const cached = this.#apps.get(appName);
-    if (cached !== undefined && now - cached.checkedAt < this.#recheckMs) return cached;
-    const absentSince = this.#absent.get(appName);
-    if (absentSince !== undefined && now - absentSince < this.#recheckMs) return ABSENT;
-    return undefined;
-  }
-
-  /** One store read per name at a time, however many requests wait for it. */
-  #read(appName: string): Promise<Found> {
-    const pending = this.#reads.get(appName);
-    if (pending !== undefined) return pending;
-    const reading = this.#readStore(appName).finally(() => this.#reads.delete(appName));
-    this.#reads.set(appName, reading);
-    return reading;
-  }
-
-  async #readStore(appName: string): Promise<Found> {
-    const record = await this.#store.findApp(appName);
+  /** The verdict for a key whose secret matched: accepted unless revoked or ended. */
+  #usable(appName: string, key: CachedKey): CredentialVerdict {
+    const { entry } = key;
+    if (entry.revokedAt !== null)
+      return { outcome: 'refused', reason: 'revoked', keyName: entry.name, at: entry.revokedAt };
     const now = this.#clock.now();
-    if (record === undefined || record.revokedAt !== null) {
-      this.#apps.delete(appName);
-      this.#absent.set(appName, now);
-      return ABSENT;
+    if (entry.expiresAt !== null && now >= entry.expiresAt)
+      return { outcome: 'refused', reason: 'expired', keyName: entry.name, at: entry.expiresAt };
+    const minute = now - (now % MINUTE_MS);
+    if (key.notedMinute !== minute) {
+      key.notedMinute = minute;
+      this.#onUse(appName, entry.id, minute);
     }
-    this.#absent.delete(appName);
-    const previous = this.#apps.get(appName);
-    const entry: CachedApp = {
-      secretHash: record.secretHash,
-      verifiedDigest: previous?.secretHash === record.secretHash ? previous.verifiedDigest : undefined,
-      checkedAt: now,
-    };
-    this.#apps.set(appName, entry);
-    return entry;
+    return key.accepted;
+  }
+
+  /** The app's cached keys, rebuilt when the source's array changed (verifications of unchanged keys kept). */
+  #cached(appName: string): CachedApp | undefined {
+    const source = this.#keys.keysOf(appName);
+    const cached = this.#apps.get(appName);
+    if (source === undefined) {
+      if (cached !== undefined) this.#apps.delete(appName);
+      return undefined;
+    }
+    if (cached?.source === source) return cached;
+    const keys = source.map((entry): CachedKey => {
+      const previous = cached?.keys.find(
+        (k) => k.entry.id === entry.id && k.entry.secretHash === entry.secretHash,
+      );
+      return {
+        entry,
+        verifiedDigest: previous?.verifiedDigest,
+        accepted: { outcome: 'accepted', keyId: entry.id },
+        notedMinute: previous?.notedMinute ?? -1,
+      };
+    });
+    const rebuilt = { source, keys };
+    this.#apps.set(appName, rebuilt);
+    return rebuilt;
   }
 
   #decide(
@@ -220,24 +241,27 @@ export class CredentialVerifier {
     secret: string,
     secretDigest: string,
     address: string,
-    found: Found,
+    found: CachedApp | undefined,
   ): CredentialVerdict | Promise<CredentialVerdict> {
-    if (found !== ABSENT && found.verifiedDigest !== undefined) {
-      if (constantTimeEqual(found.verifiedDigest, secretDigest)) return ACCEPTED;
-    }
     const now = this.#clock.now();
     if (this.#byAddress.failures(address, now) >= this.#failuresPerAddress)
       return { outcome: 'throttled', retryAfterSeconds: this.#byAddress.secondsLeft(address, now) };
-    const form = found === ABSENT ? undefined : secretHashForm(found.secretHash);
-    if (isGeneratedSecret(secret) && form !== 'scrypt') {
-      const stored = found !== ABSENT && form === 'keyed' ? found.secretHash : this.#decoyKeyed;
-      if (verifyKeyedSecret(secret, stored) && stored !== this.#decoyKeyed && found !== ABSENT) {
-        found.verifiedDigest = secretDigest;
-        return ACCEPTED;
+    const keys = found?.keys ?? [];
+    if (isGeneratedSecret(secret)) {
+      const keyed = keys.filter((key) => secretHashForm(key.entry.secretHash) === 'keyed');
+      if (keyed.length === 0) verifyKeyedSecret(secret, this.#decoyKeyed);
+      for (const key of keyed) {
+        if (verifyKeyedSecret(secret, key.entry.secretHash)) {
+          key.verifiedDigest = secretDigest;
+          return this.#usable(appName, key);
+        }
       }
-      return this.#refuse(appName, address, undefined);
+      // A generated secret stored as scrypt before decision 0013 is checked below, as scrypt.
+      if (!keys.some((key) => secretHashForm(key.entry.secretHash) === 'scrypt'))
+        return this.#refuse(appName, address, undefined);
     }
-    const stored = form === 'scrypt' && found !== ABSENT ? found.secretHash : this.#decoyScrypt;
+    const scryptKey = keys.find((key) => secretHashForm(key.entry.secretHash) === 'scrypt');
+    const stored = scryptKey?.entry.secretHash ?? this.#decoyScrypt;
     const failureKey = `${appName}\u0000${secretDigest}\u0000${stored}`;
     if (this.#failures.has(failureKey)) return this.#refuse(appName, address, undefined);
     if (this.#slowByAddress.failures(address, now) >= this.#slowFailuresPerAddress)
@@ -247,16 +271,16 @@ export class CredentialVerifier {
     const running = this.#queue.tryRun(() => verifySecret(secret, stored));
     if (running === undefined) return { outcome: 'throttled', retryAfterSeconds: 1 };
     return running.then((ok) => {
-      if (!ok || stored === this.#decoyScrypt || found === ABSENT) {
+      if (!ok || scryptKey === undefined) {
         this.#slowByAddress.add(address, this.#clock.now());
         return this.#refuse(appName, address, failureKey);
       }
-      // A rotation read meanwhile replaced the entry: this verification was of the old hash.
-      if (this.#apps.get(appName) === found && found.secretHash === stored) {
-        found.verifiedDigest = secretDigest;
-        if (isGeneratedSecret(secret)) this.#migrate(appName, found, secret);
+      // A change read meanwhile replaced the entry: this verification was of the old hash.
+      if (scryptKey.entry.secretHash === stored) {
+        scryptKey.verifiedDigest = secretDigest;
+        if (isGeneratedSecret(secret)) this.#migrate(appName, scryptKey, secret);
       }
-      return ACCEPTED;
+      return this.#usable(appName, scryptKey);
     });
   }
 
@@ -280,13 +304,9 @@ export class CredentialVerifier {
    * the one verified: a rotation made meanwhile wins. A failed write is tried again at the next
    * verification (after a restart or a rotation); the secret keeps working meanwhile.
    */
-  #migrate(appName: string, entry: CachedApp, secret: string): void {
-    const keyed = hashSecretKeyed(secret);
-    this.#store.replaceSecretHash(appName, entry.secretHash, keyed).then(
-      (replaced) => {
-        if (replaced && this.#apps.get(appName) === entry) entry.secretHash = keyed;
-      },
-      () => {},
-    );
+  #migrate(appName: string, key: CachedKey, secret: string): void {
+    this.#keys
+      .replaceSecretHash(appName, key.entry.id, key.entry.secretHash, hashSecretKeyed(secret))
+      .catch(() => {});
   }
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/errors.ts';
 import { doorErrorHandler } from '../doors/door-error-handler.ts';
-import { openAIErrorBody } from '../doors/openai-error-body.ts';
+import { openAIDoorErrorBody } from '../doors/openai-error-body.ts';
 import type { TypedInstance } from '../http/typed-instance.ts';
 import { type BatchDeps, pageSize } from './batch-deps.ts';
 import { fileContent } from './file-content.ts';
@@ -42,7 +42,7 @@ const notFound = (kind: string, id: string) => new ApiError('not_found', `no ${k
  */
 export async function registerOpenAIBatchRoutes(v1: TypedInstance, deps: BatchDeps): Promise<void> {
   await v1.register(async (door: TypedInstance) => {
-    door.setErrorHandler(doorErrorHandler((error) => openAIErrorBody(error.statusCode, error.toEnvelope())));
+    door.setErrorHandler(doorErrorHandler(openAIDoorErrorBody));
     // The upload is read by receiveUpload as it arrives, with its own bound, not as a parsed body.
     door.addContentTypeParser('multipart/form-data', (_request, _payload, done) => done(null));
     registerFiles(door, deps);

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { CACHE_HEADER } from '../services/response-cache/response-cache.ts';
@@ -6,6 +7,7 @@ import { runCachedChat } from '../services/response-cache/run-cached-chat.ts';
 import { plansARelay } from '../services/response-cache/run-cached-messages.ts';
 import type { RequestRun } from '../services/run/request-run.ts';
 import { resolveModelField } from '../services/use-cases/address-model.ts';
+import { guardAnswer } from '../services/use-cases/guard-answer.ts';
 import { type ChatAnswer, runChat } from '../services/use-cases/run-chat.ts';
 import { answerAsStream, type ChatStream, openChatStream } from '../services/use-cases/run-chat-stream.ts';
 import type { JsonAnswer } from '../services/use-cases/run-json.ts';
@@ -97,8 +99,9 @@ async function deliver<R extends DoorChatRequest>(
   door: ChatDoor<R>,
   read: R,
   run: RequestRun,
-  answer: ChatAnswer | ChatStream,
+  unguarded: ChatAnswer | ChatStream,
 ): Promise<void> {
+  const answer = await guardAnswer(deps.guardrails, requestGuardsOf(reply.request), run, unguarded);
   const context: AnswerContext = { requestId: String(reply.request.id), receivedAt: run.receivedAt };
   if ('start' in answer) {
     const headers = { ...run.responseHeaders, ...door.headers(context, read) };

@@ -1,11 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
+import { requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { CACHE_HEADER, type CachePolicy } from '../services/response-cache/response-cache.ts';
 import { type MessagesHit, runCachedMessages } from '../services/response-cache/run-cached-messages.ts';
 import type { RequestRun } from '../services/run/request-run.ts';
 import type { resolveModelField } from '../services/use-cases/address-model.ts';
+import { guardAnswer } from '../services/use-cases/guard-answer.ts';
+import { guardRelayEvents, guardRelayedMessage } from '../services/use-cases/guard-relay.ts';
+import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
+import type { ChatStream } from '../services/use-cases/run-chat-stream.ts';
 import {
   type MessagesAnswer,
   type MessagesInput,
@@ -125,6 +130,8 @@ async function deliverLane<R extends DoorChatRequest>(
   context: AnswerContext,
   input: LaneInput<R>,
 ): Promise<void> {
+  const guards = requestGuardsOf(reply.request);
+  if (guards !== undefined && guards.output.length > 0) answer = await guardLane(deps, guards, run, answer);
   if ('events' in answer || 'stream' in answer || (answer.lane === 'hit' && stream)) {
     const frames =
       'events' in answer
@@ -148,6 +155,29 @@ async function deliverLane<R extends DoorChatRequest>(
         ? lane.answer(answer.text, answer.usage.estimatedCost)
         : door.answer(answer.answer, input.whole().request, context),
   );
+}
+
+/**
+ * The output guards (CONTRACT 6.6) over each lane's answer: the relayed events or Message
+ * (guard-relay.ts: Anthropic's events, the only lane so far), a cached Message before it is
+ * replayed, the translated chat's answer.
+ */
+async function guardLane(
+  deps: GatewayDeps,
+  guards: NonNullable<ReturnType<typeof requestGuardsOf>>,
+  run: RequestRun,
+  answer: MessagesAnswer | MessagesStream | MessagesHit,
+): Promise<MessagesAnswer | MessagesStream | MessagesHit> {
+  const guardrails = deps.guardrails;
+  if ('events' in answer)
+    return { ...answer, events: guardRelayEvents(guardrails, guards, run, answer.events) };
+  if ('stream' in answer)
+    return { ...answer, stream: (await guardAnswer(guardrails, guards, run, answer.stream)) as ChatStream };
+  if (answer.lane === 'hit')
+    return { ...answer, message: await guardRelayedMessage(guardrails, guards, run, answer.message) };
+  if (answer.lane === 'relay')
+    return { ...answer, text: await guardRelayedMessage(guardrails, guards, run, answer.text) };
+  return { ...answer, answer: (await guardAnswer(guardrails, guards, run, answer.answer)) as ChatAnswer };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { applyInputGuards } from '../http/guard-input.ts';
 import { type RunStart, startRequestRun } from '../http/start-request-run.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { ClientClosedError } from '../services/run/client-closed-error.ts';
@@ -20,7 +21,12 @@ export function serveRun(
   start: RunStart,
   answer: (run: RequestRun) => Promise<unknown>,
 ): Promise<FastifyReply> {
-  return serveRuns(request, reply, deps, (runs) => answer(runs.start(start)));
+  return serveRuns(request, reply, deps, (runs) => {
+    const run = runs.start(start);
+    // A request the input guards blocked leaves its row here and goes no further (CONTRACT 6.6).
+    applyInputGuards(request, run);
+    return answer(run);
+  });
 }
 
 /**

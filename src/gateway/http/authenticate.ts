@@ -4,12 +4,28 @@ import type { CredentialVerdict, CredentialVerifier } from '../auth/credential-v
 import type { BatchTickets } from './batch-tickets.ts';
 import { ACCEPTED_FORMS, readCredentials } from './read-credentials.ts';
 
+/**
+ * Who a request is (CONTRACT 6.5): its app, the key it came with, and the app's team when it is in
+ * one, as they were when the request was authenticated. Guardrails, batches and the limits read
+ * the team here rather than looking it up again.
+ */
+export interface Principal {
+  app: string;
+  keyId: string;
+  team: string | undefined;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated app name (set on /v1 paths). */
     appName: string;
+    /** The authenticated app, key and team (set on /v1 paths). */
+    principal: Principal;
   }
 }
+
+/** The team of an app, as this instance holds it now. */
+export type TeamOf = (app: string) => string | undefined;
 
 /**
  * onRequest hook for /v1: the credentials (any form `readCredentials` accepts) must match.
@@ -21,7 +37,11 @@ declare module 'fastify' {
  * request) costs no promise and no extra turn of the microtask queue. A batch runner's request
  * (batch-tickets.ts) runs as the app its ticket names.
  */
-export function createAuthHook(verifier: CredentialVerifier, tickets?: BatchTickets) {
+export function createAuthHook(
+  verifier: CredentialVerifier,
+  tickets?: BatchTickets,
+  teamOf: TeamOf = () => undefined,
+) {
   const delayMs = verifier.throttledAnswerDelayMs;
   return function authenticate(
     request: FastifyRequest,
@@ -33,6 +53,8 @@ export function createAuthHook(verifier: CredentialVerifier, tickets?: BatchTick
       if (ticket === false) done(new ApiError('unauthorized', `invalid app credentials; ${ACCEPTED_FORMS}`));
       else {
         request.appName = ticket.app;
+        // A batch's request runs as its app; the key that made the batch is not known here.
+        request.principal = { app: ticket.app, keyId: 'batch', team: teamOf(ticket.app) };
         done();
       }
       return;
@@ -49,9 +71,10 @@ export function createAuthHook(verifier: CredentialVerifier, tickets?: BatchTick
     const settle = (verdict: CredentialVerdict) => {
       if (verdict.outcome === 'accepted') {
         request.appName = app;
+        request.principal = { app, keyId: verdict.keyId, team: teamOf(app) };
         done();
       } else if (verdict.outcome === 'refused') {
-        done(new ApiError('unauthorized', `invalid app credentials; ${ACCEPTED_FORMS}`));
+        done(new ApiError('unauthorized', refusalMessage(app, verdict)));
       } else {
         const refusal = new ApiError(
           'rate_limited',
@@ -66,4 +89,12 @@ export function createAuthHook(verifier: CredentialVerifier, tickets?: BatchTick
     if ('outcome' in checked) settle(checked);
     else checked.then(settle, done);
   };
+}
+
+/** A wrong secret says nothing; a right secret of a key that ended or was revoked says which and when. */
+function refusalMessage(app: string, verdict: CredentialVerdict & { outcome: 'refused' }): string {
+  if (verdict.reason === undefined) return `invalid app credentials; ${ACCEPTED_FORMS}`;
+  const when = verdict.at === undefined ? '' : ` at ${new Date(verdict.at).toISOString()}`;
+  const what = verdict.reason === 'expired' ? 'expired' : 'was revoked';
+  return `the key '${verdict.keyName ?? ''}' of app '${app}' ${what}${when}; ask for a new key`;
 }

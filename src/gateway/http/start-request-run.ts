@@ -1,8 +1,9 @@
+import { hash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { newTimeOrderedId } from '../../platform/ids.ts';
 import type { Operation } from '../../storage/ports.ts';
 import type { FrontDoor } from '../domain/messages.ts';
-import { readSessionKey, type SessionFields } from '../domain/session-key.ts';
+import { readEndUser, readSessionKey, type SessionFields } from '../domain/session-key.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { RequestRun } from '../services/run/request-run.ts';
 
@@ -54,6 +55,8 @@ export function startRequestRun(
     task: start.task,
     metadata: start.metadata,
     sessionKey: readSessionKey(request.headers, start.session),
+    endUser: readEndUser(request.headers, start.session ?? {}, hashEndUser),
+    team: request.principal?.team,
     startedAt: clock.monotonic() - elapsed,
     // Epoch ms are whole (a BIGINT column in the ledger).
     receivedAt: Math.round(clock.now() - elapsed),
@@ -69,4 +72,8 @@ export function startRequestRun(
     });
   }
   return run;
+}
+
+function hashEndUser(value: string): string {
+  return hash('sha256', value, 'hex');
 }

@@ -2,7 +2,15 @@ import type { AppLimits, LimitSettings } from '../../config/config-types.ts';
 import { ApiError } from '../../platform/errors.ts';
 import type { LimitStore } from '../../storage/limit-store.ts';
 import { type LimitConvention, type LimitState, limitHeaders } from './limit-headers.ts';
-import { dayWindow, type LimitWindow, minuteWindow, monthWindow, toNanoDollars } from './limit-windows.ts';
+import {
+  type Counter,
+  countersFor,
+  endUserScope,
+  hasLimits,
+  type LimitScope,
+  type Measure,
+} from './limit-scopes.ts';
+import { toNanoDollars } from './limit-windows.ts';
 
 /** What a request is expected to use, reserved up front and settled when it ends. */
 export interface UsageEstimate {
@@ -17,18 +25,18 @@ export interface Admission {
   settle(actual: UsageEstimate): Promise<void>;
 }
 
-type Measure = 'requests' | 'tokens' | 'cost';
-
 /** Told of each refusal (the app and the limit's name), for the admin API's refusal counts. */
 export type RefusalListener = (app: string, limit: string, now: number) => void;
 
-interface Counter {
-  name: string;
-  limit: number;
-  key: string;
-  measure: Measure;
-  window: LimitWindow;
+/** An app's team and the limits set through the admin API (the governance snapshot's view). */
+export interface LimitPolicies {
+  /** Limits set for the app through the admin API or the file's reset; undefined: the file's. */
+  appLimits(app: string): AppLimits | undefined;
+  /** The app's team and its limits, when it is in a team that has any. */
+  teamOf(app: string): { name: string; limits: AppLimits } | undefined;
 }
+
+const NO_POLICIES: LimitPolicies = { appLimits: () => undefined, teamOf: () => undefined };
 
 const NO_LIMITS: Admission = { headers: {}, settle: async () => {} };
 // A concurrency lease lives at most this long, so a crashed instance cannot hold one forever.
@@ -45,23 +53,52 @@ export class AppLimiter {
   readonly #store: LimitStore;
   readonly #now: () => number;
   readonly #onRefusal: RefusalListener;
+  readonly #policies: LimitPolicies;
 
   constructor(
     settings: LimitSettings,
     store: LimitStore,
     now: () => number,
     onRefusal: RefusalListener = () => {},
+    policies: LimitPolicies = NO_POLICIES,
   ) {
     this.#settings = settings;
     this.#store = store;
     this.#now = now;
     this.#onRefusal = onRefusal;
+    this.#policies = policies;
   }
 
   limitsFor(app: string): AppLimits {
+    const set = this.#policies.appLimits(app);
+    if (set !== undefined) return set;
     // App names may be `constructor` or `toString` (APP_NAME_PATTERN allows them): own entries only.
     const own = Object.hasOwn(this.#settings.apps, app) ? this.#settings.apps[app] : undefined;
     return own ?? this.#settings.default;
+  }
+
+  /**
+   * The scopes a request of `app` (by `endUser`, if known) counts against, in the order they are
+   * reserved and so refused: the app's, its team's, the end user's within the app, and across the
+   * team. Empty when none has a limit.
+   */
+  scopesFor(app: string, endUser?: string): LimitScope[] {
+    const scopes: LimitScope[] = [];
+    const own: LimitScope = { key: app, owner: `app '${app}'`, prefix: '', limits: this.limitsFor(app) };
+    const team = this.#policies.teamOf(app);
+    const teamScope: LimitScope | undefined =
+      team === undefined
+        ? undefined
+        : { key: `t/${team.name}`, owner: `team '${team.name}'`, prefix: 'team ', limits: team.limits };
+    for (const scope of [own, teamScope])
+      if (scope !== undefined && hasLimits(scope.limits, undefined)) scopes.push(scope);
+    if (endUser !== undefined) {
+      for (const scope of [own, teamScope]) {
+        const user = scope === undefined ? undefined : endUserScope(scope, endUser);
+        if (user !== undefined && hasLimits(user.limits, undefined)) scopes.push(user);
+      }
+    }
+    return scopes;
   }
 
   /**
@@ -74,23 +111,30 @@ export class AppLimiter {
     estimate: UsageEstimate,
     convention: LimitConvention = 'openai',
     requestsOnly = false,
+    endUser?: string,
   ): Promise<Admission> {
+    const scopes = this.scopesFor(app, endUser);
+    if (scopes.length === 0) return NO_LIMITS;
     const limits = this.limitsFor(app);
-    if (Object.keys(limits).length === 0) return NO_LIMITS;
     const now = this.#now();
-    let lease: string | undefined;
-    const leaseKey = `${app}:concurrent`;
-    if (limits.concurrentRequests !== undefined) {
-      lease = await this.#store.acquireLease(
-        leaseKey,
-        limits.concurrentRequests,
+    const leases: { key: string; id: string }[] = [];
+    const releaseLeases = () => Promise.all(leases.map((l) => this.#store.releaseLease(l.key, l.id)));
+    for (const scope of scopes) {
+      if (scope.limits.concurrentRequests === undefined) continue;
+      const key = `${scope.key}:concurrent`;
+      const id = await this.#store.acquireLease(
+        key,
+        scope.limits.concurrentRequests,
         now,
         now + CONCURRENCY_LEASE_MS,
       );
-      if (lease === undefined) {
-        this.#onRefusal(app, 'concurrent requests', now);
-        throw refusal(app, 'concurrent requests', 1, limits, {}, now, convention);
+      if (id === undefined) {
+        await releaseLeases();
+        const name = `${scope.prefix}concurrent requests`;
+        this.#onRefusal(app, name, now);
+        throw refusal(app, scope, name, 1, limits, {}, now, convention);
       }
+      leases.push({ key, id });
     }
     const amounts: Record<Measure, number> = {
       requests: 1,
@@ -99,25 +143,30 @@ export class AppLimiter {
     };
     const made: Counter[] = [];
     const state: LimitState = {};
-    for (const counter of countersFor(app, limits, now)) {
-      // Tokens and cost of a cached answer: nothing reserved (amounts 0), and never refused.
-      const free = requestsOnly && counter.measure !== 'requests';
-      const result = await this.#store.reserve(
-        counter.key,
-        amounts[counter.measure],
-        free ? Number.MAX_SAFE_INTEGER : counter.limit,
-        counter.window.resetAt,
-      );
-      if (!result.ok) {
-        await Promise.all(made.map((c) => this.#store.adjust(c.key, -amounts[c.measure], c.window.resetAt)));
-        if (lease !== undefined) await this.#store.releaseLease(leaseKey, lease);
-        const retryAfter = Math.max(1, Math.ceil((result.resetAt - now) / 1000));
-        this.#onRefusal(app, counter.name, now);
-        noteState(state, counter, result);
-        throw refusal(app, counter.name, retryAfter, limits, state, now, convention);
+    for (const scope of scopes) {
+      for (const counter of countersFor(scope, now)) {
+        // Tokens and cost of a cached answer: nothing reserved (amounts 0), and never refused.
+        const free = requestsOnly && counter.measure !== 'requests';
+        const result = await this.#store.reserve(
+          counter.key,
+          amounts[counter.measure],
+          free ? Number.MAX_SAFE_INTEGER : counter.limit,
+          counter.window.resetAt,
+        );
+        if (!result.ok) {
+          await Promise.all(
+            made.map((c) => this.#store.adjust(c.key, -amounts[c.measure], c.window.resetAt)),
+          );
+          await releaseLeases();
+          const retryAfter = Math.max(1, Math.ceil((result.resetAt - now) / 1000));
+          this.#onRefusal(app, counter.name, now);
+          if (scope.prefix === '') noteState(state, counter, result);
+          throw refusal(app, scope, counter.name, retryAfter, limits, state, now, convention);
+        }
+        made.push(counter);
+        // The headers tell the app's own per-minute state (CONTRACT 5.8).
+        if (scope.prefix === '') noteState(state, counter, result);
       }
-      made.push(counter);
-      noteState(state, counter, result);
     }
     let settled = false;
     return {
@@ -133,8 +182,7 @@ export class AppLimiter {
         const corrections = made
           .filter((c) => used[c.measure] !== amounts[c.measure])
           .map((c) => this.#store.adjust(c.key, used[c.measure] - amounts[c.measure], c.window.resetAt));
-        if (lease !== undefined) corrections.push(this.#store.releaseLease(leaseKey, lease));
-        await Promise.all(corrections);
+        await Promise.all([...corrections, releaseLeases()]);
       },
     };
   }
@@ -149,7 +197,7 @@ export class AppLimiter {
     if (Object.keys(limits).length === 0) return {};
     const now = this.#now();
     const state: LimitState = {};
-    for (const counter of countersFor(app, limits, now)) {
+    for (const counter of countersFor({ key: app, owner: '', prefix: '', limits }, now)) {
       // The budgets are in no header.
       if (counter.measure === 'cost') continue;
       const result = await this.#store.reserve(
@@ -164,56 +212,16 @@ export class AppLimiter {
   }
 }
 
-function countersFor(app: string, limits: AppLimits, now: number): Counter[] {
-  const minute = minuteWindow(now);
-  const day = dayWindow(now);
-  const month = monthWindow(now);
-  const counters: (Omit<Counter, 'limit'> & { limit: number | undefined })[] = [
-    {
-      name: 'requests per minute',
-      limit: limits.requestsPerMinute,
-      key: `${app}:rpm:${minute.id}`,
-      measure: 'requests',
-      window: minute,
-    },
-    {
-      name: 'tokens per minute',
-      limit: limits.tokensPerMinute,
-      key: `${app}:tpm:${minute.id}`,
-      measure: 'tokens',
-      window: minute,
-    },
-    {
-      name: 'daily budget',
-      limit: nanoLimit(limits.dailyBudgetUsd),
-      key: `${app}:usd:${day.id}`,
-      measure: 'cost',
-      window: day,
-    },
-    {
-      name: 'monthly budget',
-      limit: nanoLimit(limits.monthlyBudgetUsd),
-      key: `${app}:usd:${month.id}`,
-      measure: 'cost',
-      window: month,
-    },
-  ];
-  return counters.filter((c): c is Counter => c.limit !== undefined);
-}
-
-function nanoLimit(usd: number | undefined): number | undefined {
-  return usd === undefined ? undefined : toNanoDollars(usd);
-}
-
 /** A per-minute counter's result, kept for the headers (a refusal's `used` is what refused it). */
 function noteState(state: LimitState, counter: Counter, result: { used: number; resetAt: number }): void {
   const window = { limit: counter.limit, used: result.used, resetAt: result.resetAt };
-  if (counter.name === 'requests per minute') state.requests = window;
-  else if (counter.name === 'tokens per minute') state.tokens = window;
+  if (counter.measure === 'requests' && counter.window.id.startsWith('m')) state.requests = window;
+  else if (counter.measure === 'tokens') state.tokens = window;
 }
 
 function refusal(
   app: string,
+  scope: LimitScope,
   limit: string,
   retryAfter: number,
   limits: AppLimits,
@@ -221,7 +229,8 @@ function refusal(
   now: number,
   convention: LimitConvention,
 ): ApiError {
-  return new ApiError('rate_limited', `app '${app}' reached its ${limit} limit`, {
+  const whose = scope.prefix === '' ? `app '${app}'` : `${scope.owner} (of app '${app}')`;
+  return new ApiError('rate_limited', `${whose} reached its ${limit} limit`, {
     headers: { 'retry-after': String(retryAfter), ...limitHeaders(limits, state, now, convention) },
     details: { limit, retryAfterSeconds: retryAfter },
   });

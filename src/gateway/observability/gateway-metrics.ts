@@ -54,7 +54,7 @@ export class GatewayMetrics implements RunMetrics {
   readonly #vendor: Record<ProviderSlot, string>;
   readonly #requests = new CounterFamily(
     'gateway_requests_total',
-    "Inference requests of authenticated apps, by how they ended (status is the HTTP status; 499: the client left; provider, deployment and model empty when refused before an upstream was chosen) and how they were addressed: route is a configured task, default, slot (the request pinned a slot) or other (a task the configuration does not know), empty when refused before routing; gen_ai_request_model is the model the client asked for (else its route's), other when neither the configuration nor the price data knows it.",
+    "Inference requests of authenticated apps, by how they ended (status is the HTTP status; 499: the client left; provider, deployment and model empty when refused before an upstream was chosen) and how they were addressed: route is a configured task, default, slot (the request pinned a slot) or other (a task the configuration does not know), empty for a request never routed (refused before routing, an MCP tool call); gen_ai_request_model is the model the client asked for (else its route's), other when neither the configuration nor the price data knows it.",
     [
       'front_door',
       'operation',

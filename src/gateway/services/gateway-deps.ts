@@ -1,6 +1,8 @@
 import type { Config } from '../../config/config-types.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
+import type { GovernanceCache } from '../governance/governance-cache.ts';
+import type { Guardrails } from '../guardrails/guardrails.ts';
 import type { SchemaCompiler } from '../json/schema-compiler.ts';
 import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { PriceBook } from '../pricing/price-book.ts';
@@ -24,6 +26,13 @@ export interface GatewayDeps {
   clock: Clock;
   /** The response cache (CONTRACT 5.5): off for every request the configuration and headers leave off. */
   responseCache: ResponseCache;
+  /**
+   * Teams, apps' settings and keys (CONTRACT 6.5). The application always sets it; a unit test's
+   * fake deps may leave it out, and then no app has a team or an allow list.
+   */
+  governance?: GovernanceCache | undefined;
+  /** The guardrails stage (CONTRACT 6.6); inactive when no guard is configured. */
+  guardrails: Guardrails;
   /** Undefined when metrics are off (METRICS_ENABLED=false). */
   metrics?: RunMetrics | undefined;
 }

@@ -1,18 +1,25 @@
 import { DependencyUnavailableError } from '../../platform/dependency-unavailable.ts';
 import { RemoteError, type RpcPeer } from '../../platform/rpc-peer.ts';
+import { ConflictError } from '../governance-ports.ts';
 import { AppExistsError, type Storage } from '../ports.ts';
 
 /** The ports of Storage a worker reaches through the primary. */
 export const STORAGE_PORTS = [
   'apps',
+  'governance',
   'responses',
   'usage',
   'insights',
   'subscribers',
   'sessionRevocations',
   'batches',
-] as const;
+] as const satisfies readonly (keyof Storage)[];
 export type StoragePort = (typeof STORAGE_PORTS)[number];
+
+/** A port added to Storage and not to STORAGE_PORTS fails the type check here, not a worker at run time. */
+type MissingPort = Exclude<keyof Storage, StoragePort | 'ping' | 'close'>;
+const NO_PORT_MISSING: [MissingPort] extends [never] ? true : MissingPort = true;
+void NO_PORT_MISSING;
 
 /**
  * A storage call waits this long for the primary: longer than any database statement is let run
@@ -63,6 +70,7 @@ function localError(error: unknown): unknown {
     made.message = error.message;
     return made;
   }
+  if (error.name === 'ConflictError') return new ConflictError(error.message);
   if (error.name === 'DependencyUnavailableError')
     return new DependencyUnavailableError('the database', error);
   return error;

@@ -213,6 +213,7 @@ function lostRecord(run: HeldRun, now: number): UsageRecord {
     costSavedUsd: 0,
     mcpServer: null,
     mcpTool: null,
+    guardrails: null,
     attempts: [],
   };
 }

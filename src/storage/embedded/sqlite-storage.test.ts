@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
+import { describeGovernanceContract } from '../../../test/contracts/governance-contract.ts';
 import { describeInsightsContract } from '../../../test/contracts/insights-contract.ts';
 import {
   assertLegacyRowIsNative,
@@ -26,6 +27,7 @@ describeUsageTotalsContract('embedded SQLite (in memory)', async () => openSqlit
 describeUsagePagingContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeSubscriberContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 describeInsightsContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
+describeGovernanceContract('embedded SQLite (in memory)', async () => openSqliteStorage(':memory:'));
 
 // On disk, usage batches are written by the ledger's writer thread: the same contracts hold.
 const onDisk = async () => openSqliteStorage(mkdtempSync(join(tmpdir(), 'sqlite-')));
@@ -33,6 +35,7 @@ describeStorageContract('embedded SQLite on disk', onDisk);
 describeUsageTotalsContract('embedded SQLite on disk', onDisk);
 describeUsagePagingContract('embedded SQLite on disk', onDisk);
 describeInsightsContract('embedded SQLite on disk', onDisk);
+describeGovernanceContract('embedded SQLite on disk', onDisk);
 
 describe('embedded SQLite on disk', () => {
   it('keeps records across reopening, and migrations run once', async () => {

@@ -1,11 +1,13 @@
 import { join } from 'node:path';
 import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
+import { SqlAppStore } from '../sql-app-store.ts';
+import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
-import { SqliteAppStore } from './sqlite-app-store.ts';
 import { SqliteBatchStore } from './sqlite-batch-store.ts';
+import { SqliteExecutor } from './sqlite-executor.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 import { SqliteStoredResponses } from './sqlite-stored-responses.ts';
 import { SqliteSubscriberStore } from './sqlite-subscriber-store.ts';
@@ -30,9 +32,11 @@ export function openSqliteStorage(dataDir: string): Storage {
           requestInsert: REQUEST_INSERT,
           attemptInsert: ATTEMPT_INSERT,
         });
+  const governance = new SqliteExecutor(db);
   return reportUnavailable(
     {
-      apps: new SqliteAppStore(db),
+      apps: new SqlAppStore(governance),
+      governance: new SqlGovernanceStore(governance),
       usage: new SqliteUsageLedger(db, writer),
       insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
       subscribers: new SqliteSubscriberStore(db),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pg from 'pg';
+import { describeGovernanceContract } from '../../../test/contracts/governance-contract.ts';
 import { describeInsightsContract } from '../../../test/contracts/insights-contract.ts';
 import {
   assertLegacyRowIsNative,
@@ -34,6 +35,7 @@ describeUsageTotalsContract('PostgreSQL', openFresh);
 describeUsagePagingContract('PostgreSQL', openFresh);
 describeSubscriberContract('PostgreSQL', openFresh);
 describeInsightsContract('PostgreSQL', openFresh);
+describeGovernanceContract('PostgreSQL', openFresh);
 
 describe('PostgreSQL migrations', () => {
   it('run once even when several instances start together', async () => {

@@ -1,10 +1,12 @@
 import pg from 'pg';
 import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
+import { SqlAppStore } from '../sql-app-store.ts';
+import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
-import { PgAppStore } from './pg-app-store.ts';
 import { PgBatchStore } from './pg-batch-store.ts';
 import { PgConnections } from './pg-connections.ts';
+import { PgExecutor } from './pg-executor.ts';
 import { migratePostgres } from './pg-migrate.ts';
 import { PgSessionRevocations } from './pg-session-revocations.ts';
 import { STATEMENT_TIMEOUT_MS } from './pg-statement-timeout.ts';
@@ -38,9 +40,11 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
     await pool.end();
     throw error;
   }
+  const executor = new PgExecutor(connections);
   return reportUnavailable(
     {
-      apps: new PgAppStore(connections),
+      apps: new SqlAppStore(executor),
+      governance: new SqlGovernanceStore(executor),
       usage: new PgUsageLedger(connections),
       insights: new SqlLedgerInsights(
         async (sql, params) => (await connections.query(numberPlaceholders(sql), [...params])).rows,

@@ -28,6 +28,7 @@ export interface AnthropicErrorBody {
 const TYPE_BY_CODE: Partial<Record<ErrorCode, AnthropicErrorType>> = {
   unauthorized: 'authentication_error',
   forbidden: 'permission_error',
+  model_not_allowed: 'permission_error',
   not_found: 'not_found_error',
   payload_too_large: 'request_too_large',
   rate_limited: 'rate_limit_error',

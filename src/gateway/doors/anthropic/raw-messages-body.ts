@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { parseJsonBodiesOffThread } from '../../../platform/json-thread/json-body-parser.ts';
+import { bodyWasRewritten } from '../../http/guard-input.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 
 /** Each request's JSON body as the bytes it arrived as, for as long as the request lives. */
@@ -17,7 +18,10 @@ export function keepRawJsonBodies(door: TypedInstance): void {
   parseJsonBodiesOffThread(door, { keepBytes: (request, bytes) => rawBodies.set(request, bytes) });
 }
 
-/** The body's bytes, when it came through keepRawJsonBodies' parser. */
+/**
+ * The body's bytes, when it came through keepRawJsonBodies' parser and no input guard masked
+ * the parsed body (then the lane writes the masked body again: CONTRACT 6.6).
+ */
 export function rawBodyOf(request: FastifyRequest): Buffer | undefined {
-  return rawBodies.get(request);
+  return bodyWasRewritten(request) ? undefined : rawBodies.get(request);
 }

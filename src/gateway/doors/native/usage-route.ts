@@ -22,6 +22,12 @@ const TotalsRow = Type.Object({
       description: "an MCP tool call's server__tool; null for other requests",
     }),
   ),
+  endUser: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description:
+        'the end user the request named (x-gateway-end-user, metadata.user_id, user); null when none',
+    }),
+  ),
   batch: Type.Optional(
     Type.Union([Type.String(), Type.Null()], {
       description: 'the batch a request belonged to (CONTRACT 6.7); null for live requests',
@@ -55,7 +61,7 @@ export function registerUsageRoute(app: TypedInstance, deps: GatewayDeps & Usage
             groupBy: Type.Optional(
               Type.String({
                 description:
-                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, batch (default: day)',
+                  'Comma-separated: day, provider, model, operation, frontDoor, deployment, tool, endUser, batch (default: day)',
               }),
             ),
           },

@@ -35,7 +35,10 @@ export function readCompletionRequest(body: OpenAIChatBody): CompletionRequest {
     stream,
     includeUsage: stream && body.stream_options?.include_usage === true,
     metadata: body.metadata ?? undefined,
-    session: { promptCacheKey: body.prompt_cache_key },
+    session: {
+      promptCacheKey: body.prompt_cache_key,
+      endUser: (body as Record<string, unknown>).safety_identifier ?? (body as Record<string, unknown>).user,
+    },
   };
   const temperature = body.temperature ?? undefined;
   const format = body.response_format ?? undefined;

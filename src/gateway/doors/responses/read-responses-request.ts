@@ -87,7 +87,7 @@ export function readResponsesRequest(raw: unknown): ResponsesRequest {
     model,
     stream,
     metadata,
-    session: { promptCacheKey },
+    session: { promptCacheKey, endUser: body['safety_identifier'] ?? body['user'] },
     tools,
     sources: conversation.sources,
     echo: echoOf(body, instructions, tools, {

@@ -12,6 +12,7 @@ export const SIMULATED_FAULTS = [
   'connection',
   'invalid_json',
   'stream_cut',
+  'context_overflow',
 ] as const;
 export type SimulatedFault = (typeof SIMULATED_FAULTS)[number];
 

@@ -227,6 +227,18 @@ function faultError(slot: ProviderSlot, fault: SimulatedFault, operation: string
       return new ProviderError({ slot, failure: 'http', status: 429, retryable: false, detail });
     case 'bad_request':
       return new ProviderError({ slot, failure: 'http', status: 400, detail });
+    case 'context_overflow': {
+      // As a vendor refuses a prompt past the window: each door then answers in its clients' form.
+      const message = "the prompt is longer than the simulated model's context window (a fault directive)";
+      return new ProviderError({
+        slot,
+        failure: 'http',
+        status: 400,
+        detail,
+        upstreamMessage: message,
+        overflow: { kind: 'context_overflow', promptTokens: undefined, maxTokens: undefined, message },
+      });
+    }
     case 'unauthorized':
       return new ProviderError({ slot, failure: 'http', status: 401, detail });
     case 'timeout':

@@ -10,6 +10,7 @@ export const USAGE_GROUPS: readonly UsageGroup[] = [
   'frontDoor',
   'deployment',
   'tool',
+  'endUser',
   'batch',
 ];
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -58,7 +58,11 @@ describe('RequestRun closed by the edge (CONTRACT 5.1)', () => {
 
   it('a run refused by a limit leaves no record, closed or not', async () => {
     const refusal = new ApiError('rate_limited', 'app reached its limit');
-    const limiter = { limitsFor: () => ({ requestsPerMinute: 1 }), admit: () => Promise.reject(refusal) };
+    const limiter = {
+      limitsFor: () => ({ requestsPerMinute: 1 }),
+      scopesFor: () => [{}],
+      admit: () => Promise.reject(refusal),
+    };
     const { run, records } = startRun(
       fakeAdapter(() => Promise.reject(new Error('not called'))),
       new AbortController(),
@@ -75,6 +79,7 @@ describe('RequestRun closed by the edge (CONTRACT 5.1)', () => {
     const settled: { tokens: number; costUsd: number }[] = [];
     const limiter = {
       limitsFor: () => ({ concurrentRequests: 1, tokensPerMinute: 1000 }),
+      scopesFor: () => [{}],
       admit: async () => ({
         headers: {},
         settle: async (actual: { tokens: number; costUsd: number }) => settled.push(actual),

@@ -25,7 +25,9 @@ export type RunInit = Pick<
   | 'sessionKey'
   | 'startedAt'
   | 'receivedAt'
-> & { trace?: RunTrace | undefined; batchId?: string | undefined };
+> & { trace?: RunTrace | undefined; batchId?: string | undefined } & Partial<
+    Pick<RequestRun, 'endUser' | 'team'>
+  >;
 
 export interface AdmissionInput {
   /** The request's texts, or a function giving them: read when the app has limits, or a call is abandoned. */

@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../gateway-deps.ts';
 
 /**
  * What `/metrics` says of how a request was addressed (CONTRACT 4.3, 6.1, 6.9): `route` is the
- * configured task it ran, `default` (no task, and every embedding), `slot` when it pinned a slot
+ * configured task it ran, `default` (no task, or an embedding that pins no slot), `slot` when it pinned a slot
  * (a `provider`, a `provider-b/…` model, a name a slot's model list or vendor family places), or
  * `other` for a task the configuration does not know, so that a client's invented names make no
  * series; `requestedModel` is the model the client asked for (else the one its route chose), which

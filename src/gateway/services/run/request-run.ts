@@ -6,11 +6,13 @@ import type { FrontDoor } from '../../domain/messages.ts';
 import { priceUsage } from '../../domain/pricing.ts';
 import type { PlannedCandidate, RouteRequest } from '../../domain/routing.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
+import { formatGuardEvents, type RunGuardrails } from '../../guardrails/guard-verdict.ts';
 import type { Admission } from '../../limits/app-limiter.ts';
 import type { ProviderAdapter } from '../../providers/provider.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import type { CallScope, CallSuccess, Invoke } from '../upstream/upstream-caller.ts';
 import { ClientClosedError } from './client-closed-error.ts';
+import { allowedPlan } from './model-access.ts';
 import { completeOverflow } from './overflow-figures.ts';
 import { planOrFail } from './plan-or-fail.ts';
 import {
@@ -53,6 +55,9 @@ export class RequestRun implements CallScope {
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   /** The session the request belongs to (CONTRACT 5.6): it keeps the request on one deployment. */
   readonly sessionKey: string | undefined;
+  /** The end user (CONTRACT 6.5), and the app's team when the request was authenticated. */
+  readonly endUser: string | undefined;
+  readonly team: string | undefined;
   /** Monotonic ms when the request reached the gateway. */
   readonly startedAt: number;
   /** Epoch ms when the request reached the gateway. */
@@ -65,6 +70,8 @@ export class RequestRun implements CallScope {
   readonly responseHeaders: Record<string, string> = {};
   /** The request's trace; undefined when tracing is off. */
   readonly trace: RunTrace | undefined;
+  /** What guardrails did to the request (CONTRACT 6.6), for its row: guard names and actions only. */
+  readonly guardrails: RunGuardrails = { events: [], blocked: undefined };
   readonly #deps: GatewayDeps;
   /** Calls made so far per slot: the `attempt` number the next call to that slot gets. */
   readonly #callsBySlot = new Map<ProviderSlot, number>();
@@ -95,6 +102,8 @@ export class RequestRun implements CallScope {
     this.task = init.task;
     this.metadata = init.metadata;
     this.sessionKey = init.sessionKey;
+    this.endUser = init.endUser;
+    this.team = init.team;
     this.startedAt = init.startedAt;
     this.receivedAt = init.receivedAt;
     this.signal = this.#controller.signal;
@@ -127,11 +136,11 @@ export class RequestRun implements CallScope {
     return this.#candidates;
   }
 
-  /** Plans the candidates for the request, or throws the 400 that explains why no slot can serve it. */
+  /** Plans the candidates the app may use (403 outside its allow lists), or the 400 of no slot that can serve it. */
   plan(request: RouteRequest): void {
     this.#routed = request;
     try {
-      this.#candidates = planOrFail(this.#deps, request);
+      this.#candidates = allowedPlan(this.#deps, this.app, request, planOrFail(this.#deps, request));
     } catch (error) {
       this.#refused(error);
       throw error;
@@ -146,7 +155,7 @@ export class RequestRun implements CallScope {
     this.#input = input;
     const first = this.#candidates[0];
     try {
-      this.#admission = await reserveLimits(this.#deps, this.app, this.frontDoor, first, input, fromCache);
+      this.#admission = await reserveLimits(this.#deps, this, first, input, fromCache);
     } catch (error) {
       this.#refused(error);
       throw error;
@@ -215,10 +224,9 @@ export class RequestRun implements CallScope {
   }
 
   /**
-   * The edge is done with the request: the answer was sent (`cause` undefined), failed
-   * (`cause`), or the client left (a ClientClosedError). Finishes the run if nothing has, ending
-   * held work first; idempotent, and a no-op for a run that was never admitted (it leaves no
-   * record). Every admitted request comes through here, so none leaves without its row.
+   * The edge is done with the request: the answer was sent, failed (`cause`), or the client left
+   * (a ClientClosedError). Finishes the run if nothing has, ending held work first; idempotent, a
+   * no-op for a run never admitted. Every admitted request comes through here, so none leaves without its row.
    */
   async close(cause?: unknown): Promise<void> {
     if (this.#finished || !this.#admitted) return;
@@ -241,12 +249,11 @@ export class RequestRun implements CallScope {
     this.#record.markAnswered();
   }
 
-  /** A stream's first event arrived. */
   markFirstByte(): void {
     this.#record.markFirstByte();
   }
 
-  /** A stream ended, however it ended. */
+  /** A stream ended, however it ended (`markFirstByte`: its first event arrived). */
   markDone(): void {
     this.#record.markDone();
   }
@@ -306,7 +313,9 @@ export class RequestRun implements CallScope {
     this.#finished = true;
     const deps = this.#deps;
     const usage = this.usage();
-    const record = this.#record.toUsageRecord(this, error, usage);
+    this.guardrails.settle?.();
+    const record = this.#record.toUsageRecord(this, this.guardrails.blocked ?? error, usage);
+    record.guardrails = formatGuardEvents(this.guardrails.events);
     for (const release of this.#releases) release();
     deps.recorder.record(record);
     deps.metrics?.finished(record, labelRun(this.#routed, deps, this.#candidates));

@@ -14,18 +14,17 @@ const NO_USAGE = Object.freeze({ tokens: 0, costUsd: 0 });
  */
 export async function reserveLimits(
   deps: GatewayDeps,
-  app: string,
-  frontDoor: FrontDoor,
+  run: { app: string; frontDoor: FrontDoor; endUser: string | undefined },
   first: PlannedCandidate | undefined,
   input: AdmissionInput,
   fromCache: boolean,
 ): Promise<Admission | undefined> {
-  const limits = deps.limiter.limitsFor(app);
-  if (Object.keys(limits).length === 0) return undefined;
-  const convention = frontDoor === 'anthropic' ? 'anthropic' : 'openai';
-  if (fromCache) return deps.limiter.admit(app, NO_USAGE, convention, true);
+  const { app, endUser } = run;
+  if (deps.limiter.scopesFor(app, endUser).length === 0) return undefined;
+  const convention = run.frontDoor === 'anthropic' ? 'anthropic' : 'openai';
+  if (fromCache) return deps.limiter.admit(app, NO_USAGE, convention, true, endUser);
   // A run without candidates calls no model: one request, no tokens, no cost.
-  if (first === undefined) return deps.limiter.admit(app, NO_USAGE, convention);
+  if (first === undefined) return deps.limiter.admit(app, NO_USAGE, convention, false, endUser);
   const { price } = deps.priceBook.resolve(deps.registry.adapter(first.provider).kind, first.model);
   const texts = typeof input.texts === 'function' ? input.texts() : input.texts;
   const estimate = estimateUsage(
@@ -34,5 +33,5 @@ export async function reserveLimits(
     input.maxOutputTokens ?? DEFAULT_OUTPUT_RESERVATION,
     price,
   );
-  return deps.limiter.admit(app, estimate, convention);
+  return deps.limiter.admit(app, estimate, convention, false, endUser);
 }

@@ -17,6 +17,8 @@ import {
 export interface RecordedRequest {
   readonly id: string;
   readonly batchId: string | null;
+  readonly endUser?: string | undefined;
+  readonly team?: string | undefined;
   readonly requestId: string;
   readonly app: string;
   readonly operation: Operation;
@@ -145,6 +147,10 @@ export class RunRecord {
       mcpServer: this.#mcpServer,
       mcpTool: this.#mcpTool,
       batchId: request.batchId,
+      endUser: request.endUser ?? null,
+      team: request.team ?? null,
+      // The run adds what its guardrails did.
+      guardrails: null,
       attempts: this.attempts,
     };
   }

@@ -1,0 +1,37 @@
+import { ConfigError } from '../../config/config-error.ts';
+import type { Config } from '../../config/config-types.ts';
+import type { EntitySettings, GovernanceStore } from '../../storage/governance-ports.ts';
+
+/**
+ * Resets what the configuration declares (CONTRACT 6.5): its `teams` (a team of that name made
+ * through the API is left alone, and a warning is the caller's), and each of its `apps`' team,
+ * model allow list, MCP allow list and limits (`limits.apps`). Apps, teams and keys made through
+ * the API are not touched, nor keys made through the API for an app of the file. An app naming a
+ * team that exists neither in the file nor in the store stops start-up.
+ */
+export async function applyGovernanceSeeds(
+  config: Config,
+  store: GovernanceStore,
+  now: number,
+): Promise<{ teamsKeptFromApi: string[] }> {
+  const kept: string[] = [];
+  for (const team of config.teams) {
+    const settings: EntitySettings = {};
+    if (team.limits !== undefined) settings.limits = team.limits;
+    if (team.models !== undefined) settings.models = team.models;
+    if (team.mcp !== undefined) settings.mcp = team.mcp;
+    if (team.metadata !== undefined) settings.metadata = team.metadata;
+    if (!(await store.resetConfigTeam(team.name, settings, now))) kept.push(team.name);
+  }
+  for (const app of config.apps) {
+    if (app.team !== undefined && (await store.findTeam(app.team)) === undefined)
+      throw new ConfigError(`apps '${app.name}' team`, `no team '${app.team}' is declared (teams) or stored`);
+    const settings: EntitySettings = {};
+    const limits = Object.hasOwn(config.limits.apps, app.name) ? config.limits.apps[app.name] : undefined;
+    if (limits !== undefined) settings.limits = limits;
+    if (app.models !== undefined) settings.models = app.models;
+    if (app.mcp !== undefined) settings.mcp = app.mcp;
+    await store.updateAppSettings(app.name, { team: app.team ?? null, settings, source: 'config' });
+  }
+  return { teamsKeptFromApi: kept };
+}

@@ -1,0 +1,85 @@
+import type { GuardPhase } from '../../config/guardrail-settings.ts';
+import type { CompiledGuard } from './compile-guards.ts';
+import type { Finding } from './finding.ts';
+import type { GuardEvent, GuardVerdict } from './guard-verdict.ts';
+import { maskText } from './mask-text.ts';
+import { askWebhook } from './webhook-guard.ts';
+
+/** Who is asking: what a webhook is told besides the texts. */
+export interface GuardContext {
+  app: string;
+  team: string | null;
+  model: string | null;
+}
+
+/** Told when a webhook fails (its reason, never the texts). */
+export type WebhookFailureListener = (guard: string, phase: GuardPhase, reason: string) => void;
+
+/**
+ * Runs `guards` (in their configured order) over `texts` in one phase: a guard that finds
+ * something blocks (and no later guard runs), masks (later guards see the masked texts) or logs.
+ * Detector guards run synchronously; only a webhook guard makes this wait. The verdict's events
+ * name guards and actions only.
+ */
+export async function checkTexts(
+  phase: GuardPhase,
+  guards: readonly CompiledGuard[],
+  texts: readonly string[],
+  context: GuardContext,
+  onWebhookFailure?: WebhookFailureListener,
+): Promise<GuardVerdict> {
+  let current = texts as string[];
+  let changed = false;
+  const events: GuardEvent[] = [];
+  for (const guard of guards) {
+    if (guard.detector === undefined) {
+      const answer = await askWebhook(guard.webhook as NonNullable<CompiledGuard['webhook']>, {
+        phase,
+        ...context,
+        texts: current,
+      });
+      if (answer.action === 'failed') {
+        onWebhookFailure?.(guard.name, phase, answer.reason);
+        const closed = guard.webhook?.failureMode === 'closed';
+        events.push({ guard: guard.name, phase, action: closed ? 'block' : 'log' });
+        if (closed) return { texts: current, changed, blockedBy: guard.name, events };
+        continue;
+      }
+      if (answer.action === 'allow') continue;
+      const action = guard.action === 'log' ? 'log' : answer.action;
+      events.push({ guard: guard.name, phase, action });
+      if (action === 'block') return { texts: current, changed, blockedBy: guard.name, events };
+      if (action === 'mask' && 'replacements' in answer) {
+        current = answer.replacements;
+        changed = true;
+      }
+      continue;
+    }
+    const verdict = runDetector(guard, current);
+    if (verdict === undefined) continue;
+    events.push({ guard: guard.name, phase, action: guard.action });
+    if (guard.action === 'block') return { texts: current, changed, blockedBy: guard.name, events };
+    if (guard.action === 'mask') {
+      current = verdict;
+      changed = true;
+    }
+  }
+  return { texts: current, changed, blockedBy: undefined, events };
+}
+
+/** The texts masked by one detector guard, or undefined when it found nothing. */
+export function runDetector(guard: CompiledGuard, texts: readonly string[]): string[] | undefined {
+  const detector = guard.detector;
+  if (detector === undefined) return undefined;
+  let masked: string[] | undefined;
+  const found: Finding[] = [];
+  for (let index = 0; index < texts.length; index++) {
+    const text = texts[index] as string;
+    found.length = 0;
+    detector(text, found);
+    if (found.length === 0) continue;
+    masked ??= [...texts];
+    masked[index] = maskText(text, found);
+  }
+  return masked;
+}
