@@ -33,7 +33,14 @@ function row(modelPrices: ModelPrices): (number | null)[] {
 function rates(model: Provider['models'][number]): unknown {
   const value = model.prices as unknown;
   if (!Array.isArray(value)) return row(value as ModelPrices);
-  return value.map((entry: { constraint?: { type: string; start_date?: string }; prices: ModelPrices }) => {
+  type Entry = { constraint?: { type: string; start_date?: string }; prices: ModelPrices };
+  // A time-of-day discount (DeepSeek's off-peak hours, reached through Azure's fallbacks) is not
+  // modelled: the unconstrained (peak) price stands for the whole day.
+  const timeOfDay = (entry: Entry) => entry.constraint?.type === 'time_of_date';
+  const entries = (value as Entry[]).some(timeOfDay)
+    ? (value as Entry[]).filter((entry) => !timeOfDay(entry))
+    : (value as Entry[]);
+  return entries.map((entry: Entry) => {
     const constraint = entry.constraint;
     if (constraint !== undefined && constraint.type !== 'start_date')
       throw new Error(`model ${model.id}: price constraint '${constraint.type}' is not supported`);

@@ -5,10 +5,14 @@ import { messageWithCauses } from '../platform/error-chain.ts';
 import { exitWith } from '../platform/exit-process.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import { AppExistsError } from '../storage/ports.ts';
+import { CLI, print, readOptions, withGovernance } from './governance-cli.ts';
 
 const USAGE = `Manage gateway apps (credentials for x-gateway-app / x-gateway-secret).
 
-  npm run apps -- create <name>   create an app; prints its secret once
+  npm run apps -- create <name> [--team <team>] [--models <pattern,...>]
+                                  create an app; prints its secret once
+  npm run apps -- keys create|list|revoke|rotate <app> [id] [--name <name>] [--grace <seconds>]
+                                  an app's keys (up to 20); a new key's secret is printed once
   npm run apps -- list            list apps and their state (never secrets)
   npm run apps -- rotate <name>   replace an app's secret; prints the new one once
   npm run apps -- revoke <name>   revoke an app; its secret stops working
@@ -21,7 +25,20 @@ function formatTime(ms: number | null): string {
 }
 
 async function run(args: string[]): Promise<number> {
-  const [command, name] = args;
+  const { positional, options } = readOptions(args);
+  if (positional[0] === 'keys') return runKeys(positional.slice(1), options);
+  if (positional[0] === 'create' && (options.team !== undefined || options.models !== undefined))
+    return withGovernance(loadConfigWithoutArguments(), async ({ admin }) => {
+      print(
+        await admin.createApp(CLI, {
+          name: positional[1],
+          ...(options.team === undefined ? {} : { team: options.team }),
+          ...(options.models === undefined ? {} : { models: options.models.split(',') }),
+        }),
+      );
+      console.log('\nStore the secret now: it is kept only as a hash and cannot be shown again.');
+    });
+  const [command, name] = positional;
   if (command === undefined || command === 'help' || command === '--help') {
     console.log(USAGE);
     return command === undefined ? 1 : 0;
@@ -68,6 +85,32 @@ async function run(args: string[]): Promise<number> {
   } finally {
     await storage.close();
   }
+}
+
+/** `keys create|list|revoke|rotate <app> [id]`, as the admin API's key routes. */
+function runKeys(args: string[], options: Record<string, string>): Promise<number> {
+  const [command, app, id] = args;
+  return withGovernance(loadConfigWithoutArguments(), async ({ keys }) => {
+    if (app === undefined)
+      throw new Error('usage: npm run apps -- keys create|list|revoke|rotate <app> [id]');
+    if (command === 'list') print({ data: await keys.listKeys(CLI, app) });
+    else if (command === 'create')
+      print(await keys.createKey(CLI, app, options.name === undefined ? {} : { name: options.name }));
+    else if (id === undefined) throw new Error(`usage: npm run apps -- keys ${command} <app> <id>`);
+    else if (command === 'revoke') {
+      await keys.revokeKey(CLI, app, id);
+      console.log(`revoked key ${id} of ${app}`);
+    } else if (command === 'rotate')
+      print(
+        await keys.rotateKey(
+          CLI,
+          app,
+          id,
+          options.grace === undefined ? {} : { gracePeriodSeconds: Number(options.grace) },
+        ),
+      );
+    else throw new Error(`unknown keys command '${command}'`);
+  });
 }
 
 run(process.argv.slice(2)).then(

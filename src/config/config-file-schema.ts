@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TOptional, type TPartial, Type } from 'typebox';
 import { StringEnum } from '../platform/schema-helpers.ts';
 import { BatchSettingsSchema } from './batch-settings.ts';
+import { CloudFileSchema } from './cloud-settings.ts';
 import { GuardrailsFileSchema } from './guardrail-settings.ts';
 import { McpAppAccessSchema, McpFileSchema } from './mcp-settings.ts';
 import { MetricsSettingsSchema, TracingFileSchema } from './observability-settings.ts';
@@ -70,7 +71,12 @@ function kindBlocks(): KindBlocks {
 
 /** A deployment as the file gives it: its weight may be left to the default. */
 const DeploymentFile = Type.Object(
-  { ...DeploymentSchema.properties, weight: Type.Optional(DeploymentSchema.properties.weight) },
+  {
+    ...DeploymentSchema.properties,
+    weight: Type.Optional(DeploymentSchema.properties.weight),
+    kind: Type.Optional(StringEnum(PROVIDER_KINDS)),
+    ...CloudFileSchema,
+  },
   strict,
 );
 export type DeploymentFileSettings = Static<typeof DeploymentFile>;
@@ -87,6 +93,8 @@ const ProviderFile = Type.Object(
     timeouts: Type.Optional(Type.Partial(ProviderTimeoutsSchema, strict)),
     strategy: Type.Optional(SlotBalancingSchema.properties.strategy),
     deployments: Type.Optional(Type.Array(DeploymentFile, { minItems: 1, maxItems: 64 })),
+    region: DeploymentSchema.properties.region,
+    ...CloudFileSchema,
     ...kindBlocks(),
   },
   strict,

@@ -52,6 +52,11 @@ function providerVariables(slot: ProviderSlot): EnvVariable[] {
     variable(`${prefix}EMBED_MODEL`, `providers.${slot}.embedModel`, text),
     variable(`${prefix}STRATEGY`, `providers.${slot}.strategy`, oneOf(BALANCE_STRATEGIES)),
     variable(`${prefix}DEPLOYMENTS`, `providers.${slot}.deployments`, parseDeployments),
+    variable(`${prefix}REGION`, `providers.${slot}.region`, text),
+    variable(`${prefix}PROJECT`, `providers.${slot}.project`, text),
+    variable(`${prefix}LOCATION`, `providers.${slot}.location`, text),
+    variable(`${prefix}API_VERSION`, `providers.${slot}.apiVersion`, text),
+    variable(`${prefix}CREDENTIALS_FILE`, `providers.${slot}.credentialsFile`, text),
   ];
 }
 

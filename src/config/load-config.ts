@@ -50,7 +50,7 @@ export function loadConfig(env: Env = process.env, argv: readonly string[] = pro
   if (surfaces.gateway && surfaces.site && gatewayPort === sitePort && gatewayPort !== 0) {
     throw new ConfigError('SITE_PORT', `must differ from GATEWAY_PORT (both are ${gatewayPort})`);
   }
-  const providers = readProviders(settings, fromEnv);
+  const providers = readProviders(settings, fromEnv, env);
   const site = settings.site ?? {};
 
   const config: Config = {

@@ -8,6 +8,15 @@ import { PROVIDER_KIND_ROWS, PROVIDER_KINDS, type ProviderKindRow } from './prov
 
 const rows = Object.entries(PROVIDER_KIND_ROWS) as [keyof typeof PROVIDER_KIND_ROWS, ProviderKindRow][];
 
+/** What a cloud kind needs besides its kind (CONTRACT 6.4): the resource, the region, the project. */
+function required(kind: string, slot: 'B' | 'C'): Record<string, string> {
+  if (kind === 'azure') return { [`PROVIDER_${slot}_BASE_URL`]: 'https://res.openai.azure.com' };
+  if (kind === 'bedrock') return { [`PROVIDER_${slot}_REGION`]: 'us-east-1' };
+  if (kind === 'vertex')
+    return { [`PROVIDER_${slot}_PROJECT`]: 'p', [`PROVIDER_${slot}_LOCATION`]: 'global' };
+  return {};
+}
+
 describe('provider kind rows', () => {
   it('are one per kind, in the order of PROVIDER_KINDS', () => {
     assert.deepEqual(Object.keys(PROVIDER_KIND_ROWS), [...PROVIDER_KINDS]);
@@ -15,15 +24,25 @@ describe('provider kind rows', () => {
 
   for (const [kind, row] of rows) {
     it(`${kind}: the loader takes the slot's defaults from the row`, () => {
-      const slot = loadConfig({ PROVIDER_B_KIND: kind, PROVIDER_B_API_KEY: 'k' }, []).providers['provider-b'];
+      const env: Record<string, string> = {
+        PROVIDER_B_KIND: kind,
+        PROVIDER_B_API_KEY: 'k',
+        ...required(kind, 'B'),
+      };
+      const slot = loadConfig(env, []).providers['provider-b'];
       assert.equal(slot.kind, kind);
-      assert.equal(slot.baseUrl, row.baseUrl);
+      assert.equal(slot.baseUrl, env.PROVIDER_B_BASE_URL ?? row.baseUrl);
       assert.equal(slot.chatModel, row.chatModel);
       assert.equal(slot.embedModel, row.embedModel);
     });
 
     it(`${kind}: the loader applies the row's key rule (${row.apiKey})`, () => {
-      const keyless = { PROVIDER_B_KIND: kind };
+      const keyless = { PROVIDER_B_KIND: kind, ...required(kind, 'B') };
+      if (kind === 'azure') {
+        // Azure's key rule is its own: a key, or an Entra ID client (read-cloud-settings.ts).
+        assert.match(configFailure(keyless).message, /apiKey or an `azure` Entra ID block is required/);
+        return;
+      }
       if (row.apiKey === 'never') {
         assert.equal(loadConfig(keyless, []).providers['provider-b'].apiKey, undefined);
         return;
@@ -36,7 +55,12 @@ describe('provider kind rows', () => {
     });
 
     it(`${kind}: an embedding model is ${row.capabilities.embed ? 'taken' : 'refused'} as the row's capabilities say`, () => {
-      const env = { PROVIDER_C_KIND: kind, PROVIDER_C_API_KEY: 'k', PROVIDER_C_EMBED_MODEL: 'some-embedder' };
+      const env = {
+        PROVIDER_C_KIND: kind,
+        PROVIDER_C_API_KEY: 'k',
+        PROVIDER_C_EMBED_MODEL: 'some-embedder',
+        ...required(kind, 'C'),
+      };
       if (row.capabilities.embed) {
         assert.equal(loadConfig(env, []).providers['provider-c'].embedModel, 'some-embedder');
       } else {

@@ -1,7 +1,15 @@
 import type { TObject } from 'typebox';
 import { type ModelPrice, SimulatedSettingsSchema } from './settings-schema.ts';
 
-export const PROVIDER_KINDS = ['openai', 'anthropic', 'gemini', 'simulated'] as const;
+export const PROVIDER_KINDS = [
+  'openai',
+  'anthropic',
+  'gemini',
+  'azure',
+  'bedrock',
+  'vertex',
+  'simulated',
+] as const;
 export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export interface ProviderCapabilities {
@@ -32,8 +40,14 @@ export type KeyRequirement = 'always' | 'at-default-base-url' | 'never';
 export interface ProviderKindRow {
   /** The vendor's name in error messages. */
   vendor: string;
-  /** Base URL as the vendor's SDK takes it; undefined for an in-process provider. */
+  /**
+   * Base URL as the vendor's SDK takes it; undefined for an in-process provider and for the cloud
+   * kinds, whose URL is the operator's resource (azure) or derived from the region (bedrock,
+   * vertex): `upstream` says which.
+   */
   baseUrl: string | undefined;
+  /** `none`: in process; `given`: the slot must set a baseUrl; `derived`: the adapter derives it. */
+  upstream?: 'none' | 'given' | 'derived';
   chatModel: string;
   /** Undefined when the kind cannot embed (then an embedding model is refused at start-up). */
   embedModel: string | undefined;
@@ -103,9 +117,64 @@ export const PROVIDER_KIND_ROWS = {
     },
     pricing: { vendor: 'google' },
   },
+  azure: {
+    vendor: 'Azure OpenAI',
+    baseUrl: undefined,
+    upstream: 'given',
+    chatModel: 'gpt-4o-mini',
+    embedModel: 'text-embedding-3-small',
+    // An `api-key`, or Entra ID (`azure` block): read-cloud-settings.ts checks that one is there.
+    apiKey: 'never',
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: true,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
+    pricing: { vendor: 'azure' },
+  },
+  bedrock: {
+    vendor: 'AWS Bedrock',
+    baseUrl: undefined,
+    upstream: 'derived',
+    chatModel: 'anthropic.claude-haiku-4-5-20251001-v1:0',
+    embedModel: 'amazon.titan-embed-text-v2:0',
+    // The AWS default credential chain, or a Bedrock API key.
+    apiKey: 'never',
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: true,
+      nativeJsonSchema: true,
+      maxTemperature: 1,
+      tools: true,
+    },
+    pricing: { vendor: 'aws' },
+  },
+  vertex: {
+    vendor: 'Google Vertex AI',
+    baseUrl: undefined,
+    upstream: 'derived',
+    chatModel: 'gemini-2.5-flash',
+    embedModel: 'gemini-embedding-001',
+    // Google's Application Default Credentials, or `credentialsFile`.
+    apiKey: 'never',
+    capabilities: {
+      chat: true,
+      stream: true,
+      embed: true,
+      nativeJsonSchema: true,
+      maxTemperature: 2,
+      tools: true,
+    },
+    pricing: { vendor: 'google' },
+  },
   simulated: {
     vendor: 'the simulated provider',
     baseUrl: undefined,
+    upstream: 'none',
     chatModel: 'simulated-chat',
     embedModel: 'simulated-embed',
     apiKey: 'never',

@@ -1,4 +1,5 @@
 import type { Static, TObject } from 'typebox';
+import type { CloudSettings, ModelMap } from './cloud-settings.ts';
 import type { ProviderSlot } from './config-file-schema.ts';
 import type { PROVIDER_KIND_ROWS, ProviderKind } from './provider-kinds.ts';
 import type { BalanceStrategy, ProviderTimeouts } from './settings-schema.ts';
@@ -22,6 +23,10 @@ export type KindSettings<K extends ProviderKind> = {
   /** Output-token cap sent when the caller gives no maxTokens and the upstream requires one. */
   defaultMaxTokens: number;
   timeouts: ProviderTimeouts;
+  /** The cloud kinds' settings (CONTRACT 6.4): region, project, Entra ID…; empty on the others. */
+  cloud?: CloudSettings;
+  /** The name clients use → the upstream's model id; the ledger keeps both. */
+  modelMap?: ModelMap;
 } & (Row<K> extends { settings: infer S extends TObject } ? { [P in K]: Static<S> } : unknown);
 
 /** One slot's settings, told apart by `kind`: each adapter takes only its own kind's. */
@@ -33,10 +38,15 @@ export type SettingsOfKind<K extends ProviderKind> = Extract<ProviderSettings, {
 /** One upstream of a slot, resolved: its key is the slot's when it gives none, its weight 1 by default. */
 export interface DeploymentSettings {
   name: string;
-  baseUrl: string;
+  /** Its own kind (CONTRACT 6.4), the slot's when it names none. */
+  kind: ProviderKind;
+  /** Undefined where the kind derives it (bedrock from the region, vertex from the location). */
+  baseUrl: string | undefined;
   apiKey: string | undefined;
+  cloud: CloudSettings;
+  modelMap: ModelMap;
   weight: number;
-  /** A label only. */
+  /** A label, and a bedrock deployment's AWS region. */
   region: string | undefined;
   /** The models it serves; undefined: every model of its slot. */
   models: readonly string[] | undefined;

@@ -1,8 +1,11 @@
 import { checkUrl } from './check-url.ts';
+import type { ModelMap } from './cloud-settings.ts';
 import { ConfigError } from './config-error.ts';
 import type { ConfigFile, ProviderSlot } from './config-file-schema.ts';
+import type { Env } from './env-parsers.ts';
 import { PROVIDER_KIND_ROWS, type ProviderKind, type ProviderKindRow } from './provider-kinds.ts';
 import type { DeploymentSettings } from './provider-settings.ts';
+import { readCloudSettings, readModelMap } from './read-cloud-settings.ts';
 import { DeploymentSchema } from './settings-schema.ts';
 
 type ProviderInput = NonNullable<NonNullable<ConfigFile['providers']>[ProviderSlot]>;
@@ -18,20 +21,23 @@ const DEFAULT_WEIGHT = (DeploymentSchema.properties.weight as { default?: number
 export function readDeployments(
   slot: ProviderSlot,
   given: ProviderInput,
-  kind: ProviderKind,
+  slotKind: ProviderKind,
   fromEnv: ReadonlyMap<string, string>,
+  env: Env = {},
+  slotModelMap: ModelMap = {},
 ): DeploymentSettings[] {
   const listed = given.deployments;
   if (listed === undefined) return [];
   const path = `providers.${slot}.deployments`;
   const variable = fromEnv.get(path);
-  const row: ProviderKindRow = PROVIDER_KIND_ROWS[kind];
-  if (row.baseUrl === undefined) {
+  const slotRow: ProviderKindRow = PROVIDER_KIND_ROWS[slotKind];
+  if (slotRow.upstream === 'none' && listed.every((entry) => entry.kind === undefined)) {
     throw new ConfigError(
       variable ?? path,
-      `cannot be set: ${row.vendor} has no upstream to spread calls over`,
+      `cannot be set: ${slotRow.vendor} has no upstream to spread calls over`,
     );
   }
+  const slotCloud = readCloudSettings(`providers.${slot}`, 'simulated', given, undefined, true, env);
   const seen = new Set<string>();
   const deployments = listed.map((entry, index): DeploymentSettings => {
     const where = variable === undefined ? `${path}.${index}` : `${variable} (${entry.name})`;
@@ -39,9 +45,19 @@ export function readDeployments(
     if (seen.has(entry.name))
       throw new ConfigError(field('name'), `'${entry.name}' is listed twice in ${slot}`);
     seen.add(entry.name);
-    checkUrl(field('baseUrl'), entry.baseUrl, ['http:', 'https:'], { requireHost: true });
-    const apiKey = entry.apiKey ?? given.apiKey;
-    checkDeploymentKey(field('apiKey'), kind, row, entry.baseUrl, apiKey);
+    // A deployment of its own kind (CONTRACT 6.4) takes the slot's key only when the kinds agree.
+    const kind = entry.kind ?? slotKind;
+    const row: ProviderKindRow = PROVIDER_KIND_ROWS[kind];
+    if (row.upstream === 'none')
+      throw new ConfigError(field('kind'), `cannot be ${kind}: it has no upstream`);
+    const baseUrl = entry.baseUrl;
+    if (baseUrl === undefined && row.upstream !== 'derived')
+      throw new ConfigError(field('baseUrl'), `is required for ${kind}`);
+    if (baseUrl !== undefined)
+      checkUrl(field('baseUrl'), baseUrl, ['http:', 'https:'], { requireHost: true });
+    const apiKey = entry.apiKey ?? (kind === slotKind ? given.apiKey : undefined);
+    checkDeploymentKey(field('apiKey'), kind, row, baseUrl, apiKey);
+    const cloud = readCloudSettings(where, kind, entry, slotCloud, apiKey !== undefined, env);
     if (entry.models !== undefined && entry.models.length === 0) {
       throw new ConfigError(
         field('models'),
@@ -50,10 +66,13 @@ export function readDeployments(
     }
     return {
       name: entry.name,
-      baseUrl: entry.baseUrl,
+      kind,
+      baseUrl,
       apiKey,
+      cloud,
+      modelMap: readModelMap(entry, slotModelMap),
       weight: entry.weight ?? DEFAULT_WEIGHT,
-      region: entry.region,
+      region: cloud.region,
       models: entry.models,
     };
   });
@@ -71,13 +90,17 @@ function checkDeploymentKey(
   setting: string,
   kind: ProviderKind,
   row: ProviderKindRow,
-  baseUrl: string,
+  baseUrl: string | undefined,
   apiKey: string | undefined,
 ): void {
   if (apiKey !== undefined) return;
   if (row.apiKey === 'always')
     throw new ConfigError(setting, `is required for ${kind} (or the slot's apiKey)`);
-  if (row.apiKey === 'at-default-base-url' && baseUrl.replace(/\/+$/, '') === row.baseUrl) {
+  if (
+    row.apiKey === 'at-default-base-url' &&
+    baseUrl !== undefined &&
+    baseUrl.replace(/\/+$/, '') === row.baseUrl
+  ) {
     throw new ConfigError(setting, `is required for ${new URL(baseUrl).host} (or the slot's apiKey)`);
   }
 }

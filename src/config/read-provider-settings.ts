@@ -8,9 +8,11 @@ import {
   type RouteCandidate,
 } from './config-file-schema.ts';
 import type { RoutingSettings } from './config-types.ts';
+import type { Env } from './env-parsers.ts';
 import { providerPrefix } from './env-variables.ts';
-import { PROVIDER_KIND_ROWS, type ProviderKind } from './provider-kinds.ts';
+import { PROVIDER_KIND_ROWS, type ProviderKind, type ProviderKindRow } from './provider-kinds.ts';
 import type { SlotSettings } from './provider-settings.ts';
+import { readCloudSettings, readModelMap } from './read-cloud-settings.ts';
 import { withDefaults } from './read-defaults.ts';
 import { readDeployments, slotModels } from './read-deployments.ts';
 import { ProviderCommonSchema, SlotBalancingSchema } from './settings-schema.ts';
@@ -21,9 +23,10 @@ type ProviderInput = NonNullable<NonNullable<ConfigFile['providers']>[ProviderSl
 export function readProviders(
   settings: ConfigFile,
   fromEnv: ReadonlyMap<string, string> = new Map(),
+  env: Env = {},
 ): Record<ProviderSlot, SlotSettings> {
   const entries = PROVIDER_SLOTS.map(
-    (slot) => [slot, readProvider(slot, settings.providers?.[slot] ?? {}, fromEnv)] as const,
+    (slot) => [slot, readProvider(slot, settings.providers?.[slot] ?? {}, fromEnv, env)] as const,
   );
   return Object.fromEntries(entries) as Record<ProviderSlot, SlotSettings>;
 }
@@ -37,16 +40,24 @@ function readProvider(
   slot: ProviderSlot,
   given: ProviderInput,
   fromEnv: ReadonlyMap<string, string>,
+  env: Env,
 ): SlotSettings {
   const prefix = providerPrefix(slot);
   const kind: ProviderKind = given.kind ?? 'simulated';
-  const row = PROVIDER_KIND_ROWS[kind];
+  const row: ProviderKindRow = PROVIDER_KIND_ROWS[kind];
   const baseUrl = given.baseUrl ?? row.baseUrl;
   const apiKey = given.apiKey;
   if (baseUrl !== undefined) checkUrl(`${prefix}BASE_URL`, baseUrl, ['http:', 'https:']);
-  const deployments = readDeployments(slot, given, kind, fromEnv);
+  const modelMap = readModelMap(given, undefined);
+  const deployments = readDeployments(slot, given, kind, fromEnv, env, modelMap);
   // A slot of deployments calls only them, and each has had its key checked against its own URL.
   const ownUpstream = deployments.length === 0;
+  if (ownUpstream && baseUrl === undefined && row.upstream === 'given')
+    throw new ConfigError(`${prefix}BASE_URL`, `is required when ${prefix}KIND is ${kind}`);
+  const slotPath = `providers.${slot}`;
+  const cloud = ownUpstream
+    ? readCloudSettings(slotPath, kind, given, undefined, apiKey !== undefined, env)
+    : readCloudSettings(slotPath, 'simulated', given, undefined, true, env);
   if (ownUpstream && apiKey === undefined && row.apiKey === 'always') {
     throw new ConfigError(`${prefix}API_KEY`, `is required when ${prefix}KIND is ${kind}`);
   }
@@ -81,6 +92,8 @@ function readProvider(
     ...withDefaults(ProviderCommonSchema, given),
     ...withDefaults(SlotBalancingSchema, given),
     deployments,
+    cloud,
+    modelMap,
     ...own,
   } as SlotSettings;
 }

@@ -277,14 +277,19 @@ export const SlotBalancingSchema = Type.Object(
 /** Letters, digits, '.', '_', '-': a deployment's name is a metrics label and a ledger value. */
 export const DEPLOYMENT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 
-/** One upstream of a slot (`providers.<slot>.deployments[]`); `name` and `baseUrl` are required. */
+/** One upstream of a slot (`providers.<slot>.deployments[]`); `name` is required. */
 export const DeploymentSchema = Type.Object(
   {
     name: Type.String({
       pattern: DEPLOYMENT_NAME_PATTERN,
       description: 'Unique in its slot; names the deployment in the ledger, metrics and traces.',
     }),
-    baseUrl: Type.String({ minLength: 1, description: "As a slot's baseUrl." }),
+    baseUrl: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "As a slot's baseUrl; required but for bedrock and vertex, which derive it.",
+      }),
+    ),
     apiKey: Type.Optional(
       Type.String({ minLength: 1, description: "The slot's apiKey when absent; never logged." }),
     ),
@@ -294,7 +299,9 @@ export const DeploymentSchema = Type.Object(
       default: 1,
       description: 'Share of requests under `weighted`; 0: only while the others fail.',
     }),
-    region: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A label.' })),
+    region: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "A label; bedrock's AWS region." }),
+    ),
     models: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         minItems: 1,

@@ -38,6 +38,7 @@ import type { RefusalCounter } from './limits/refusal-counter.ts';
 import type { McpToolMetrics } from './observability/mcp-metrics.ts';
 import type { GatewayTracing } from './observability/tracing/gateway-tracing.ts';
 import type { GatewayDeps } from './services/gateway-deps.ts';
+import { isModelAllowed } from './services/run/model-access.ts';
 import { ResponseMemory } from './services/use-cases/response-memory.ts';
 
 export interface GatewayAppDeps extends GatewayDeps {
@@ -89,8 +90,9 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     settings: deps.config.batches,
     clock: deps.clock,
     publicUrl: deps.config.publicGatewayUrl,
-    // The one check of a batch line's model: per-app allow lists (CONTRACT 6.5) plug in here.
-    modelAllowed: () => true,
+    // The one check of a batch line's model against the app's and its team's allow lists
+    // (CONTRACT 6.5); the door checks the resolved slot/model again when the request runs.
+    modelAllowed: (app, model) => isModelAllowed(deps, app, { requested: model }),
   };
   const tickets = new BatchTickets();
   const live = new LiveTraffic();

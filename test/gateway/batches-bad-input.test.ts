@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { chatLine, multipartBody, uploadFile } from '../helpers/batch-files.ts';
-import { AUTH, shareGateway } from '../helpers/gateway-harness.ts';
+import { APP, AUTH, shareGateway } from '../helpers/gateway-harness.ts';
 
 /** The clock the gateway reads: tests move it to expire files. */
 let now = Date.UTC(2026, 0, 10);
@@ -128,5 +128,19 @@ describe('batch files: bad input is refused in the envelope, naming the line or 
     const reply = await gateway.get(`/v1/files/${upload.body.id}`);
     assert.equal(reply.status, 404);
     assert.equal(reply.body.error.type, 'not_found_error');
+  });
+});
+
+describe("batch files: a model outside the app's allow list (apps[].models)", () => {
+  const gateway = shareGateway({
+    env: { GATEWAY_APPS: '' },
+    file: { apps: [{ name: APP, secret: AUTH['x-gateway-secret'], models: ['gpt-4o-mini'] }] },
+  });
+
+  it('refuses the line at upload, naming it and the model', async () => {
+    const other = chatLine('b', 'x', '/v1/chat/completions', { model: 'claude-sonnet-4-5' });
+    const reply = await uploadFile(gateway, `${chatLine('a')}\n${other}\n`, AUTH);
+    assert.equal(reply.status, 400, reply.text);
+    assert.match(reply.body.error.message, /line 2: model 'claude-sonnet-4-5' is not allowed/);
   });
 });

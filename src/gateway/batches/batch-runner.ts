@@ -27,6 +27,8 @@ export interface RunnerDeps extends BatchDeps {
 const QUIET_MS = 50;
 /** How soon a runner held back by live traffic looks again. */
 const YIELD_RECHECK_MS = 50;
+/** How long a request whose run failed, or whose row did not land, waits before it runs again. */
+const FAILED_RETRY_MS = 5_000;
 /** How often expired files and old batches are deleted. */
 const SWEEP_EVERY_MS = 3_600_000;
 /** Times a request refused for lack of room (503) is tried before its refusal is its result. */
@@ -134,9 +136,14 @@ export class BatchRunner {
 
   #launch(item: ClaimedItem): void {
     const running = this.#run(item)
-      .catch((error: unknown) =>
-        this.#deps.logger.warn({ err: error, batch: item.batchId }, 'batch request failed'),
-      )
+      .catch(async (error: unknown) => {
+        this.#deps.logger.warn(
+          { err: error, batch: item.batchId },
+          'batch request failed; it will run again',
+        );
+        // Given back, or its lease (renewed for every item this runner holds) would never end.
+        await this.#giveBack(item, FAILED_RETRY_MS);
+      })
       .finally(() => {
         this.#running.delete(running);
         // A finished request makes room, and may have been its batch's last.
@@ -177,7 +184,7 @@ export class BatchRunner {
    * Stores the result once the request's ledger row is in the ledger, so that no request has a
    * result without its row. A refusal before admission (a 400 of validation) leaves no row, as a
    * live one does: its result goes in without. A success whose row does not land (the ledger
-   * failing) is left leased; after its lease it runs again, and its row is never doubled.
+   * failing) is given back and runs again later, and its row is never doubled.
    */
   async #complete(item: ClaimedItem, result: ItemResult): Promise<void> {
     const deps = this.#deps;
@@ -193,6 +200,12 @@ export class BatchRunner {
       }
       await sleep(Math.min(50 * 2 ** round, 5000));
     }
+    // The row never landed (the ledger failing): run it again later; its row is never doubled.
+    await this.#giveBack(item, FAILED_RETRY_MS);
+  }
+
+  async #giveBack(item: ClaimedItem, afterMs: number): Promise<void> {
+    await this.#deps.store.deferItem(item, this.#deps.clock.now() + afterMs).catch(() => {});
   }
 
   async #renew(leaseMs: number): Promise<void> {

@@ -23,7 +23,18 @@ export async function applyGovernanceSeeds(
     if (team.metadata !== undefined) settings.metadata = team.metadata;
     if (!(await store.resetConfigTeam(team.name, settings, now))) kept.push(team.name);
   }
+  // An app may be listed twice (the file and GATEWAY_APPS): what any entry sets holds.
+  const apps = new Map<
+    string,
+    { name: string; team?: string; models?: string[]; mcp?: { allow: string[] } }
+  >();
   for (const app of config.apps) {
+    const merged = { ...apps.get(app.name), name: app.name };
+    for (const field of ['team', 'models', 'mcp'] as const)
+      if (app[field] !== undefined) Object.assign(merged, { [field]: app[field] });
+    apps.set(app.name, merged);
+  }
+  for (const app of apps.values()) {
     if (app.team !== undefined && (await store.findTeam(app.team)) === undefined)
       throw new ConfigError(`apps '${app.name}' team`, `no team '${app.team}' is declared (teams) or stored`);
     const settings: EntitySettings = {};

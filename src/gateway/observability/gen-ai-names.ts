@@ -10,6 +10,9 @@ export const GEN_AI_PROVIDER_NAME: Record<ProviderKind, string> = {
   openai: 'openai',
   anthropic: 'anthropic',
   gemini: 'gcp.gemini',
+  azure: 'azure.ai.openai',
+  bedrock: 'aws.bedrock',
+  vertex: 'gcp.vertex_ai',
   simulated: 'simulated',
 };
 

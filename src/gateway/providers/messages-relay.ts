@@ -26,6 +26,11 @@ export interface RelayedMessage {
   /** Undefined when the answer had no usage the gateway can read: it estimates instead. */
   usage: ReportedUsage | undefined;
   finishReason: FinishReason | undefined;
+  /**
+   * What the upstream's wire format could not carry and left out (a cloud's unsupported betas, as
+   * `anthropic-beta:<name>`), for `x-gateway-ignored-fields` (CONTRACT 6.9).
+   */
+  ignoredFields?: string[];
 }
 
 /**

@@ -11,7 +11,12 @@ export type ProviderFailure =
   /** The upstream answered 2xx with something the adapter cannot read. */
   | 'invalid_response'
   /** The caller went away; never retried, never reported as the upstream's fault. */
-  | 'aborted';
+  | 'aborted'
+  /**
+   * The slot's credential source failed (the AWS chain, Google's auth library, Entra ID): no
+   * request was sent. Retryable, so another deployment or slot is tried (CONTRACT 6.4).
+   */
+  | 'credentials';
 
 const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
 
@@ -48,6 +53,8 @@ export class ProviderError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly upstreamMessage: string | undefined;
+  /** The short, safe description given at construction. */
+  readonly detail: string | undefined;
   readonly overflow: ContextOverflowFault | undefined;
 
   constructor(init: ProviderErrorInit) {
@@ -59,6 +66,7 @@ export class ProviderError extends Error {
     this.status = init.status;
     this.retryAfterMs = init.retryAfterMs;
     this.upstreamMessage = init.upstreamMessage;
+    this.detail = init.detail;
     this.overflow = init.overflow;
     this.retryable = init.retryable ?? decideRetryable(init.failure, init.status);
   }
@@ -68,6 +76,7 @@ function decideRetryable(failure: ProviderFailure, status: number | undefined): 
   switch (failure) {
     case 'connection':
     case 'timeout':
+    case 'credentials':
       return true;
     case 'http':
       return status !== undefined && RETRYABLE_STATUS.has(status);

@@ -131,5 +131,16 @@ export interface ProviderAdapter {
    * description names the kinds its lane takes, so a relay is only given its own wire format.
    */
   readonly relay?: MessagesRelay;
+  /**
+   * The same lane where it depends on the model: a cloud kind relays Claude models' Messages
+   * bodies (Bedrock's InvokeModel, Vertex's rawPredict; CONTRACT 6.4) and reads any other's
+   * across vendors. Wins over `relay`.
+   */
+  relayFor?(model: string): MessagesRelay | undefined;
   close?(): Promise<void>;
+}
+
+/** The adapter's same-vendor Messages lane for a model, if it has one (CONTRACT 5.2, 6.4). */
+export function messagesRelayOf(adapter: ProviderAdapter, model: string): MessagesRelay | undefined {
+  return adapter.relayFor === undefined ? adapter.relay : adapter.relayFor(model);
 }

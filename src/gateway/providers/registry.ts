@@ -12,10 +12,13 @@ import { type CircuitKey, circuitKey } from '../../storage/provider-health.ts';
 import type { SlotProfile } from '../domain/routing.ts';
 import type { Tokenizer } from '../domain/token-count.ts';
 import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
+import { AzureProvider } from './azure/azure-provider.ts';
+import { BedrockProvider } from './bedrock/bedrock-provider.ts';
 import { GeminiProvider } from './gemini/gemini-provider.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
 import type { ProviderAdapter } from './provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
+import { VertexProvider } from './vertex/vertex-provider.ts';
 
 /** What the application shares with the adapters it builds. */
 export interface AdapterShared {
@@ -37,6 +40,9 @@ export const ADAPTER_FACTORIES: { readonly [K in ProviderKind]: AdapterFactory<K
   anthropic: (settings) => new AnthropicProvider(settings),
   gemini: (settings) => new GeminiProvider(settings),
   openai: (settings) => new OpenAIProvider(settings),
+  bedrock: (settings) => new BedrockProvider(settings),
+  azure: (settings) => new AzureProvider(settings),
+  vertex: (settings) => new VertexProvider(settings),
 };
 
 /** One upstream of a slot, with its own adapter (and so its own connection pool and key). */
@@ -120,8 +126,9 @@ export function buildRegistry(
 }
 
 /**
- * A slot's deployments, each an adapter of the slot's kind built from the slot's settings with
- * the deployment's base URL and key; a slot without deployments is its own one deployment.
+ * A slot's deployments, each an adapter of its own kind (the slot's unless it names one, CONTRACT
+ * 6.4) built from the slot's settings with the deployment's base URL, key, cloud settings and model
+ * map; a slot without deployments is its own one deployment.
  */
 function buildPool(
   settings: SlotSettings,
@@ -148,7 +155,14 @@ function buildPool(
           weight: deployment.weight,
           models: deployment.models,
           adapter: buildAdapter(
-            { ...settings, baseUrl: deployment.baseUrl, apiKey: deployment.apiKey } as ProviderSettings,
+            {
+              ...settings,
+              kind: deployment.kind,
+              baseUrl: deployment.baseUrl,
+              apiKey: deployment.apiKey,
+              cloud: deployment.cloud,
+              modelMap: deployment.modelMap,
+            } as ProviderSettings,
             shared,
             factories,
           ),

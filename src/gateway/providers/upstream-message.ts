@@ -14,6 +14,7 @@ const SECRET_LIKE = [
   /\b(?:sk|rk|pk)-[A-Za-z0-9_-]{8,}/g,
   /\bAIza[0-9A-Za-z_-]{20,}/g,
   /\bgws_[A-Za-z0-9_-]{8,}/g,
+  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
   /\b[Bb]earer\s+[^\s"',;]+/g,
   /\b((?:api[_-]?)?key|token|secret|password)(\s*[=:]\s*)[^\s"',;&]+/gi,
   /[A-Za-z0-9+/_=-]{32,}/g,

@@ -33,7 +33,7 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
     toFrames(toAnthropicEvents(stream.start, stream.events, request.singleToolCall)),
   keepAlive: encodeEvent('ping', { type: 'ping' }),
   passThrough: {
-    slotKinds: ['anthropic'],
+    slotKinds: ['anthropic', 'bedrock', 'vertex'],
     read: readRelayRequest,
     bytes: rawBodyOf,
     forwardedHeaders: ['anthropic-version', 'anthropic-beta'],

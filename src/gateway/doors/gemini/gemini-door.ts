@@ -3,6 +3,7 @@ import { ApiError } from '../../../platform/errors.ts';
 import { countChatInputTokens } from '../../domain/token-count.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { visibleModels } from '../../services/run/model-access.ts';
 import { planOrFail } from '../../services/run/plan-or-fail.ts';
 import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
 import { serveChat } from '../serve-chat.ts';
@@ -65,7 +66,10 @@ export async function registerGeminiDoor(v1: TypedInstance, deps: GatewayDeps): 
         return found;
       });
     }
-    door.get('/v1beta/models', { schema: { hide: true } }, async () => toGeminiModelList(models));
+    // Only what the caller's app and team lists allow (CONTRACT 6.5).
+    door.get('/v1beta/models', { schema: { hide: true } }, async (request) =>
+      toGeminiModelList([...visibleModels(deps, request.appName, models)]),
+    );
   });
 }
 

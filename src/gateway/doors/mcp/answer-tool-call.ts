@@ -2,11 +2,14 @@ import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../../platform/errors.ts';
 import { splitToolName } from '../../domain/mcp-tools.ts';
+import { blockedError, teamOf } from '../../http/guard-input.ts';
 import type { McpGateway } from '../../mcp/mcp-gateway.ts';
 import type { McpUpstream } from '../../mcp/mcp-upstream.ts';
 import { toUpstreamError } from '../../mcp/mcp-upstream-error.ts';
 import type { McpCallOutcome } from '../../observability/mcp-metrics.ts';
 import { ClientClosedError } from '../../services/run/client-closed-error.ts';
+import type { RequestRun } from '../../services/run/request-run.ts';
+import { guardToolCall } from '../../services/use-cases/guard-tool-call.ts';
 import type { RequestRuns } from '../serve-run.ts';
 import type { McpServingDeps } from './mcp-serving-deps.ts';
 
@@ -111,8 +114,17 @@ export class ToolCalls {
       );
     }
     try {
+      const guards = this.#deps.guardrails.guardsFor({
+        app: this.#request.appName,
+        team: teamOf(this.#request),
+        task: undefined,
+      });
+      const blocked = await guardToolCall(this.#deps.guardrails, guards, run, args);
+      if (blocked !== undefined) return this.#blocked(run, server, tool, blocked);
       const result = await upstream.call(tool, args, run.signal);
       run.markAnswered();
+      const withheld = await guardToolCall(this.#deps.guardrails, guards, run, result);
+      if (withheld !== undefined) return this.#blocked(run, server, tool, withheld);
       this.#count(server, tool, result.isError === true ? 'tool_error' : 'ok');
       return result;
     } catch (error) {
@@ -128,6 +140,14 @@ export class ToolCalls {
       this.#count(server, tool, failure.failure);
       return refusal(failure.message);
     }
+  }
+
+  /** A guard blocked the call's arguments or its result: a tool error naming the guard, the row `guardrail_blocked`. */
+  #blocked(run: RequestRun, server: string, tool: string, guard: string): CallToolResult {
+    const error = blockedError(guard, 'mcp');
+    run.finish(error);
+    this.#count(server, tool, 'tool_error');
+    return refusal(error.message);
   }
 
   #count(server: string, tool: string, outcome: McpCallOutcome): void {

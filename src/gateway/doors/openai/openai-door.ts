@@ -1,5 +1,7 @@
+import type { ListedModel } from '../../domain/model-catalog.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
+import { visibleModels } from '../../services/run/model-access.ts';
 import { listAddressableModels } from '../../services/use-cases/address-model.ts';
 import { costHeader } from '../cost-header.ts';
 import { doorErrorHandler } from '../door-error-handler.ts';
@@ -61,26 +63,32 @@ const OPENAI_EMBED: EmbedDoor<EmbedReading & { encoding: 'float' | 'base64' }> =
 };
 
 function registerModels(app: TypedInstance, deps: GatewayDeps): void {
-  // What the model field resolves depends on the configuration alone: listed once.
+  // What the model field resolves depends on the configuration alone: listed once, and filtered
+  // per request by the app's and its team's allow lists (CONTRACT 6.5) when it has any.
   const created = Math.floor(deps.clock.now() / 1000);
-  const models = listAddressableModels(deps).map((listed) => ({
-    id: listed.id,
-    ownedBy: listed.kind === 'route' ? 'gateway' : listed.slot,
-  }));
-  const openAIList = toOpenAIModelList(models, created);
-  const anthropicList = toAnthropicModelList(
-    models,
-    new Date(created * 1000).toISOString().replace('.000Z', 'Z'),
-  );
-  const googleList = toGeminiModelList(listAddressableModels(deps));
+  const listed = listAddressableModels(deps);
+  const lists = (visible: readonly ListedModel[]) => {
+    const models = visible.map((entry) => ({
+      id: entry.id,
+      ownedBy: entry.kind === 'route' ? 'gateway' : entry.slot,
+    }));
+    return {
+      openai: toOpenAIModelList(models, created),
+      anthropic: toAnthropicModelList(models, new Date(created * 1000).toISOString().replace('.000Z', 'Z')),
+      google: toGeminiModelList(visible as ListedModel[]),
+    };
+  };
+  const everything = lists(listed);
   // Anthropic's clients name their API version on every request; OpenAI's never do (CONTRACT 5.2).
   // Google's send their key in x-goog-api-key or ?key= (6.9).
   app.get('/v1/models', { schema: { hide: true } }, async (request) => {
+    const visible = visibleModels(deps, request.appName, listed);
+    const answer = visible === listed ? everything : lists(visible);
     if (
       request.headers['x-goog-api-key'] !== undefined ||
       (request.query as Record<string, unknown>)['key'] !== undefined
     )
-      return googleList;
-    return request.headers['anthropic-version'] === undefined ? openAIList : anthropicList;
+      return answer.google;
+    return request.headers['anthropic-version'] === undefined ? answer.openai : answer.anthropic;
   });
 }

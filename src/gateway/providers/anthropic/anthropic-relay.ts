@@ -52,15 +52,7 @@ export class AnthropicRelay implements MessagesRelay {
     });
     if (!isSuccess(response.status))
       throw mapAnthropicHttpError(slot, response.status, response.headers, response.text);
-    const json = http.parseJson(response);
-    if (!isRecord(json))
-      throw new ProviderError({ slot, failure: 'invalid_response', detail: 'not a Message' });
-    return {
-      text: response.text,
-      model: asString(json['model']) ?? call.model,
-      usage: toReportedUsage(readUsageCounts(json['usage'])),
-      finishReason: stopReasonOf(json['stop_reason']),
-    };
+    return readRelayedMessage(slot, response.text, http.parseJson(response), call.model);
   }
 
   async *stream(call: MessagesRelayCall, context: CallContext): AsyncIterable<RelayedEvent> {
@@ -75,36 +67,7 @@ export class AnthropicRelay implements MessagesRelay {
       const { response } = opened;
       throw mapAnthropicHttpError(slot, response.status, response.headers, response.text);
     }
-    let counts: AnthropicUsageCounts = {};
-    for await (const message of opened.events) {
-      const event: RelayedEvent = { event: message.event ?? 'message', data: message.data };
-      switch (event.event) {
-        case 'message_start': {
-          const data = safeJson(message.data);
-          const start = isRecord(data) && isRecord(data['message']) ? data['message'] : {};
-          counts = readUsageCounts(start['usage']);
-          const model = asString(start['model']);
-          if (model !== undefined) event.model = model;
-          withUsage(event, counts);
-          break;
-        }
-        case 'message_delta': {
-          event.carriesCost = true;
-          const data = safeJson(message.data);
-          if (!isRecord(data)) break;
-          counts = mergeUsageCounts(counts, readUsageCounts(data['usage']));
-          withUsage(event, counts);
-          const delta = data['delta'];
-          if (isRecord(delta) && delta['stop_reason'] !== undefined && delta['stop_reason'] !== null)
-            event.finishReason = stopReasonOf(delta['stop_reason']) as FinishReason;
-          break;
-        }
-        case 'error':
-          event.failure = mapAnthropicStreamError(slot, safeJson(message.data));
-          break;
-      }
-      yield event;
-    }
+    yield* readRelayedEvents(slot, opened.events);
   }
 
   #headers(call: MessagesRelayCall, stream: boolean): Record<string, string> {
@@ -118,6 +81,65 @@ export class AnthropicRelay implements MessagesRelay {
     }
     if (this.#init.apiKey !== undefined) headers['x-api-key'] = this.#init.apiKey;
     return headers;
+  }
+}
+
+/** A whole Messages answer as relayed: its text as it came, and what the gateway accounts of it. */
+export function readRelayedMessage(
+  slot: ProviderSlot,
+  text: string,
+  json: unknown,
+  model: string,
+): RelayedMessage {
+  if (!isRecord(json))
+    throw new ProviderError({ slot, failure: 'invalid_response', detail: 'not a Message' });
+  return {
+    text,
+    model: asString(json['model']) ?? model,
+    usage: toReportedUsage(readUsageCounts(json['usage'])),
+    finishReason: stopReasonOf(json['stop_reason']),
+  };
+}
+
+/**
+ * A Messages stream's events as relayed, each as it came, with what the gateway accounts read
+ * from message_start and message_delta, and an `error` event's failure. Every vendor that serves
+ * Claude's Messages stream (Anthropic, Bedrock's InvokeModelWithResponseStream, Vertex's
+ * streamRawPredict) is read by this.
+ */
+export async function* readRelayedEvents(
+  slot: ProviderSlot,
+  events: AsyncIterable<{ event?: string | undefined; data: string }>,
+): AsyncIterable<RelayedEvent> {
+  let counts: AnthropicUsageCounts = {};
+  for await (const message of events) {
+    const event: RelayedEvent = { event: message.event ?? 'message', data: message.data };
+    switch (event.event) {
+      case 'message_start': {
+        const data = safeJson(message.data);
+        const start = isRecord(data) && isRecord(data['message']) ? data['message'] : {};
+        counts = readUsageCounts(start['usage']);
+        const model = asString(start['model']);
+        if (model !== undefined) event.model = model;
+        withUsage(event, counts);
+        break;
+      }
+      case 'message_delta': {
+        event.carriesCost = true;
+        const data = safeJson(message.data);
+        if (!isRecord(data)) break;
+        counts = mergeUsageCounts(counts, readUsageCounts(data['usage']));
+        withUsage(event, counts);
+        const delta = data['delta'];
+        if (isRecord(delta) && delta['stop_reason'] !== undefined && delta['stop_reason'] !== null)
+          event.finishReason = stopReasonOf(delta['stop_reason']) as FinishReason;
+        break;
+      }
+      case 'error':
+        event.failure = mapAnthropicStreamError(slot, safeJson(message.data));
+        break;
+    }
+    yield event;
   }
 }
 

@@ -13,6 +13,21 @@ export type OpenedStream =
 /** Decides from the status and headers whether an answer is read whole instead of as events. */
 export type ReadWhole = (status: number, headers: Headers) => boolean;
 
+/**
+ * A framing other than server-sent events (AWS's binary event stream): it is fed the body's
+ * bytes and pushes each message it completes, as an event whose `event` names its type.
+ */
+export interface EventFraming {
+  feed(chunk: Buffer): void;
+  /** The body ended: a frame left unfinished is a failure. */
+  end(): void;
+}
+
+export type FramingFactory = (
+  push: (event: EventSourceMessage) => void,
+  fail: (error: Error) => void,
+) => EventFraming;
+
 export interface EventStreamCallbacks {
   /** The call opened: at the answer's headers for events, at its end for a whole body. */
   open: (opened: OpenedStream) => void;
@@ -20,6 +35,8 @@ export interface EventStreamCallbacks {
   fail: (error: unknown) => void;
   /** Turns a transport failure met while the events are read into the error the reader sees. */
   mapError: (error: unknown) => Error;
+  /** The body's framing when it is not server-sent events. */
+  framing?: FramingFactory | undefined;
 }
 
 /**
@@ -71,6 +88,7 @@ export class EventStreamHandler
     | undefined;
   #parser: EventSourceParser | undefined;
   #decoder: TextDecoder | undefined;
+  #frames: EventFraming | undefined;
 
   constructor(limits: EventStreamLimits, readWhole: ReadWhole, callbacks: EventStreamCallbacks) {
     this.#limits = limits;
@@ -120,6 +138,15 @@ export class EventStreamHandler
       return;
     }
     this.#opened = true;
+    const framing = this.#callbacks.framing;
+    if (framing !== undefined) {
+      this.#frames = framing(
+        (event) => this.#push(event),
+        (error) => this.#fail(error),
+      );
+      this.#callbacks.open({ kind: 'events', status: statusCode, headers, events: this });
+      return;
+    }
     this.#decoder = new TextDecoder('utf-8');
     this.#parser = createParser({
       onEvent: (event) => this.#push(event),
@@ -138,8 +165,11 @@ export class EventStreamHandler
       this.#whole.onResponseData(controller, chunk);
       return;
     }
-    if (this.#ended || this.#parser === undefined) return;
-    this.#parser.feed((this.#decoder as TextDecoder).decode(chunk, { stream: true }));
+    if (this.#ended) return;
+    if (this.#frames !== undefined) this.#frames.feed(chunk);
+    else if (this.#parser !== undefined)
+      this.#parser.feed((this.#decoder as TextDecoder).decode(chunk, { stream: true }));
+    else return;
     // A reader slower than the upstream: stop reading the socket until it catches up.
     if (this.#queue.length >= HIGH_WATER_EVENTS && !controller.paused) controller.pause();
   }
@@ -149,7 +179,13 @@ export class EventStreamHandler
       this.#whole.onResponseEnd();
       return;
     }
-    if (this.#ended || this.#parser === undefined) return;
+    if (this.#ended) return;
+    if (this.#frames !== undefined) {
+      this.#frames.end();
+      this.#end(undefined);
+      return;
+    }
+    if (this.#parser === undefined) return;
     // What the decoder held back; an event without its closing blank line is dropped, as the
     // SSE specification says.
     this.#parser.feed((this.#decoder as TextDecoder).decode());

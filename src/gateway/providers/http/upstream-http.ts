@@ -8,6 +8,7 @@ import { type BufferedResponse, BufferingHandler } from './buffering-handler.ts'
 import {
   EventStreamHandler,
   type EventStreamLimits,
+  type FramingFactory,
   type OpenedStream,
   type ReadWhole,
 } from './event-stream-handler.ts';
@@ -145,7 +146,11 @@ export class UpstreamHttp {
    * events rejects with ProviderError on transport failure, caller abort or the total time
    * limit, which runs until the last event; a reader that stops early drops the connection.
    */
-  openStream(request: UpstreamRequest, readWhole: ReadWhole = isNotSuccess): Promise<OpenedStream> {
+  openStream(
+    request: UpstreamRequest,
+    readWhole: ReadWhole = isNotSuccess,
+    framing?: FramingFactory,
+  ): Promise<OpenedStream> {
     return this.#dispatch(
       request,
       (open, fail) =>
@@ -153,6 +158,7 @@ export class UpstreamHttp {
           open,
           fail,
           mapError: (error) => this.transportError(error, request.signal),
+          framing,
         }),
     );
   }

@@ -26,6 +26,28 @@ import { type MaxTokensField, maxTokensFieldFor, toOpenAIChatRequest } from './t
 export interface OpenAIProviderOptions {
   /** Replaces the slot's own connection pool (tests use undici's MockAgent). */
   dispatcher?: Dispatcher;
+  /** Another host's paths and identity for the same wire format (Azure OpenAI). */
+  route?: OpenAIRoute;
+}
+
+/**
+ * Where an OpenAI-format request goes and how it proves who sends it, when that is not OpenAI's
+ * `/chat/completions` with a bearer key: Azure's v1 or deployments paths, its `api-key` or Entra ID
+ * token, its error bodies.
+ */
+export interface OpenAIRoute {
+  /** The request path (with any query) of an operation for the upstream's model name. */
+  path(operation: 'chat/completions' | 'embeddings', model: string): string;
+  /** The upstream's model name for the client's. */
+  model(model: string): string;
+  headers(): Promise<Record<string, string>>;
+  /** A non-2xx answer as the route's vendor means it; the OpenAI reading otherwise. */
+  error?(
+    slot: ProviderSlot,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    text: string,
+  ): Error;
 }
 
 /**
@@ -40,19 +62,29 @@ export class OpenAIProvider implements ProviderAdapter {
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
   readonly #maxTokensField: MaxTokensField;
+  readonly #route: OpenAIRoute;
 
-  constructor(settings: SettingsOfKind<'openai'>, options: OpenAIProviderOptions = {}) {
+  constructor(
+    settings: Pick<SettingsOfKind<'openai'>, 'slot' | 'baseUrl' | 'apiKey' | 'timeouts'>,
+    options: OpenAIProviderOptions = {},
+  ) {
     const { baseUrl } = settings;
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#maxTokensField = maxTokensFieldFor(baseUrl);
     this.#http = new UpstreamHttp(settings.slot, baseUrl, settings.timeouts, options.dispatcher);
+    this.#route = options.route ?? {
+      path: (operation) => `/${operation}`,
+      model: (model) => model,
+      headers: async () => this.#keyHeader(),
+    };
   }
 
-  async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
+  async chat(given: ChatCall, context: CallContext): Promise<ChatResult> {
+    const call = { ...given, model: this.#route.model(given.model) };
     const response = await this.#http.send({
-      path: '/chat/completions',
-      headers: this.#headers('application/json'),
+      path: this.#route.path('chat/completions', call.model),
+      headers: await this.#headers('application/json'),
       body: toOpenAIChatRequest(call, {
         stream: false,
         maxTokensField: this.#maxTokensField,
@@ -60,16 +92,16 @@ export class OpenAIProvider implements ProviderAdapter {
       }),
       signal: context.signal,
     });
-    if (!isSuccess(response.status))
-      throw errorFromResponse(this.slot, response.status, response.headers, response.text);
+    if (!isSuccess(response.status)) throw this.#error(response.status, response.headers, response.text);
     return fromOpenAIChatResponse(this.slot, this.#http.parseJson(response), call.model);
   }
 
-  async *streamChat(call: ChatCall, context: CallContext): AsyncGenerator<ChatStreamEvent, void, undefined> {
+  async *streamChat(given: ChatCall, context: CallContext): AsyncGenerator<ChatStreamEvent, void, undefined> {
+    const call = { ...given, model: this.#route.model(given.model) };
     const opened = await this.#http.openStream(
       {
-        path: '/chat/completions',
-        headers: this.#headers('text/event-stream'),
+        path: this.#route.path('chat/completions', call.model),
+        headers: await this.#headers('text/event-stream'),
         body: toOpenAIChatRequest(call, {
           stream: true,
           maxTokensField: this.#maxTokensField,
@@ -84,23 +116,22 @@ export class OpenAIProvider implements ProviderAdapter {
       return;
     }
     const { response } = opened;
-    if (!isSuccess(response.status))
-      throw errorFromResponse(this.slot, response.status, response.headers, response.text);
+    if (!isSuccess(response.status)) throw this.#error(response.status, response.headers, response.text);
     // A server that ignored `stream: true` (or reports an error as a 200 JSON body).
     const body = this.#http.parseJson(response);
     if (isRecord(body) && isRecord(body['error'])) throw errorFromStreamChunk(this.slot, body);
     yield* eventsFromCompletion(fromOpenAIChatResponse(this.slot, body, call.model));
   }
 
-  async embed(call: EmbedCall, context: CallContext): Promise<EmbedResult> {
+  async embed(given: EmbedCall, context: CallContext): Promise<EmbedResult> {
+    const call = { ...given, model: this.#route.model(given.model) };
     const response = await this.#http.send({
-      path: '/embeddings',
-      headers: this.#headers('application/json'),
+      path: this.#route.path('embeddings', call.model),
+      headers: await this.#headers('application/json'),
       body: toOpenAIEmbeddingsRequest(call),
       signal: context.signal,
     });
-    if (!isSuccess(response.status))
-      throw errorFromResponse(this.slot, response.status, response.headers, response.text);
+    if (!isSuccess(response.status)) throw this.#error(response.status, response.headers, response.text);
     // Number-array vectors stay the bytes they came as (../embedding-arrays.ts); any other body as before.
     const body =
       parseWithLiftedEmbeddings(response.body, OPENAI_EMBEDDING_PLACE) ?? this.#http.parseJson(response);
@@ -111,11 +142,21 @@ export class OpenAIProvider implements ProviderAdapter {
     await this.#http.close();
   }
 
-  #headers(accept: string): Record<string, string> {
-    const headers: Record<string, string> = { accept };
-    if (this.#apiKey !== undefined && this.#apiKey !== '')
-      headers['authorization'] = `Bearer ${this.#apiKey}`;
-    return headers;
+  async #headers(accept: string): Promise<Record<string, string>> {
+    return { accept, ...(await this.#route.headers()) };
+  }
+
+  #keyHeader(): Record<string, string> {
+    return this.#apiKey === undefined || this.#apiKey === ''
+      ? {}
+      : { authorization: `Bearer ${this.#apiKey}` };
+  }
+
+  #error(status: number, headers: Record<string, string | string[] | undefined>, text: string): Error {
+    return (
+      this.#route.error?.(this.slot, status, headers, text) ??
+      errorFromResponse(this.slot, status, headers, text)
+    );
   }
 }
 

@@ -9,7 +9,7 @@ import {
   type MessagesStream,
   openMessagesStream,
   planMessages,
-  relays,
+  relayOf,
   runMessages,
 } from '../use-cases/run-messages.ts';
 import { admitCacheHit, lookUpCached } from './cache-hit.ts';
@@ -47,7 +47,9 @@ export function plansARelay(deps: GatewayDeps, input: MessagesInput): boolean {
       task: input.task,
       tools: input.tools,
     });
-    return candidates.some((candidate) => relays(deps.registry.adapter(candidate.provider), input));
+    return candidates.some(
+      (candidate) => relayOf(deps.registry.adapter(candidate.provider), input, candidate.model) !== undefined,
+    );
   } catch {
     return false;
   }

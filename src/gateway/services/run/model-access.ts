@@ -72,3 +72,19 @@ export function isModelAllowed(
   if (lists === undefined) return true;
   return lists.every((list) => allowsNames(list, names, slotModel));
 }
+
+/**
+ * Of a door's model list, what the app may use (CONTRACT 6.5: every door's `GET /v1/models`
+ * shows only that): a route by its name, a model by its name or the `slot/model` that serves it.
+ * The same array when the app has no list, so a door can keep its list built once.
+ */
+export function visibleModels<
+  M extends { id: string; kind: 'route' | 'model' | 'pinned'; slot: string; model: string | undefined },
+>(deps: Pick<GatewayDeps, 'config' | 'governance'>, app: string, listed: readonly M[]): readonly M[] {
+  if (modelListsOf(deps.governance?.snapshot, app) === undefined) return listed;
+  return listed.filter((entry) => {
+    const slotModel = entry.model === undefined ? undefined : `${entry.slot}/${entry.model}`;
+    const names = entry.kind === 'route' ? { task: entry.id } : { requested: entry.id };
+    return isModelAllowed(deps, app, names, slotModel);
+  });
+}

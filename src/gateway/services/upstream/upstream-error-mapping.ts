@@ -39,6 +39,13 @@ export function toGatewayError(
   if (last.failure === 'aborted') return new ClientClosedError();
   const details = { provider: last.slot, status: last.status ?? null, attempts: failures };
   const tries = failures.length === 1 ? '' : ` after ${failures.length} attempts`;
+  if (last.failure === 'credentials') {
+    // The reason is the credential source's own sentence, with anything like a secret taken out.
+    const deployment = failures.at(-1)?.deployment;
+    const where = deployment === undefined ? last.slot : `${last.slot} (deployment ${deployment})`;
+    const reason = redactSecrets(last.detail ?? 'unavailable', secrets);
+    return new ApiError('upstream_error', `${where} has no credentials: ${reason}${tries}`, { details });
+  }
   if (last.failure === 'timeout') {
     return new ApiError('upstream_timeout', `${last.slot} did not answer in time${tries}`, { details });
   }

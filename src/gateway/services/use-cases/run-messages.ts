@@ -2,8 +2,19 @@ import type { ProviderKind, ProviderSlot } from '../../../config/config-types.ts
 import type { PlannedCandidate } from '../../domain/routing.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
-import type { MessagesRelayCall, RelayedEvent, RelayedMessage } from '../../providers/messages-relay.ts';
-import type { CallContext, ChatResult, ChatStreamEvent, ProviderAdapter } from '../../providers/provider.ts';
+import type {
+  MessagesRelay,
+  MessagesRelayCall,
+  RelayedEvent,
+  RelayedMessage,
+} from '../../providers/messages-relay.ts';
+import {
+  type CallContext,
+  type ChatResult,
+  type ChatStreamEvent,
+  messagesRelayOf,
+  type ProviderAdapter,
+} from '../../providers/provider.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { countOrGuess } from '../run/count-or-guess.ts';
 import { type RelayOut, RelayStream } from '../run/relay-stream.ts';
@@ -73,8 +84,9 @@ export async function runMessages(
 
 async function answerMessages(run: RequestRun, input: MessagesInput): Promise<MessagesAnswer> {
   const success = await run.call<Answered>(run.candidates, async (adapter, candidate, context) => {
-    if (adapter.relay !== undefined && relays(adapter, input))
-      return { lane: 'relay', result: await adapter.relay.message(relayCall(input, candidate), context) };
+    const relay = relayOf(adapter, input, candidate.model);
+    if (relay !== undefined)
+      return { lane: 'relay', result: await relay.message(relayCall(input, candidate), context) };
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     return { lane: 'chat', result: await adapter.chat(call, context) };
   });
@@ -143,12 +155,13 @@ async function openFirstEvent(
   context: CallContext,
   input: MessagesInput,
 ): Promise<Opened> {
-  if (adapter.relay === undefined || !relays(adapter, input)) {
+  const relay = relayOf(adapter, input, candidate.model);
+  if (relay === undefined) {
     const call = toChatCall(input.crossVendor(), candidate, adapter.capabilities);
     const iterator = adapter.streamChat(call, context)[Symbol.asyncIterator]();
     return { lane: 'chat', iterator, first: await iterator.next() };
   }
-  const iterator = adapter.relay.stream(relayCall(input, candidate), context)[Symbol.asyncIterator]();
+  const iterator = relay.stream(relayCall(input, candidate), context)[Symbol.asyncIterator]();
   const first = await iterator.next();
   // An error before anything was relayed is a failed call: retried, or fallen over, like a status.
   if (!first.done && first.value.failure !== undefined) {
@@ -172,14 +185,19 @@ export function planMessages(input: MessagesInput, run: RequestRun): void {
 function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
   planMessages(input, run);
   // No planned slot relays: the body must go to another vendor, and its refusal comes before admission.
-  if (!run.candidates.some((candidate) => relays(deps.registry.adapter(candidate.provider), input)))
-    input.crossVendor();
+  const relays = (candidate: PlannedCandidate) =>
+    relayOf(deps.registry.adapter(candidate.provider), input, candidate.model) !== undefined;
+  if (!run.candidates.some(relays)) input.crossVendor();
   return run.admit({ texts: input.texts, maxOutputTokens: input.maxTokens });
 }
 
 /** Whether an attempt on this adapter's slot takes the same-vendor lane. */
-export function relays(adapter: ProviderAdapter, input: MessagesInput): boolean {
-  return adapter.relay !== undefined && input.laneKinds.includes(adapter.kind);
+export function relayOf(
+  adapter: ProviderAdapter,
+  input: MessagesInput,
+  model: string,
+): MessagesRelay | undefined {
+  return input.laneKinds.includes(adapter.kind) ? messagesRelayOf(adapter, model) : undefined;
 }
 
 function relayCall(input: MessagesInput, candidate: PlannedCandidate): MessagesRelayCall {
