@@ -1,5 +1,9 @@
+import type { EmbedInput } from '../../domain/use-case-inputs.ts';
 import type { EmbedAnswer } from '../../services/use-cases/run-embed.ts';
+import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { embeddingNumbersMaxBytes, toEmbeddingNumbers, writeEmbeddingNumbers } from '../embedding-numbers.ts';
+import { JSON_TEXT } from '../serve-run.ts';
+import type { EmbedDoor, EmbedReading } from '../serve-use-case.ts';
 import { refuseGeminiField } from './gemini-refusal.ts';
 
 type Json = Record<string, unknown>;
@@ -67,6 +71,28 @@ function embeddingJson(vector: EmbeddingVector): string {
   const buffer = Buffer.allocUnsafe(embeddingNumbersMaxBytes(numbers));
   const end = writeEmbeddingNumbers(buffer, 0, numbers);
   return `{"values":[${buffer.toString('latin1', 0, end)}]}`;
+}
+
+/**
+ * `embedContent` (one Content) and `batchEmbedContents` (up to 100) for the model in the path,
+ * onto the embeddings use case; the vectors written as the upstream gave them, the cost in
+ * `x-gateway-cost-usd`.
+ */
+export function geminiEmbed(model: string, one: boolean): EmbedDoor<EmbedReading> {
+  return {
+    frontDoor: 'gemini',
+    read: (body, address) => {
+      const read = one ? readEmbedContent(body) : readBatchEmbedContents(body);
+      const input: EmbedInput = { input: read.texts, ...address(model) };
+      if (read.dimensions !== undefined) input.dimensions = read.dimensions;
+      return { input, task: undefined, metadata: undefined };
+    },
+    answer: (answer) => ({
+      headers: { [COST_HEADER]: formatUsd(answer.usage.estimatedCost) },
+      body: one ? embedContentBody(answer.embeddings) : batchEmbedContentsBody(answer.embeddings),
+      contentType: JSON_TEXT,
+    }),
+  };
 }
 
 /** `{"embedding": {...}}` for embedContent. */

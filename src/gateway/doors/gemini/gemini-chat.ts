@@ -35,7 +35,14 @@ export interface GenerateTarget {
 export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<GeminiRequest> {
   const door: ChatDoor<GeminiRequest> = {
     frontDoor: 'gemini',
-    read: (body) => readGeminiRequest(body, target.model, target.stream, target.sse),
+    read: (body) => {
+      const read = readGeminiRequest(body, target.model, target.stream, target.sse);
+      // On the lane, structured output is Google's to enforce; an attempt that fell over to another
+      // kind answers it as a chat (the lane's use case has no schema to validate against).
+      if (!lane || read.use === 'chat') return read;
+      const { messages, temperature } = read.input;
+      return { ...read, use: 'chat', input: { messages, temperature } };
+    },
     renameFault: (error) => error,
     headers: (_context, request) => {
       const headers: Record<string, string> = {};

@@ -6,17 +6,10 @@ import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { visibleModels } from '../../services/run/model-access.ts';
 import { planOrFail } from '../../services/run/plan-or-fail.ts';
 import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
-import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { serveChat } from '../serve-chat.ts';
-import { JSON_TEXT } from '../serve-run.ts';
-import { type EmbedDoor, type EmbedReading, serveEmbed } from '../serve-use-case.ts';
+import { serveEmbed } from '../serve-use-case.ts';
 import { findGeminiModel, toGeminiModelList } from '../to-gemini-model-list.ts';
-import {
-  batchEmbedContentsBody,
-  embedContentBody,
-  readBatchEmbedContents,
-  readEmbedContent,
-} from './embed-content.ts';
+import { geminiEmbed } from './embed-content.ts';
 import { type GenerateTarget, geminiChat } from './gemini-chat.ts';
 import { geminiErrorHandler } from './gemini-error-body.ts';
 import { readModelMethod } from './gemini-path.ts';
@@ -159,27 +152,4 @@ function embed(
   one: boolean,
 ): Promise<FastifyReply> {
   return serveEmbed(request, reply, deps, geminiEmbed(model, one));
-}
-
-/** `embedContent` (one) or `batchEmbedContents` onto the embeddings use case, the model named by the path. */
-function geminiEmbed(model: string, one: boolean): EmbedDoor<EmbedReading> {
-  return {
-    frontDoor: 'gemini',
-    read: (body, address) => {
-      const read = one ? readEmbedContent(body) : readBatchEmbedContents(body);
-      const resolved = address(model);
-      const input = {
-        input: read.texts,
-        provider: resolved.provider,
-        model: resolved.model,
-        dimensions: read.dimensions,
-      };
-      return { input, task: undefined, metadata: undefined };
-    },
-    answer: (answer) => ({
-      headers: { [COST_HEADER]: formatUsd(answer.usage.estimatedCost) },
-      body: one ? embedContentBody(answer.embeddings) : batchEmbedContentsBody(answer.embeddings),
-      contentType: JSON_TEXT,
-    }),
-  };
 }

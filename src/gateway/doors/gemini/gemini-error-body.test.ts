@@ -9,6 +9,8 @@ describe("the gateway's errors in Google's shape", () => {
       [new ApiError('invalid_request', 'bad'), 400, 'INVALID_ARGUMENT'],
       [new ApiError('unauthorized', 'who'), 401, 'UNAUTHENTICATED'],
       [new ApiError('forbidden', 'no'), 403, 'PERMISSION_DENIED'],
+      // An app's or team's model allow list (CONTRACT 6.5).
+      [new ApiError('model_not_allowed', "model 'x' is not allowed for app 'a'"), 403, 'PERMISSION_DENIED'],
       [new ApiError('not_found', 'gone'), 404, 'NOT_FOUND'],
       [
         new ApiError('upstream_error', 'provider-a failed (HTTP 500)', { details: { status: 500 } }),

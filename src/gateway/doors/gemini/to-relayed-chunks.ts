@@ -38,5 +38,6 @@ export async function* replayRelayedAnswer(
   framing: { sse: boolean },
 ): AsyncGenerator<string, string, undefined> {
   const data = addToTopLevelObject(message, 'usageMetadata', 'costUsd', '0') ?? message;
-  return framing.sse ? `data: ${data}\r\n\r\n` : `[${data}]`;
+  yield framing.sse ? `data: ${data}\r\n\r\n` : `[${data}`;
+  return framing.sse ? '' : ']';
 }
