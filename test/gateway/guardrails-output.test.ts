@@ -103,6 +103,26 @@ describe('output guards', () => {
     assert.equal(JSON.parse(whole.body).content[0].text, masked);
   });
 
+  it("masks the Gemini door on a gemini slot, streamed and whole: its lane cannot read Google's chunks, so an output guard moves it to the translated path", async () => {
+    const path = '/v1beta/models/provider-b/gemini-2.5-flash';
+    const body = { contents: [{ role: 'user', parts: [{ text: 'show .env' }] }] };
+    shared.gemini.replyNext({ text: answer, fragmentSize: 7 });
+    const streamed = await gw.post(`${path}:streamGenerateContent?alt=sse`, body);
+    assert.equal(streamed.status, 200, streamed.text);
+    assert.equal(findSecret(streamed.text), undefined, streamed.text);
+    const text = streamed.text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)).candidates?.[0]?.content?.parts?.[0]?.text ?? '')
+      .join('');
+    assert.equal(text, masked);
+    shared.gemini.replyNext({ text: answer });
+    const whole = await gw.post(`${path}:generateContent`, body);
+    assert.equal(whole.status, 200, whole.text);
+    assert.equal(findSecret(whole.text), undefined, whole.text);
+    assert.equal(whole.body.candidates[0].content.parts[0].text, masked);
+  });
+
   it('cuts a private key from its BEGIN line on in a stream, its END past the window', async () => {
     shared.openai.replyNext({ text: `The key:\n${PEM}\nKeep it safe.`, fragmentSize: 9 });
     const reply = await gw.stream({ provider: 'provider-a', messages: [{ role: 'user', content: 'x' }] });

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { after, before } from 'node:test';
 import { type Harness, shareGateway } from './gateway-harness.ts';
 import { type MockAnthropicServer, startMockAnthropic } from './mock-anthropic-server.ts';
+import { MockGeminiServer } from './mock-gemini-server.ts';
 import { type MockOpenAIServer, startMockOpenAI } from './mock-openai-server.ts';
 
 /** The harness's app masks; this one is blocked on input, `tight` on output. */
@@ -49,14 +50,16 @@ export interface GuardedGateway {
   gw: Harness;
   /** Slot A, kind openai. */
   openai: MockOpenAIServer;
+  /** Slot B, kind gemini (the Gemini door's same-vendor lane). */
+  gemini: MockGeminiServer;
   /** Slot C, kind anthropic (the Anthropic door's same-vendor lane). */
   anthropic: MockAnthropicServer;
   logs: string[];
 }
 
 /**
- * A gateway shared by a describe's tests, on OpenAI's and Anthropic's recording mocks (slots A
- * and C), with the built-in guards: the harness's app masks secrets and personal data on input
+ * A gateway shared by a describe's tests, on OpenAI's, Gemini's and Anthropic's recording mocks
+ * (slots A, B and C), with the built-in guards: the harness's app masks secrets and personal data on input
  * and output, `strict` is blocked on input; a words guard attached to the `guarded` task logs.
  * Log lines are kept, for the tests that grep them.
  */
@@ -65,6 +68,7 @@ export function shareGuardedGateway(guardrails: Record<string, unknown> = GUARDR
   before(async () => {
     shared.openai = await startMockOpenAI({ apiKey: 'openai-key' });
     shared.anthropic = await startMockAnthropic();
+    shared.gemini = await MockGeminiServer.start({ apiKey: 'gemini-key' });
   });
   shared.gw = shareGateway(() => ({
     env: {
@@ -72,6 +76,9 @@ export function shareGuardedGateway(guardrails: Record<string, unknown> = GUARDR
       PROVIDER_A_KIND: 'openai',
       PROVIDER_A_BASE_URL: shared.openai.baseUrl,
       PROVIDER_A_API_KEY: 'openai-key',
+      PROVIDER_B_KIND: 'gemini',
+      PROVIDER_B_BASE_URL: shared.gemini.origin,
+      PROVIDER_B_API_KEY: 'gemini-key',
       PROVIDER_C_KIND: 'anthropic',
       PROVIDER_C_BASE_URL: shared.anthropic.origin,
       PROVIDER_C_API_KEY: 'anthropic-key',
@@ -89,7 +96,7 @@ export function shareGuardedGateway(guardrails: Record<string, unknown> = GUARDR
     }),
   }));
   after(async () => {
-    await Promise.all([shared.openai.close(), shared.anthropic.close()]);
+    await Promise.all([shared.openai.close(), shared.anthropic.close(), shared.gemini.close()]);
   });
   return shared;
 }

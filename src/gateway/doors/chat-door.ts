@@ -117,6 +117,12 @@ export interface PassThrough {
   bytes(request: FastifyRequest): Buffer | undefined;
   /** The client's headers that go upstream as it sent them. */
   forwardedHeaders: readonly string[];
+  /**
+   * Whether the output guards can read this lane's own answer and events (guard-relay.ts reads
+   * Anthropic's). A lane that cannot is not taken when an output guard applies: the request goes
+   * the translated way, whose answer every output guard reads (CONTRACT 6.6).
+   */
+  outputGuardable: boolean;
   /** The upstream's whole answer (its text) with the request's cost. */
   answer(text: string, costUsd: number): DoorAnswer;
   /** The upstream's events as server-sent frames, the cost added where the format carries it. */

@@ -35,7 +35,8 @@ export function serveChat<R extends DoorChatRequest>(
   door: ChatDoor<R>,
 ): Promise<FastifyReply> {
   const lane = door.passThrough;
-  if (lane === undefined) return serveTranslated(request, reply, deps, door);
+  if (lane === undefined || (!lane.outputGuardable && hasOutputGuards(request)))
+    return serveTranslated(request, reply, deps, door);
   const read = lane.read(request.body, request);
   const address = resolveModelField(deps, read.model);
   const cache = deps.responseCache.policyFor(request.appName, address.task, request.headers[CACHE_HEADER]);
@@ -124,4 +125,9 @@ function jsonAsChat(answer: JsonAnswer): ChatAnswer {
     usage: answer.usage,
     latencyMs: answer.latencyMs,
   };
+}
+
+function hasOutputGuards(request: FastifyRequest): boolean {
+  const guards = requestGuardsOf(request);
+  return guards !== undefined && guards.output.length > 0;
 }

@@ -37,6 +37,7 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
     read: readRelayRequest,
     bytes: rawBodyOf,
     forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
+    outputGuardable: true,
     answer: (text, costUsd) => ({
       headers: { [COST_HEADER]: formatUsd(costUsd) },
       body: text,

@@ -77,6 +77,8 @@ function geminiPassThrough(target: GenerateTarget): PassThrough {
     bytes: rawGeminiBodyOf,
     // None of the client's headers go: the slot's key is the adapter's, and the model is in the path.
     forwardedHeaders: [],
+    // guard-relay.ts reads Anthropic's events, not Google's chunks: an output guard takes the translated way.
+    outputGuardable: false,
     answer: (text, costUsd) => ({
       headers: { [COST_HEADER]: formatUsd(costUsd) },
       body: text,
