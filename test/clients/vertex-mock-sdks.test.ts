@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { GoogleGenAI } from '@google/genai';
-import { Gaxios } from 'gaxios';
 import { GoogleAuth, OAuth2Client } from 'google-auth-library';
 import { type MockVertexServer, startMockVertex } from '../helpers/mock-vertex-server.ts';
 
@@ -24,24 +23,11 @@ const CLAUDE = 'claude-sonnet-4-5@20250929';
  * google-auth-library (10.x) posts every service-account assertion to Google's own token URL and
  * ignores the key's token_uri, so its transport is pointed at the key's token_uri here.
  */
-function transportTo(keyFile: string): Gaxios {
+function authFor(keyFile: string) {
   const tokenUri = String(JSON.parse(readFileSync(keyFile, 'utf8')).token_uri);
-  const transporter = new Gaxios();
-  transporter.interceptors.request.add({
-    resolved: async (options) => {
-      if (String(options.url) === GOOGLE_TOKEN_URL) options.url = new URL(tokenUri);
-      return options;
-    },
-  });
-  return transporter;
-}
-
-function authFor(keyFile: string): {
-  keyFile: string;
-  scopes: string[];
-  clientOptions: { transporter: Gaxios };
-} {
-  return { keyFile, scopes: [SCOPE], clientOptions: { transporter: transportTo(keyFile) } };
+  const fetchImplementation: typeof fetch = (input, init) =>
+    fetch(String(input instanceof Request ? input.url : input) === GOOGLE_TOKEN_URL ? tokenUri : input, init);
+  return { keyFile, scopes: [SCOPE], clientOptions: { transporterOptions: { fetchImplementation } } };
 }
 
 describe('the Vertex mock under the official SDKs', () => {
