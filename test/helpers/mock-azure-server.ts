@@ -9,8 +9,8 @@ import { type MockOpenAIServer, startMockOpenAI } from './mock-openai-server.ts'
  * (`/openai/deployments/<name>/…?api-version=`), answered by the recording OpenAI mock behind it
  * (scripting, tools and streams as there), and the tenant's token endpoint
  * (`/<tenant>/oauth2/v2.0/token`, client credentials). A request needs the resource's `api-key`
- * or a token the endpoint issued; the deployments API needs `api-version`. `openai`'s `AzureOpenAI`
- * client is run against it (test/clients/azure-mock-sdk.test.ts).
+ * or a token the endpoint issued (the v1 API also the key as a bearer); the deployments API needs `api-version`. `openai`'s `AzureOpenAI`
+ * client is run against it (test/clients/azure-mock-sdks.test.ts).
  */
 export interface AzureRecordedRequest {
   path: string;
@@ -72,10 +72,16 @@ export async function startMockAzure(): Promise<MockAzureServer> {
       return;
     }
     const bearer = /^Bearer (.+)$/.exec(String(request.headers['authorization'] ?? ''))?.[1];
-    if (request.headers['api-key'] !== AZURE_TEST.apiKey && (bearer === undefined || !issued.has(bearer)))
-      return deny(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint.');
     const deployment = DEPLOYMENT.exec(url.pathname);
     const v1 = V1.exec(url.pathname);
+    // The v1 API also takes the key as a bearer: the plain OpenAI client sends it that way.
+    const keyAsBearer = v1 !== null && bearer === AZURE_TEST.apiKey;
+    if (
+      request.headers['api-key'] !== AZURE_TEST.apiKey &&
+      !keyAsBearer &&
+      (bearer === undefined || !issued.has(bearer))
+    )
+      return deny(401, '401', 'Access denied due to invalid subscription key or wrong API endpoint.');
     const apiVersion = url.searchParams.get('api-version');
     if (deployment !== null && apiVersion === null) return deny(404, '404', 'Resource not found');
     if (deployment === null && v1 === null) return deny(404, '404', 'Resource not found');

@@ -48,8 +48,11 @@ export interface MockVertexServer {
 }
 
 const EMAIL = 'gateway-test@test-project.iam.gserviceaccount.com';
+/** google-auth-library signs every assertion for Google's endpoint, whatever the key's token_uri. */
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+// v1beta1 is @google/genai's default version in Vertex mode; Vertex serves both.
 const PATH =
-  /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
+  /^\/v1(?:beta1)?\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
 
 type Next = { reply: ScriptedReply } | { status: number; body: unknown };
 
@@ -78,7 +81,7 @@ export async function startMockVertex(options: { project?: string } = {}): Promi
       try {
         await jwtVerify(form.get('assertion') ?? '', verifyKey, {
           issuer: EMAIL,
-          audience: `${origin}/token`,
+          audience: [`${origin}/token`, GOOGLE_TOKEN_URL],
           algorithms: ['RS256'],
         });
       } catch (error) {
