@@ -136,7 +136,7 @@ describe('MCP allow lists set through the admin API', () => {
   });
 
   it('refuses an entry that is not server/* or server/tool with a 400', async () => {
-    for (const allow of [['kit'], ['/echo'], ['kit/'], ['kit/a/b']]) {
+    for (const allow of [['kit'], ['/echo'], ['kit/']]) {
       const answer = await admin(gw, 'POST', '/apps', { name: 'bad-entry', mcp: { allow } });
       assert.equal(answer.status, 400, `${allow[0]}: ${answer.text}`);
       assert.equal(answer.body.error.code, 'invalid_request');

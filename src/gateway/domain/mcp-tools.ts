@@ -93,8 +93,9 @@ export function intersectAllowances(a: ToolAllowance, b: ToolAllowance): ToolAll
  */
 export function checkToolAllowList(entries: readonly string[]): string | undefined {
   for (const [index, entry] of entries.entries()) {
+    // The file's shape (config/read-mcp-settings.ts): a server's name, '/', then a tool or '*'.
     const slash = entry.indexOf('/');
-    if (slash <= 0 || slash === entry.length - 1 || entry.includes('/', slash + 1))
+    if (slash <= 0 || slash === entry.length - 1)
       return `item ${index}: '${entry.slice(0, 200)}' is not server/* or server/tool`;
   }
   return undefined;
