@@ -77,6 +77,10 @@ describe('the MCP gateway in the configuration', () => {
       CONFIG_FILE: yamlFile(`apps:\n  - { name: a, secret: s-0123456789, mcp: { allow: ["docs"] } }\n`),
     });
     assert.match(shape.message, /expected 'server\/\*' or 'server\/tool'/);
+    const team = configFailure({
+      CONFIG_FILE: yamlFile(`teams:\n  - { name: t, mcp: { allow: ["nope/x"] } }\n`),
+    });
+    assert.match(team.message, /teams 't' mcp.allow has 'nope\/x': no MCP server 'nope' is configured/);
   });
 
   it('refuses bad MCP_SERVERS entries by position, never echoing a URL', () => {

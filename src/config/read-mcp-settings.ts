@@ -25,6 +25,8 @@ export function readMcpSettings(settings: ConfigFile, serversSetting: string): M
     }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const known = new Set(servers.map((server) => server.name));
+  for (const team of settings.teams ?? [])
+    checkAllowEntries(team.mcp?.allow ?? [], `teams '${team.name}' mcp.allow`, known);
   return {
     ...withDefaults(McpLimitsSchema, block),
     servers,
@@ -37,22 +39,25 @@ function readAllowLists(apps: readonly AppSeed[], servers: ReadonlySet<string>):
   for (const app of apps) {
     const entries = app.mcp?.allow;
     if (entries === undefined) continue;
-    for (const entry of entries) {
-      const match = ALLOW_ENTRY.exec(entry);
-      const setting = `apps '${app.name}' mcp.allow`;
-      if (match === null)
-        throw new ConfigError(setting, `has '${entry}': expected 'server/*' or 'server/tool'`);
-      if (!servers.has(match[1] as string)) {
-        throw new ConfigError(
-          setting,
-          `has '${entry}': no MCP server '${match[1]}' is configured (mcp.servers)`,
-        );
-      }
-    }
+    checkAllowEntries(entries, `apps '${app.name}' mcp.allow`, servers);
     // An app may be listed twice (the file and GATEWAY_APPS): its entries add up.
     allow[app.name] = [
       ...new Set([...(Object.hasOwn(allow, app.name) ? (allow[app.name] ?? []) : []), ...entries]),
     ];
   }
   return allow;
+}
+
+/** Stops start-up on an entry that is not `server/*` or `server/tool`, or names no configured server. */
+function checkAllowEntries(entries: readonly string[], setting: string, servers: ReadonlySet<string>): void {
+  for (const entry of entries) {
+    const match = ALLOW_ENTRY.exec(entry);
+    if (match === null)
+      throw new ConfigError(setting, `has '${entry}': expected 'server/*' or 'server/tool'`);
+    if (!servers.has(match[1] as string))
+      throw new ConfigError(
+        setting,
+        `has '${entry}': no MCP server '${match[1]}' is configured (mcp.servers)`,
+      );
+  }
 }

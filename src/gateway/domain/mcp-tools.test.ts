@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compileAllowList, DENY_ALL, gatewayToolName, offeredTools, splitToolName } from './mcp-tools.ts';
+import {
+  checkToolAllowList,
+  compileAllowList,
+  DENY_ALL,
+  gatewayToolName,
+  intersectAllowances,
+  offeredTools,
+  splitToolName,
+} from './mcp-tools.ts';
 
 describe('MCP tool names', () => {
   it('join a server and a tool with __ and split at the first __', () => {
@@ -37,5 +45,28 @@ describe('allow lists', () => {
     ]);
     const reversed = lists.map((l) => ({ ...l, tools: [...l.tools].reverse() })).reverse();
     assert.deepEqual(offeredTools(reversed, compileAllowList(['docs/*', 'search/web'])), offered);
+  });
+});
+
+describe("an app's list bounded by its team's", () => {
+  it('allows what both allow, and asks only the servers both name', () => {
+    const both = intersectAllowances(
+      compileAllowList(['docs/*', 'search/web', 'mail/send']),
+      compileAllowList(['docs/read', 'search/*']),
+    );
+    assert.deepEqual([...both.servers].sort(), ['docs', 'search']);
+    assert.equal(both.allows('docs', 'read'), true);
+    assert.equal(both.allows('docs', 'write'), false);
+    assert.equal(both.allows('search', 'web'), true);
+    assert.equal(both.allows('search', 'news'), false);
+    assert.equal(both.allows('mail', 'send'), false);
+    assert.equal(intersectAllowances(compileAllowList(['docs/*']), DENY_ALL), DENY_ALL);
+  });
+
+  it('checks entries sent through the admin API', () => {
+    assert.equal(checkToolAllowList(['docs/*', 'search/web_search']), undefined);
+    assert.equal(checkToolAllowList(['docs/section/page']), undefined, 'a tool part may hold a slash');
+    for (const bad of ['docs', '/x', 'docs/'])
+      assert.match(checkToolAllowList(['docs/*', bad]) ?? '', /^item 1: /);
   });
 });

@@ -76,3 +76,27 @@ export function offeredTools<T extends { name: string }>(
   }
   return offered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
+
+/** Allows what both allowances allow: an app's list bounded by its team's. */
+export function intersectAllowances(a: ToolAllowance, b: ToolAllowance): ToolAllowance {
+  if (a === DENY_ALL || b === DENY_ALL) return DENY_ALL;
+  return {
+    servers: new Set([...a.servers].filter((server) => b.servers.has(server))),
+    allows: (server, tool) => a.allows(server, tool) && b.allows(server, tool),
+  };
+}
+
+/**
+ * Why an allow list sent through the admin API cannot be used, or undefined: each entry is
+ * `server/*` or `server/tool`. An entry naming a server that is not configured is kept (a server
+ * may be added later) and simply allows nothing until then.
+ */
+export function checkToolAllowList(entries: readonly string[]): string | undefined {
+  for (const [index, entry] of entries.entries()) {
+    // The file's shape (config/read-mcp-settings.ts): a server's name, '/', then a tool or '*'.
+    const slash = entry.indexOf('/');
+    if (slash <= 0 || slash === entry.length - 1)
+      return `item ${index}: '${entry.slice(0, 200)}' is not server/* or server/tool`;
+  }
+  return undefined;
+}

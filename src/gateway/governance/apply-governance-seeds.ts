@@ -30,8 +30,11 @@ export async function applyGovernanceSeeds(
   >();
   for (const app of config.apps) {
     const merged = { ...apps.get(app.name), name: app.name };
-    for (const field of ['team', 'models', 'mcp'] as const)
+    for (const field of ['team', 'models'] as const)
       if (app[field] !== undefined) Object.assign(merged, { [field]: app[field] });
+    // MCP allow entries add up across the entries, as the file's MCP settings read them.
+    if (app.mcp !== undefined)
+      merged.mcp = { allow: [...new Set([...(merged.mcp?.allow ?? []), ...app.mcp.allow])] };
     apps.set(app.name, merged);
   }
   for (const app of apps.values()) {

@@ -1,6 +1,7 @@
 import { APP_NAME_PATTERN } from '../../config/parse-apps.ts';
 import { ApiError, type FieldIssue } from '../../platform/errors.ts';
 import type { EntitySettings } from '../../storage/governance-ports.ts';
+import { checkToolAllowList } from '../domain/mcp-tools.ts';
 import { checkAllowList } from '../domain/model-allow-list.ts';
 
 /*
@@ -70,7 +71,11 @@ export function patchSettings(current: EntitySettings, patch: SettingsPatch): En
   }
   if (patch.mcp !== undefined) {
     if (patch.mcp === null) delete next.mcp;
-    else next.mcp = patch.mcp;
+    else {
+      const problem = checkToolAllowList(patch.mcp.allow);
+      if (problem !== undefined) issues.push({ path: '/mcp/allow', message: problem });
+      next.mcp = patch.mcp;
+    }
   }
   if (patch.metadata !== undefined) {
     if (patch.metadata === null) delete next.metadata;

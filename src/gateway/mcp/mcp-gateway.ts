@@ -1,7 +1,19 @@
 import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpSettings } from '../../config/config-types.ts';
-import { compileAllowList, offeredTools, type ToolAllowance } from '../domain/mcp-tools.ts';
+import {
+  compileAllowList,
+  intersectAllowances,
+  offeredTools,
+  type ToolAllowance,
+} from '../domain/mcp-tools.ts';
+import type { GovernanceSnapshot } from '../governance/governance-snapshot.ts';
 import { McpUpstream } from './mcp-upstream.ts';
+
+interface CompiledAllowance {
+  own: readonly string[] | undefined;
+  team: readonly string[] | undefined;
+  allowance: ToolAllowance;
+}
 
 /** What the MCP gateway tells the metrics (observability/mcp-metrics.ts). */
 export interface McpToolCounter {
@@ -15,7 +27,8 @@ export interface McpToolCounter {
 export class McpGateway {
   readonly settings: McpSettings;
   readonly #upstreams: Map<string, McpUpstream>;
-  readonly #allowances = new Map<string, ToolAllowance>();
+  /** Each app's allowance, with the lists it was compiled from (recompiled when either changes). */
+  readonly #allowances = new Map<string, CompiledAllowance>();
   readonly #inProgress = new Map<string, number>();
 
   constructor(
@@ -40,15 +53,31 @@ export class McpGateway {
     );
   }
 
-  /** What `app` may list and call: its allow list, or nothing. */
-  allowanceOf(app: string): ToolAllowance {
-    let allowance = this.#allowances.get(app);
-    if (allowance === undefined) {
-      const entries = Object.hasOwn(this.settings.allow, app) ? this.settings.allow[app] : undefined;
-      allowance = compileAllowList(entries ?? []);
-      this.#allowances.set(app, allowance);
-    }
+  /**
+   * What `app` may list and call (CONTRACT 5.7, 6.5): its `mcp.allow` list as the governance
+   * store holds it (set in the file, or through the admin API), bounded by its team's; an app
+   * without a list of its own gets its team's; with neither, nothing. Read from the snapshot on
+   * every call, so a change through the API holds within the snapshot's refresh. An app the
+   * snapshot does not hold (no governance store) keeps the file's list.
+   */
+  allowanceOf(app: string, governance?: GovernanceSnapshot): ToolAllowance {
+    const policy = governance?.app(app);
+    const own = policy === undefined ? this.#fileList(app) : policy.mcpAllow;
+    const team = policy === undefined ? undefined : governance?.teamOf(app)?.mcpAllow;
+    const cached = this.#allowances.get(app);
+    if (cached !== undefined && cached.own === own && cached.team === team) return cached.allowance;
+    const allowance =
+      own === undefined
+        ? compileAllowList(team ?? [])
+        : team === undefined
+          ? compileAllowList(own)
+          : intersectAllowances(compileAllowList(own), compileAllowList(team));
+    this.#allowances.set(app, { own, team, allowance });
     return allowance;
+  }
+
+  #fileList(app: string): readonly string[] | undefined {
+    return Object.hasOwn(this.settings.allow, app) ? this.settings.allow[app] : undefined;
   }
 
   upstream(server: string): McpUpstream | undefined {

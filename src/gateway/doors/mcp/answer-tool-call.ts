@@ -67,11 +67,11 @@ export class ToolCalls {
       );
     }
     const { server, tool } = named;
-    if (!gateway.allowanceOf(app).allows(server, tool)) {
+    if (!gateway.allowanceOf(app, this.#deps.governance?.snapshot).allows(server, tool)) {
       this.#count(server, tool, 'denied');
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Tool ${echo(params.name)} is not allowed for app '${app}': its mcp.allow list does not name it`,
+        `Tool ${echo(params.name)} is not allowed for app '${app}': its mcp.allow list (or its team's) does not name it`,
       );
     }
     const tooLarge = argumentsProblem(params.arguments, gateway.settings.maxArgumentBytes);

@@ -73,7 +73,7 @@ const limitStateHeaders = {
 
 const SUMMARY = 'MCP gateway: the tools of upstream MCP servers this app may call (Streamable HTTP)';
 const DESCRIPTION =
-  'A stateless MCP server (no Mcp-Session-Id): each POST carries one JSON-RPC message and is answered with JSON. tools/list names the tools the app\'s allow list (apps[].mcp.allow) names, as server__tool; tools/call runs one, counted toward the app\'s request limits and recorded in the ledger (operation mcp_tool). initialize and tools/list are neither limited nor recorded. Send the Accept header "application/json, text/event-stream" and MCP-Protocol-Version after initialize, as MCP clients do.';
+  "A stateless MCP server (no Mcp-Session-Id): each POST carries one JSON-RPC message and is answered with JSON. tools/list names the tools the app's allow list (mcp.allow, from the file or the admin API) names, bounded by its team's, as server__tool; tools/call runs one, counted toward the app's request limits and recorded in the ledger (operation mcp_tool). initialize and tools/list are neither limited nor recorded. Send the Accept header \"application/json, text/event-stream\" and MCP-Protocol-Version after initialize, as MCP clients do.";
 
 /** POST /mcp: no validation (the SDK answers a malformed message with its own JSON-RPC error). */
 export const MCP_POST_SCHEMA = {

@@ -45,7 +45,7 @@ function serveExchange(
       { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
     );
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: await gateway.toolsFor(gateway.allowanceOf(app)),
+      tools: await gateway.toolsFor(gateway.allowanceOf(app, deps.governance?.snapshot)),
     }));
     server.setRequestHandler(CallToolRequestSchema, (call) => calls.answer(call.params));
     // No sessionIdGenerator: stateless, no Mcp-Session-Id issued or checked.
