@@ -207,12 +207,9 @@ describe('the Anthropic door: errors the SDK raises as its own types', () => {
     }
   });
 
-  it('404 not_found_error for what the door does not serve (message batches), 405 for a wrong method', async () => {
+  it('404 not_found_error for what the door does not have (a message batch it never made), 405 for a wrong method', async () => {
     const error = await rejection(
-      () =>
-        client.messages.batches.create({
-          requests: [{ custom_id: 'a', params: { model: MODEL, max_tokens: 5, messages: [question] } }],
-        }),
+      () => client.messages.batches.retrieve('msgbatch_0123456789abcdef'),
       Anthropic.NotFoundError,
     );
     assert.equal(errorBody(error).error.type, 'not_found_error');
