@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
 import { SqlAppStore } from '../sql-app-store.ts';
+import { SQLITE_CLAIM, SqlBatchStore } from '../sql-batch-store.ts';
 import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
-import { SqliteBatchStore } from './sqlite-batch-store.ts';
 import { SqliteExecutor } from './sqlite-executor.ts';
 import { SqliteSessionRevocations } from './sqlite-session-revocations.ts';
 import { SqliteStoredResponses } from './sqlite-stored-responses.ts';
@@ -32,17 +32,17 @@ export function openSqliteStorage(dataDir: string): Storage {
           requestInsert: REQUEST_INSERT,
           attemptInsert: ATTEMPT_INSERT,
         });
-  const governance = new SqliteExecutor(db);
+  const executor = new SqliteExecutor(db);
   return reportUnavailable(
     {
-      apps: new SqlAppStore(governance),
-      governance: new SqlGovernanceStore(governance),
+      apps: new SqlAppStore(executor),
+      governance: new SqlGovernanceStore(executor),
       usage: new SqliteUsageLedger(db, writer),
       insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
       subscribers: new SqliteSubscriberStore(db),
       sessionRevocations: new SqliteSessionRevocations(db),
       responses: new SqliteStoredResponses(db),
-      batches: new SqliteBatchStore(db),
+      batches: new SqlBatchStore(executor, SQLITE_CLAIM),
       ping: async () => {
         ping.get();
       },

@@ -2,9 +2,9 @@ import pg from 'pg';
 import type { Storage } from '../ports.ts';
 import { reportUnavailable } from '../report-unavailable.ts';
 import { SqlAppStore } from '../sql-app-store.ts';
+import { POSTGRES_CLAIM, SqlBatchStore } from '../sql-batch-store.ts';
 import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { numberPlaceholders, SqlLedgerInsights } from '../sql-ledger-insights.ts';
-import { PgBatchStore } from './pg-batch-store.ts';
 import { PgConnections } from './pg-connections.ts';
 import { PgExecutor } from './pg-executor.ts';
 import { migratePostgres } from './pg-migrate.ts';
@@ -52,7 +52,7 @@ export async function openPostgresStorage(url: string): Promise<Storage> {
       subscribers: new PgSubscriberStore(connections),
       sessionRevocations: new PgSessionRevocations(connections),
       responses: new PgStoredResponses(connections),
-      batches: new PgBatchStore(connections),
+      batches: new SqlBatchStore(executor, POSTGRES_CLAIM),
       ping: async () => {
         await connections.query('SELECT 1');
       },
