@@ -174,6 +174,30 @@ const VALID_CALLS: Record<string, Omit<FuzzTarget, 'surface' | 'method' | 'route
   'gateway POST /v1beta/models/:head/:tail': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
   'gateway POST /v1/models/:head': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
   'gateway POST /v1/models/:head/:tail': { body: geminiBody(), headers: { ...GOOGLE_KEY, ...JSON_TYPE } },
+  // Files and batches (CONTRACT 6.7): a Message Batch of one request, a batch naming a file that
+  // is not there (404), an upload that is not multipart (415), and cancels of batches never made.
+  'gateway POST /v1/messages/batches': {
+    body: {
+      requests: [
+        {
+          custom_id: 'one',
+          params: { model: 'simulated-chat', max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }] },
+        },
+      ],
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  'gateway POST /v1/messages/batches/:id/cancel': { body: {}, headers: { ...AUTH, ...JSON_TYPE } },
+  'gateway POST /v1/files': { body: { purpose: 'batch' }, headers: { ...AUTH, ...JSON_TYPE } },
+  'gateway POST /v1/batches': {
+    body: {
+      input_file_id: 'file-0123456789abcdef',
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+    },
+    headers: { ...AUTH, ...JSON_TYPE },
+  },
+  'gateway POST /v1/batches/:id/cancel': { body: {}, headers: { ...AUTH, ...JSON_TYPE } },
   // The MCP gateway with no upstream configured: it lists nothing and knows no tool.
   'gateway POST /mcp': {
     body: {
@@ -212,6 +236,8 @@ const PATHS: Record<string, string> = {
   '/v1beta/models/:head/:tail': '/v1beta/models/provider-a/simulated-chat:generateContent',
   '/v1/models/:head': '/v1/models/simulated-chat:generateContent',
   '/v1/models/:head/:tail': '/v1/models/provider-a/simulated-chat:generateContent',
+  '/v1/messages/batches/:id/cancel': '/v1/messages/batches/msgbatch_0123456789abcdef/cancel',
+  '/v1/batches/:id/cancel': '/v1/batches/batch_0123456789abcdef/cancel',
   '/v1/responses/:id/input_items': '/v1/responses/resp_0123456789abcdef0123456789abcdef/input_items',
 };
 
@@ -316,6 +342,13 @@ function checkAnswer(
     return;
   }
   const code = body.error?.code;
+  if (code === 'rate_limit_exceeded') {
+    // The OpenAI doors word a 429 as OpenAI does (CONTRACT 6.1): the wait in the message and Retry-After.
+    assert.equal(answer.statusCode, 429, `code and status disagree: ${where}`);
+    assert.match(String(body.error?.message), /Please try again in \d+(\.\d+)?m?s\.$/, where);
+    assert.ok(answer.headers['retry-after'] !== undefined, `a 429 without Retry-After: ${where}`);
+    return;
+  }
   assert.ok(typeof code === 'string' && Object.hasOwn(errorStatus, code), `not a catalogue code: ${where}`);
   assert.equal(
     errorStatus[code as keyof typeof errorStatus],
