@@ -85,6 +85,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A worker's channel to its primary would hold its event loop open past its error. Through the
+  // worker's own disconnect, not process.disconnect(): cluster ends a worker whose channel closes
+  // unasked with status 0, and the primary passes a worker's status on.
+  if (cluster.isWorker && process.connected) cluster.worker?.disconnect();
   if (error instanceof ConfigError) {
     console.error(error.message);
     exitWith(2);

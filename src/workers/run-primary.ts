@@ -6,6 +6,7 @@ import { exitWith } from '../platform/exit-process.ts';
 import type { Logger } from '../platform/logger.ts';
 import { Coordinator } from '../storage/coordinator/coordinator.ts';
 import { openStorage } from '../storage/open-storage.ts';
+import { connectRedis } from '../storage/redis/redis-client.ts';
 
 type Surface = 'gateway' | 'site';
 const SURFACE_NAMES: Record<Surface, string> = { gateway: 'gateway (surface A)', site: 'site (surface B)' };
@@ -21,6 +22,9 @@ const DRAIN_MARGIN_MS = 5_000;
  * (a port in use, a bad provider), and forking it again would only repeat it.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  // Redis unreachable stops start-up within 10 s (CONTRACT 4.5): the primary asks once, before any
+  // worker spends its start-up on finding out (two at once took 13 s on a loaded machine).
+  if (config.redisUrl !== undefined) (await connectRedis(config.redisUrl)).disconnect();
   const storage = await openStorage(config);
   await seedApps(storage, config, logger, systemClock);
   const coordinator = new Coordinator({
@@ -35,12 +39,18 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   const surfaces = (['gateway', 'site'] as const).filter((surface) => config.surfaces[surface]);
   const listening = new Map<Surface, { port: number; workers: Set<number> }>();
   const everListened = new Set<number>();
+  // The workers whose process has not exited. cluster.workers keeps a worker until its IPC channel
+  // has also closed, which can come after its 'exit': counting on it, a primary whose last worker
+  // died at start-up waited for a disconnect and never ended.
+  const alive = new Set<number>();
   let announced = false;
+  let othersForked = false;
   let stopping = false;
 
   /** `diedAt`: a replacement's predecessor's death (Date.now()), to log how long serving took again. */
   const fork = (diedAt?: number): Worker => {
     const worker = cluster.fork();
+    alive.add(worker.id);
     const peer = coordinator.attach(worker.id, {
       send: (message) => {
         if (worker.isConnected()) worker.send(message as object);
@@ -58,6 +68,12 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
           { pid: worker.process.pid, afterMs: Date.now() - diedAt },
           'a new worker serves in place of the dead one',
         );
+      }
+      // The first worker's start-up is the configuration's check (site content, identity files):
+      // the others start once it serves, so a bad file is one line and one exit status, not one each.
+      if (!othersForked && serving) {
+        othersForked = true;
+        for (let i = 1; i < config.workers; i++) fork();
       }
       announceWhenAllListen();
     });
@@ -78,6 +94,7 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
 
   const workerExited = async (worker: Worker, code: number | null, signal: string | null) => {
     const diedAt = Date.now();
+    alive.delete(worker.id);
     for (const entry of listening.values()) entry.workers.delete(worker.id);
     const replace = !stopping && everListened.has(worker.id);
     // The replacement starts first: its start-up (seconds) runs while the lost rows are written.
@@ -89,10 +106,11 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
         'a worker died: started another',
       );
     } else if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) await finish();
+      if (alive.size === 0) await finish();
     } else {
       logger.error({ pid: worker.process.pid, code, signal }, 'a worker ended before it listened: stopping');
-      await stop('start-up failed', 1);
+      // The worker's own status (2: the configuration) is the process's, as with one worker.
+      await stop('start-up failed', code !== null && code !== 0 ? code : 1);
     }
   };
 
@@ -106,7 +124,9 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
       { reason, workers: Object.keys(cluster.workers ?? {}).length },
       'shutting down: draining every worker',
     );
-    const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
+    const workers = Object.values(cluster.workers ?? {}).filter(
+      (w): w is Worker => w !== undefined && alive.has(w.id),
+    );
     if (workers.length === 0) {
       await finish();
       return;
@@ -138,5 +158,5 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
   logger.info({ workers: config.workers }, 'starting workers');
-  for (let i = 0; i < config.workers; i++) fork();
+  fork();
 }

@@ -62,6 +62,14 @@ describe('two gateway instances sharing PostgreSQL and Redis', () => {
       Date.now(),
     );
     const headers = { 'x-gateway-app': 'free' };
+    // Credentials come from each instance's governance cache, refreshed from the database each
+    // second (decision 0026): an app written to the store directly is known once both have read it.
+    for (const instance of [one, two]) {
+      for (let tries = 0; (await instance.get('/v1/models', { headers })).status !== 200; tries++) {
+        assert.ok(tries < 50, 'the app made in the store is known within 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
     const failing = await one.chat(
       { messages, metadata: { simulated: { fault: 'server_error', slots: ['provider-a'] } } },
       { headers },
