@@ -80,9 +80,6 @@ export interface ChatDoor<R extends DoorChatRequest> {
   passThrough?: PassThrough;
 }
 
-/** What a door may read of a request besides its body: its path's parameters, its query, its headers. */
-export type DoorRequestLine = Pick<FastifyRequest, 'params' | 'query' | 'headers'>;
-
 /**
  * What routing, limits and accounting need of a body on a same-vendor lane, read without reading
  * it whole: everything else is the upstream's to judge.
@@ -93,10 +90,18 @@ export interface PassThroughRequest {
   stream: boolean;
   /** The body has tools: planning skips slots that cannot call them. */
   tools: boolean;
-  /** The prompt's texts (not its media's bytes): the limits' guess and an estimate. */
-  texts: readonly string[];
+  /**
+   * The prompt's texts (not its media's bytes): the limits' guess and an estimate, read when
+   * first asked (an app without limits and an answer with usage never ask).
+   */
+  texts: () => readonly string[];
   metadata: Record<string, unknown> | undefined;
   session: SessionFields;
+  /**
+   * The bytes the reading was made from, when it read bytes (the Anthropic door's): the lane sends
+   * these, whose top-level index the splice of `model` reuses (domain/json-splice.ts).
+   */
+  bytes?: Buffer;
 }
 
 /**
@@ -109,10 +114,12 @@ export interface PassThrough {
   /** The slot kinds whose adapters relay this wire format: their attempts take the lane. */
   slotKinds: readonly ProviderKind[];
   /**
-   * The body read lightly (the door's 400s for what routing cannot do without); the request's
-   * route parameters and query for a door whose model or stream is in its path (Gemini's).
+   * The request's body read lightly (the door's 400s for what routing cannot do without), from its
+   * bytes where the door keeps them (the parsed body is then never read: a large one is parsed
+   * only when first read, deferred-json-body.ts); its route parameters and query for a door whose
+   * model or stream is in its path (Gemini's).
    */
-  read(body: unknown, request: DoorRequestLine): PassThroughRequest;
+  read(request: FastifyRequest): PassThroughRequest;
   /** The body's bytes as they arrived (the door's JSON parser keeps them), when it has them. */
   bytes(request: FastifyRequest): Buffer | undefined;
   /** The client's headers that go upstream as it sent them. */

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
 import { requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
@@ -37,7 +38,7 @@ export function serveChat<R extends DoorChatRequest>(
   const lane = door.passThrough;
   if (lane === undefined || (!lane.outputGuardable && hasOutputGuards(request)))
     return serveTranslated(request, reply, deps, door);
-  const read = lane.read(request.body, request);
+  const read = lane.read(request);
   const address = resolveModelField(deps, read.model);
   const cache = deps.responseCache.policyFor(request.appName, address.task, request.headers[CACHE_HEADER]);
   const input = laneInput(request, deps, door, lane, read, address);
@@ -49,12 +50,14 @@ export function serveChat<R extends DoorChatRequest>(
 }
 
 /** A chat in the gateway's translation: the door's reading, the use case chosen, the door's answer. */
-function serveTranslated<R extends DoorChatRequest>(
+async function serveTranslated<R extends DoorChatRequest>(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: GatewayDeps,
   door: ChatDoor<R>,
 ): Promise<FastifyReply> {
+  // A lane's large body not parsed yet is parsed on the JSON thread, not here.
+  await settleDeferredBody(request);
   const read = door.read(request.body);
   const address = read.model === undefined ? undefined : resolveModelField(deps, read.model);
   const start = { frontDoor: door.frontDoor, metadata: read.metadata, session: read.session };

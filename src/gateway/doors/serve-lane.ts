@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import { bodyWasRewritten, requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
@@ -77,6 +78,8 @@ export function serveLane<R extends DoorChatRequest>(
     }
     // Said on an error answer too: the reply's headers reach the doors' error handler.
     reply.header(CACHE_HEADER, 'miss');
+    // The key is the parsed body's (but `model`, `stream`, `metadata`): a large one parsed off the loop.
+    await settleDeferredBody(request);
     const body = request.body as Record<string, unknown>;
     const outcome = await runCachedMessages(deps, input, body, run, cached, read.stream);
     try {
@@ -100,12 +103,14 @@ export function laneInput<R extends DoorChatRequest>(
   read: PassThroughRequest,
   address: Address,
 ): LaneInput<R> {
-  const whole = crossVendorReading(request.body, address, deps, door);
+  // The parsed body is read only here, on first need: a large one was never parsed before.
+  const whole = crossVendorReading(() => request.body, address, deps, door);
   return {
     ...address,
     laneKinds: lane.slotKinds,
     // A body an input guard masked goes as the gateway writes it: its original bytes hold the match.
     body:
+      read.bytes ??
       (bodyWasRewritten(request) ? undefined : lane.bytes(request)) ??
       Buffer.from(JSON.stringify(request.body)),
     headers: forwardedHeaders(request, lane.forwardedHeaders),
@@ -189,7 +194,7 @@ async function guardLane(
  * is kept and thrown again to whoever asks next.
  */
 function crossVendorReading<R extends DoorChatRequest>(
-  body: unknown,
+  body: () => unknown,
   address: Address,
   deps: GatewayDeps,
   door: ChatDoor<R>,
@@ -198,7 +203,7 @@ function crossVendorReading<R extends DoorChatRequest>(
   return () => {
     if (outcome === undefined) {
       try {
-        const request = door.read(body);
+        const request = door.read(body());
         if (request.use !== 'chat') throw new Error('a same-vendor lane reads a chat');
         const input: ChatInput = { ...request.input, ...address };
         try {

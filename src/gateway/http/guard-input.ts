@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
+import { settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
 import { collectBodyTexts, writeBodyTexts } from '../guardrails/body-texts.ts';
 import type { GuardEvent } from '../guardrails/guard-verdict.ts';
 import type { Guardrails, RequestGuards } from '../guardrails/guardrails.ts';
@@ -32,6 +33,8 @@ export function guardInput(
   if (!deps.guardrails.active) return;
   scope.addHook('preHandler', async (request) => {
     if (request.method !== 'POST' || INFERENCE_ROUTES[request.routeOptions.url ?? ''] === undefined) return;
+    // The guards read the parsed body: a lane's large body not parsed yet is parsed on the JSON thread.
+    await settleDeferredBody(request);
     const guards = deps.guardrails.guardsFor({
       app: request.appName,
       team: teamOf(request),

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorCodes } from 'fastify';
 import { DependencyUnavailableError } from '../dependency-unavailable.ts';
+import { DEFERRED_BODY, deferJsonBody } from './deferred-json-body.ts';
 import { type JsonThread, JsonThreadInvalidJson, OFF_THREAD_BYTES, sharedJsonThread } from './json-thread.ts';
 import { parseJsonBody } from './parse-json-body.ts';
 
@@ -11,6 +12,11 @@ export interface JsonBodyParserOptions {
   keepBytes?: (request: FastifyRequest, bytes: Buffer) => void;
   /** The thread to use (tests give their own); by default the process's. */
   thread?: JsonThread;
+  /**
+   * Whether a large body of this request is only checked on the thread and parsed when first read
+   * (deferred-json-body.ts): a same-vendor lane's route, which reads its body's bytes.
+   */
+  defer?: (request: FastifyRequest) => boolean;
 }
 
 /**
@@ -21,7 +27,8 @@ export interface JsonBodyParserOptions {
  * body on it, the request is answered 503 with Retry-After (its bytes went with the thread), and so
  * is a body whose thread ends before it starts (its module missing: the bundle's test guards the
  * entry point); should no thread be created at all (the Worker constructor throws), the body is
- * read here as before.
+ * read here as before. A route that passes its body on (`defer`) has a large body only checked on
+ * the thread and parsed when something reads it (deferred-json-body.ts).
  */
 export function parseJsonBodiesOffThread(app: FastifyInstance, options: JsonBodyParserOptions = {}): void {
   const thread = options.thread ?? sharedJsonThread();
@@ -29,21 +36,35 @@ export function parseJsonBodiesOffThread(app: FastifyInstance, options: JsonBody
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done: Done) => {
     const bytes = body as Buffer;
-    if (keepBytes !== undefined) keepBytes(request, bytes);
     if (bytes.length < OFF_THREAD_BYTES) {
+      keepBytes?.(request, bytes);
       parseHere(bytes, done);
       return;
     }
-    // The kept bytes stay the caller's: the thread gets a copy of its own.
-    thread.parse(keepBytes === undefined ? bytes : Buffer.from(bytes)).then(
-      (value) => done(null, value),
-      (error: unknown) => {
-        if (error instanceof JsonThreadInvalidJson) done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
-        else if (error instanceof DependencyUnavailableError) done(error);
+    const deferring = options.defer?.(request) === true;
+    const failed = (error: unknown) => {
+      if (error instanceof JsonThreadInvalidJson) done(new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY());
+      else if (error instanceof DependencyUnavailableError) done(error);
+      else {
         // Never sent (no thread could start): the bytes are still here.
-        else parseHere(bytes, done);
-      },
-    );
+        if (deferring) keepBytes?.(request, bytes);
+        parseHere(bytes, done);
+      }
+    };
+    if (deferring) {
+      // Moved to the thread and back (the thread's value stays there): no copy, no clone.
+      thread.check(bytes).then((checked) => {
+        keepBytes?.(request, checked);
+        deferJsonBody(request, checked, thread);
+        done(null, DEFERRED_BODY);
+      }, failed);
+      return;
+    }
+    keepBytes?.(request, bytes);
+    // The kept bytes stay the caller's: the thread gets a copy of its own.
+    thread
+      .parse(keepBytes === undefined ? bytes : Buffer.from(bytes))
+      .then((value) => done(null, value), failed);
   });
 }
 

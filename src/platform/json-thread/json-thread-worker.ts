@@ -22,9 +22,14 @@ port.on('message', (request: JsonThreadRequest) => {
 
 function answer(request: JsonThreadRequest): JsonThreadReply {
   try {
-    if (request.op === 'parse') {
+    if (request.op === 'parse' || request.op === 'check') {
       const bytes = Buffer.from(request.bytes, request.byteOffset, request.byteLength);
       const value = parseJsonBody(bytes.toString('utf8'));
+      // A check wants the verdict only: the bytes go back, the value stays here for the collector.
+      if (request.op === 'check') {
+        const { bytes: returned, byteOffset, byteLength } = request;
+        return { id: request.id, ok: true, bytes: returned, byteOffset, byteLength };
+      }
       if (nestsDeeperThan(value, MAX_CROSSING_DEPTH)) {
         const { bytes: returned, byteOffset, byteLength } = request;
         return { id: request.id, returned, byteOffset, byteLength };

@@ -105,6 +105,27 @@ export class JsonThread {
     );
   }
 
+  /**
+   * Whether `bytes` are JSON as `parseJsonBody` reads them, without the value: resolves with the
+   * same bytes (moved to the thread and back, never copied), rejects with JsonThreadInvalidJson
+   * when they are not. For a body that is passed on rather than read (the same-vendor lanes).
+   */
+  async check(bytes: Buffer): Promise<Buffer> {
+    const owned = ownedBytes(bytes);
+    const buffer = owned.buffer as ArrayBuffer;
+    const reply = (await this.#call(
+      {
+        id: this.#nextId++,
+        op: 'check',
+        bytes: buffer,
+        byteOffset: owned.byteOffset,
+        byteLength: owned.byteLength,
+      },
+      [buffer],
+    )) as { bytes: ArrayBuffer; byteOffset: number; byteLength: number };
+    return Buffer.from(reply.bytes, reply.byteOffset, reply.byteLength);
+  }
+
   /** `JSON.stringify(value)` as UTF-8 bytes; rejects where the value cannot be sent or written. */
   async stringify(value: unknown): Promise<Buffer> {
     const reply = (await this.#call({ id: this.#nextId++, op: 'stringify', value }, [])) as {

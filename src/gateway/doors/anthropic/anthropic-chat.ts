@@ -4,7 +4,7 @@ import { COST_HEADER, formatCost, formatUsd } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
 import { rawBodyOf } from './raw-messages-body.ts';
 import { type MessagesRequest, readMessagesRequest } from './read-messages-request.ts';
-import { readRelayRequest } from './read-relay-request.ts';
+import { readRelayBytes } from './read-relay-bytes.ts';
 import { renameAnthropicFault } from './rename-anthropic-fault.ts';
 import { replayRelayedMessage } from './replay-relayed-message.ts';
 import { type SseMessage, toAnthropicEvents } from './to-anthropic-events.ts';
@@ -16,7 +16,7 @@ import { toRelayedFrames } from './to-relayed-frames.ts';
  * Message or Anthropic's event sequence, with the request id in `request-id` as Anthropic sends
  * it and the cost in `x-gateway-cost-usd` (a stream: in `message_delta`'s usage). An idle stream
  * gets Anthropic's own keep-alive, a `ping` event, which its SDK skips. On an `anthropic` slot
- * the body goes upstream as the client wrote it, read lightly (read-relay-request.ts), with
+ * the body goes upstream as the client wrote it, read lightly from its bytes (read-relay-bytes.ts), with
  * `anthropic-version` and `anthropic-beta` as sent, and the upstream's answer comes back as it
  * wrote it with the cost added (decision 0019).
  */
@@ -34,7 +34,11 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
   keepAlive: encodeEvent('ping', { type: 'ping' }),
   passThrough: {
     slotKinds: ['anthropic', 'bedrock', 'vertex'],
-    read: readRelayRequest,
+    read: (request) => {
+      // A body an input guard masked is read (and sent) as the gateway writes it (CONTRACT 6.6).
+      const bytes = rawBodyOf(request) ?? Buffer.from(JSON.stringify(request.body));
+      return { ...readRelayBytes(bytes), bytes };
+    },
     bytes: rawBodyOf,
     forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
     outputGuardable: true,

@@ -39,7 +39,7 @@ export async function registerAnthropicDoor(v1: TypedInstance, deps: GatewayDeps
         ),
       );
       door.setNotFoundHandler(refuseOtherRoutes);
-      keepRawJsonBodies(door);
+      keepRawJsonBodies(door, ANTHROPIC_DOOR_PREFIX);
       registerMessages(door, deps);
       registerCountTokens(door, deps);
     },

@@ -12,10 +12,16 @@ const rawBodies = new WeakMap<FastifyRequest, Buffer>();
  * written again from the parsed value would differ (number forms, escapes, spacing). Parsed as
  * every JSON body is (json-body-parser.ts: Fastify's defaults, prototype poisoning refused, a large
  * body on the JSON thread), so every answer to a bad body stays what it was; the body limit is the
- * instance's. The bytes are never decoded: the lane splices `model` into them (domain/json-splice.ts).
+ * instance's. The bytes are never decoded: the lane reads its fields from them (read-relay-bytes.ts)
+ * and splices `model` into them (domain/json-splice.ts); on `laneRoute` a large body is only
+ * checked on the JSON thread, and parsed when something reads `request.body` (deferred-json-body.ts).
  */
-export function keepRawJsonBodies(door: TypedInstance): void {
-  parseJsonBodiesOffThread(door, { keepBytes: (request, bytes) => rawBodies.set(request, bytes) });
+export function keepRawJsonBodies(door: TypedInstance, laneRoute: string): void {
+  parseJsonBodiesOffThread(door, {
+    keepBytes: (request, bytes) => rawBodies.set(request, bytes),
+    // The lane reads its bytes: a large body is checked on the JSON thread and parsed only if read.
+    defer: (request) => request.routeOptions.url === laneRoute,
+  });
 }
 
 /**

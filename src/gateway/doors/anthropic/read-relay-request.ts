@@ -94,7 +94,7 @@ function checkMessage(message: unknown, path: FieldPath): void {
  * Every string under the given values but those of NOT_PROMPT_TEXT's properties, walked with a
  * stack of its own: a body nested as deep as its size allows cannot overflow the call stack.
  */
-function promptTexts(roots: readonly unknown[]): string[] {
+export function promptTexts(roots: readonly unknown[]): string[] {
   const texts: string[] = [];
   const stack: unknown[] = [...roots];
   while (stack.length > 0) {

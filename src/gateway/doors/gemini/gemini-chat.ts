@@ -67,13 +67,18 @@ export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<Gemini
 function geminiPassThrough(target: GenerateTarget): PassThrough {
   return {
     slotKinds: ['gemini'],
-    read: (body) => ({
-      ...readRelayFields(body),
-      model: target.model,
-      stream: target.stream,
-      metadata: undefined,
-      session: {},
-    }),
+    // Read from the parsed body (its texts with it): the light reading of bytes is the Anthropic door's so far.
+    read: (request) => {
+      const fields = readRelayFields(request.body);
+      return {
+        ...fields,
+        texts: () => fields.texts,
+        model: target.model,
+        stream: target.stream,
+        metadata: undefined,
+        session: {},
+      };
+    },
     bytes: rawGeminiBodyOf,
     // None of the client's headers go: the slot's key is the adapter's, and the model is in the path.
     forwardedHeaders: [],

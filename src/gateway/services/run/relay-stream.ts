@@ -39,7 +39,7 @@ export class RelayStream implements OpenWork {
   readonly #run: RequestRun;
   readonly #deps: GatewayDeps;
   readonly #success: RelayFirstEvent;
-  readonly #texts: readonly string[];
+  readonly #texts: () => readonly string[];
   readonly #iterator: AsyncIterator<RelayedEvent>;
   #pending: IteratorResult<RelayedEvent> | undefined;
   #model: string;
@@ -49,7 +49,7 @@ export class RelayStream implements OpenWork {
   #relayedChars = 0;
   #ending: Promise<ApiError | undefined> | undefined;
 
-  constructor(run: RequestRun, deps: GatewayDeps, success: RelayFirstEvent, texts: readonly string[]) {
+  constructor(run: RequestRun, deps: GatewayDeps, success: RelayFirstEvent, texts: () => readonly string[]) {
     this.#run = run;
     this.#deps = deps;
     this.#success = success;
@@ -112,10 +112,7 @@ export class RelayStream implements OpenWork {
       model: this.#model,
       reported: this.#usage,
       estimate: async (tokenizer) => ({
-        inputTokens: await countOrGuess(
-          () => tokenizer.count(texts),
-          () => texts,
-        ),
+        inputTokens: await countOrGuess(() => tokenizer.count(texts()), texts),
         outputTokens,
       }),
       startedAt: this.#success.startedAt,

@@ -41,8 +41,8 @@ export interface MessagesInput {
   maxTokens: number;
   /** Whether the body has tools: planning skips slots that cannot call them. */
   tools: boolean;
-  /** The request's texts (not its images' bytes), for the limits' guess and an estimate. */
-  texts: readonly string[];
+  /** The request's texts (not its images' bytes), for the limits' guess and an estimate: read when first asked. */
+  texts: () => readonly string[];
   /**
    * The body as the gateway's chat input, for an attempt on a slot of another kind; throws the
    * door's 400 when the body holds what another vendor cannot be given. Called at most once.
@@ -105,10 +105,7 @@ async function answerMessages(run: RequestRun, input: MessagesInput): Promise<Me
     model: result.model,
     reported: result.usage,
     estimate: async (tokenizer) => ({
-      inputTokens: await countOrGuess(
-        () => tokenizer.count(texts),
-        () => texts,
-      ),
+      inputTokens: await countOrGuess(() => tokenizer.count(texts()), texts),
       outputTokens: Math.ceil(result.text.length / 4),
     }),
     startedAt: success.startedAt,

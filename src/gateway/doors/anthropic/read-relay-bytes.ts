@@ -1,0 +1,93 @@
+import {
+  documentSpan,
+  elementsOf,
+  kindAt,
+  membersOf,
+  parseSpan,
+  type ValueSpan,
+} from '../../domain/json-top-level.ts';
+import type { PassThroughRequest } from '../chat-door.ts';
+import { promptTexts, readRelayRequest } from './read-relay-request.ts';
+
+/**
+ * A `POST /v1/messages` body read lightly from its bytes (already checked to be JSON), for the
+ * same-vendor lane: what readRelayRequest reads of the parsed body, without parsing it. The checks
+ * are readRelayRequest's own, run on the body's skeleton: the fields routing needs parsed (`model`,
+ * `max_tokens`, `stream`, `metadata`, each message's `role`), every other value that is checked
+ * only for its kind (the system prompt, a message's content and blocks, the tools) stood in for by
+ * an empty value of that kind, so the 400s are the same for the same body. The prompt's texts,
+ * which only an app with limits or an answer without usage needs, are read when asked, from the
+ * `system`, `messages` and `tools` values alone. A key given twice counts as its last, as
+ * JSON.parse keeps it (json-top-level.ts).
+ */
+export function readRelayBytes(bytes: Buffer): PassThroughRequest {
+  const document = documentSpan(bytes);
+  const members = membersOf(bytes, document);
+  if (members === undefined || document === undefined)
+    return {
+      ...readRelayRequest(document === undefined ? undefined : standIn(bytes, document)),
+      texts: () => [],
+    };
+  const skeleton: Record<string, unknown> = {};
+  for (const [key, span] of members) {
+    if (key === 'messages') skeleton[key] = messagesSkeleton(bytes, span);
+    else if (key === 'tools')
+      skeleton[key] = elementsOf(bytes, span)?.map(() => null) ?? standIn(bytes, span);
+    else if (key === 'system') skeleton[key] = standIn(bytes, span);
+    else if (READ_WHOLE.has(key)) skeleton[key] = parseSpan(bytes, span);
+  }
+  const read = readRelayRequest(skeleton);
+  let texts: string[] | undefined;
+  return {
+    ...read,
+    texts: () => {
+      texts ??= promptTexts(PROMPT_FIELDS.map((key) => parseMember(bytes, members.get(key))));
+      return texts;
+    },
+  };
+}
+
+/** The top-level fields read as they are: routing, limits and the records need their values. */
+const READ_WHOLE = new Set(['model', 'max_tokens', 'stream', 'metadata']);
+
+/** Where the prompt's texts are (readRelayRequest's order). */
+const PROMPT_FIELDS = ['system', 'messages', 'tools'];
+
+function parseMember(bytes: Buffer, span: ValueSpan | undefined): unknown {
+  return span === undefined ? undefined : parseSpan(bytes, span);
+}
+
+/** Each message with its `role` read and its `content` stood in for (an array: each block by its kind). */
+function messagesSkeleton(bytes: Buffer, span: ValueSpan): unknown {
+  const messages = elementsOf(bytes, span);
+  if (messages === undefined) return standIn(bytes, span);
+  return messages.map((message) => {
+    const members = membersOf(bytes, message);
+    if (members === undefined) return standIn(bytes, message);
+    const skeleton: Record<string, unknown> = {};
+    const role = members.get('role');
+    if (role !== undefined) skeleton['role'] = parseSpan(bytes, role);
+    const content = members.get('content');
+    if (content !== undefined)
+      skeleton['content'] =
+        elementsOf(bytes, content)?.map((block) => standIn(bytes, block)) ?? standIn(bytes, content);
+    return skeleton;
+  });
+}
+
+/**
+ * An empty value of the kind at `span` (a literal as it is): what a check that reads only the
+ * kind sees the same as the value.
+ */
+function standIn(bytes: Buffer, span: ValueSpan): unknown {
+  switch (kindAt(bytes, span.start)) {
+    case 'object':
+      return {};
+    case 'array':
+      return [];
+    case 'string':
+      return '';
+    default:
+      return parseSpan(bytes, span);
+  }
+}
