@@ -299,6 +299,23 @@ describe('the same-vendor lane falls over to an OpenAI slot through the cross-ve
     assert.equal(text, 'Hi again.');
   });
 
+  it('a megabyte body (never parsed on the lane) that falls over is read whole for the OpenAI slot', async () => {
+    anthropic.failNext(1, overloaded);
+    openai.replyNext({ text: 'Read it all.' });
+    const long = 'caf\u00e9 “quoted” 日本 '.repeat(80_000);
+    const body = JSON.stringify({
+      model: 'coder',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: [{ type: 'text', text: long }] }],
+    });
+    assert.ok(body.length > 1024 * 1024);
+    const reply = await post(gw, body);
+    assert.equal(reply.statusCode, 200, reply.body.slice(0, 300));
+    assert.equal(JSON.parse(reply.body).content[0].text, 'Read it all.');
+    const sent = openai.requests.at(-1)?.body as { messages: { content: unknown }[] };
+    assert.equal(JSON.stringify(sent.messages.at(-1)?.content).includes(long.slice(0, 200)), true);
+  });
+
   it('content another vendor cannot take fails that attempt with the door’s 400', async () => {
     anthropic.failNext(1, overloaded);
     const before = openai.requests.length;

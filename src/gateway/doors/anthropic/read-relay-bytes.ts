@@ -1,3 +1,4 @@
+import { topLevelIndex } from '../../domain/json-splice.ts';
 import {
   documentSpan,
   elementsOf,
@@ -22,7 +23,8 @@ import { promptTexts, readRelayRequest } from './read-relay-request.ts';
  */
 export function readRelayBytes(bytes: Buffer): PassThroughRequest {
   const document = documentSpan(bytes);
-  const members = membersOf(bytes, document);
+  // The index the splice of `model` finds again for these bytes (json-splice.ts keeps it).
+  const members = topLevelIndex(bytes);
   if (members === undefined || document === undefined)
     return {
       ...readRelayRequest(document === undefined ? undefined : standIn(bytes, document)),
