@@ -4,11 +4,12 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { agentConversation, conversationTurn } from './agent-scenarios.ts';
+import { agentConversation, conversationTurn, relayMessages } from './agent-scenarios.ts';
+import { HUGE_PROMPT_BYTES } from './agent-workloads.ts';
 import { prepareBaseline } from './baseline.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
-import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts';
+import { BENCH_APP, BENCH_SECRET, type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts';
 
 /**
  * `node bench/instructions.ts --workload=chat --requests=2000 --baseline=REV`: the instructions a
@@ -17,7 +18,8 @@ import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts'
  * time, the count does not move with the load of a shared box, so a difference of a few percent
  * between two commits is visible. Valgrind runs the process 20-50 times slower, and it serialises
  * threads, so nothing of latency or throughput is read here. `--workload=conversation` sends the
- * agent conversation of bench/agent-workloads.ts (its `--requests` turns).
+ * agent conversation of bench/agent-workloads.ts (its `--requests` turns); `--workload=huge-relay`
+ * the head-of-line case's 1 MiB Messages prompts on the Anthropic door's same-vendor lane.
  */
 const { values } = parseArgs({
   options: {
@@ -142,6 +144,10 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
 }
 
 function workloadSpecs(): (n: number) => HttpRequestSpec {
+  if (values.workload === 'huge-relay') {
+    const spec = relayMessages(`${BENCH_APP}:${BENCH_SECRET}`, HUGE_PROMPT_BYTES);
+    return () => spec;
+  }
   if (values.workload !== 'conversation') {
     const spec = requestFor('gateway', values.workload as Workload);
     return () => spec;
