@@ -17,7 +17,7 @@ const RUN_EDGE = 'src/gateway/doors/serve-run.ts';
 
 /** The use cases: the chat, its stream, the JSON one, the lane's, embeddings, and the response cache's runs of them. */
 const USE_CASES =
-  /services\/(use-cases\/(run-chat|run-chat-stream|run-json|run-messages|run-embed)|response-cache\/run-cached-[a-z-]+)\.ts$/;
+  /services\/(use-cases\/(run-chat|run-chat-stream|run-json|run-pass-through|run-embed)|response-cache\/run-cached-[a-z-]+)\.ts$/;
 
 /** A value import (not `import type`) and what it names: its specifier. */
 const VALUE_IMPORT = /(?:^|\n)\s*import\s+(?!type\b)[^;]*?\bfrom\s*['"]([^'"]+)['"]/g;
@@ -78,7 +78,7 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
       {
         file: 'src/gateway/doors/anthropic/serve-messages.ts',
         source:
-          "import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';\nimport { runMessages } from '../../services/use-cases/run-messages.ts';\nimport { runCachedMessages } from '../../services/response-cache/run-cached-messages.ts';\n",
+          "import type { ChatAnswer } from '../../services/use-cases/run-chat.ts';\nimport { runPassThrough } from '../../services/use-cases/run-pass-through.ts';\nimport { runCachedPassThrough } from '../../services/response-cache/run-cached-pass-through.ts';\n",
       },
       {
         file: 'src/gateway/doors/mcp/answer-tool-call.ts',
@@ -95,8 +95,8 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
       },
     ];
     assert.deepEqual(doorsPickingUseCases(wrong), [
-      'src/gateway/doors/anthropic/serve-messages.ts → ../../services/use-cases/run-messages.ts',
-      'src/gateway/doors/anthropic/serve-messages.ts → ../../services/response-cache/run-cached-messages.ts',
+      'src/gateway/doors/anthropic/serve-messages.ts → ../../services/use-cases/run-pass-through.ts',
+      'src/gateway/doors/anthropic/serve-messages.ts → ../../services/response-cache/run-cached-pass-through.ts',
     ]);
     assert.deepEqual(runEdgesElsewhere(wrong), [
       'src/gateway/doors/mcp/answer-tool-call.ts starts a run',

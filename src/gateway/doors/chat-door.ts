@@ -4,7 +4,7 @@ import type { FrontDoor } from '../domain/messages.ts';
 import type { SessionFields } from '../domain/session-key.ts';
 import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
 import type { RelayedCacheEntry } from '../services/response-cache/response-cache.ts';
-import type { RelayOut } from '../services/run/relay-stream.ts';
+import type { RelayOut } from '../services/run/pass-through-stream.ts';
 import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
 import type { ChatStream } from '../services/use-cases/run-chat-stream.ts';
 

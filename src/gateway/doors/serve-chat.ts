@@ -5,7 +5,7 @@ import { writeEventStream } from '../http/write-event-stream.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { CACHE_HEADER } from '../services/response-cache/response-cache.ts';
 import { runCachedChat } from '../services/response-cache/run-cached-chat.ts';
-import { plansARelay } from '../services/response-cache/run-cached-messages.ts';
+import { plansARelay } from '../services/response-cache/run-cached-pass-through.ts';
 import type { RequestRun } from '../services/run/request-run.ts';
 import { resolveModelField } from '../services/use-cases/address-model.ts';
 import { guardAnswer } from '../services/use-cases/guard-answer.ts';

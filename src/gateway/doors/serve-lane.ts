@@ -5,7 +5,10 @@ import { bodyWasRewritten, requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import { CACHE_HEADER, type CachePolicy } from '../services/response-cache/response-cache.ts';
-import { type MessagesHit, runCachedMessages } from '../services/response-cache/run-cached-messages.ts';
+import {
+  type PassThroughHit,
+  runCachedPassThrough,
+} from '../services/response-cache/run-cached-pass-through.ts';
 import type { RequestRun } from '../services/run/request-run.ts';
 import type { resolveModelField } from '../services/use-cases/address-model.ts';
 import { guardAnswer } from '../services/use-cases/guard-answer.ts';
@@ -13,12 +16,12 @@ import { guardRelayEvents, guardRelayedMessage } from '../services/use-cases/gua
 import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
 import type { ChatStream } from '../services/use-cases/run-chat-stream.ts';
 import {
-  type MessagesAnswer,
-  type MessagesInput,
-  type MessagesStream,
-  openMessagesStream,
-  runMessages,
-} from '../services/use-cases/run-messages.ts';
+  openPassThroughStream,
+  type PassThroughAnswer,
+  type PassThroughEvents,
+  type PassThroughInput,
+  runPassThrough,
+} from '../services/use-cases/run-pass-through.ts';
 import { validateToolRequest } from '../services/use-cases/validate-tool-request.ts';
 import { sayCacheOutcome } from './cache-outcome.ts';
 import type {
@@ -33,7 +36,7 @@ import { sendAnswer, serveRun } from './serve-run.ts';
 type Address = ReturnType<typeof resolveModelField>;
 
 /** The lane's use-case input, and the door's whole reading of the body, made on first need. */
-type LaneInput<R> = MessagesInput & { whole(): { request: R; input: ChatInput } };
+type LaneInput<R> = PassThroughInput & { whole(): { request: R; input: ChatInput } };
 
 /**
  * A door's chat on its same-vendor lane (CONTRACT 5.2, decision 0019), over the doors' seam
@@ -63,7 +66,7 @@ export function serveLane<R extends DoorChatRequest>(
   const cached = cache !== undefined && (cache.read || cache.write) ? cache : undefined;
   return serveRun(request, reply, deps, start, async (run) => {
     const context: AnswerContext = { requestId: String(request.id), receivedAt: run.receivedAt };
-    const deliver = (answer: MessagesAnswer | MessagesStream | MessagesHit) =>
+    const deliver = (answer: PassThroughAnswer | PassThroughEvents | PassThroughHit) =>
       deliverLane(reply, deps, run, door, lane, answer, read.stream, context, input);
     if (cached === undefined) {
       // A cached route's request that said `bypass`: neither read nor kept, and told so (CONTRACT 5.5).
@@ -72,7 +75,7 @@ export function serveLane<R extends DoorChatRequest>(
         reply.header(CACHE_HEADER, 'bypass');
       }
       await deliver(
-        read.stream ? await openMessagesStream(deps, input, run) : await runMessages(deps, input, run),
+        read.stream ? await openPassThroughStream(deps, input, run) : await runPassThrough(deps, input, run),
       );
       return;
     }
@@ -81,7 +84,7 @@ export function serveLane<R extends DoorChatRequest>(
     // The key is the parsed body's (but `model`, `stream`, `metadata`): a large one parsed off the loop.
     await settleDeferredBody(request);
     const body = request.body as Record<string, unknown>;
-    const outcome = await runCachedMessages(deps, input, body, run, cached, read.stream);
+    const outcome = await runCachedPassThrough(deps, input, body, run, cached, read.stream);
     try {
       sayCacheOutcome(reply, run, outcome);
       await deliver(outcome.answer);
@@ -133,7 +136,7 @@ async function deliverLane<R extends DoorChatRequest>(
   run: RequestRun,
   door: ChatDoor<R>,
   lane: PassThrough,
-  answer: MessagesAnswer | MessagesStream | MessagesHit,
+  answer: PassThroughAnswer | PassThroughEvents | PassThroughHit,
   stream: boolean,
   context: AnswerContext,
   input: LaneInput<R>,
@@ -174,8 +177,8 @@ async function guardLane(
   deps: GatewayDeps,
   guards: NonNullable<ReturnType<typeof requestGuardsOf>>,
   run: RequestRun,
-  answer: MessagesAnswer | MessagesStream | MessagesHit,
-): Promise<MessagesAnswer | MessagesStream | MessagesHit> {
+  answer: PassThroughAnswer | PassThroughEvents | PassThroughHit,
+): Promise<PassThroughAnswer | PassThroughEvents | PassThroughHit> {
   const guardrails = deps.guardrails;
   if ('events' in answer)
     return { ...answer, events: guardRelayEvents(guardrails, guards, run, answer.events) };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RelayOut } from '../../services/run/relay-stream.ts';
+import type { RelayOut } from '../../services/run/pass-through-stream.ts';
 import { relayedFrame, toRelayedFrames } from './to-relayed-frames.ts';
 
 async function framesOf(outs: RelayOut[]): Promise<string> {

@@ -1,7 +1,7 @@
 import { errorStatus } from '../../../platform/errors.ts';
 import { encodeEvent } from '../../../platform/sse.ts';
 import { addToTopLevelObject } from '../../domain/json-splice.ts';
-import type { RelayOut } from '../../services/run/relay-stream.ts';
+import type { RelayOut } from '../../services/run/pass-through-stream.ts';
 import { toAnthropicErrorBody } from './anthropic-error-body.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { addToTopLevelObject } from '../../domain/json-splice.ts';
-import type { RelayOut } from '../../services/run/relay-stream.ts';
+import type { RelayOut } from '../../services/run/pass-through-stream.ts';
 import { toGeminiStreamError } from './gemini-error-body.ts';
 
 /**

@@ -3,7 +3,7 @@ import { isProviderError } from '../../providers/provider-error.ts';
 import { toGatewayError } from '../upstream/upstream-error-mapping.ts';
 
 /**
- * What an upstream stream whose client left still owes the books (UpstreamStream, RelayStream):
+ * What an upstream stream whose client left still owes the books (UpstreamStream, PassThroughStream):
  * the events the upstream had already sent, read for at most this long and this many.
  */
 const DRAIN_MS = 250;

@@ -1,6 +1,6 @@
 import type { Guardrails, RequestGuards } from '../../guardrails/guardrails.ts';
 import { HoldBack } from '../../guardrails/hold-back.ts';
-import type { RelayOut } from '../run/relay-stream.ts';
+import type { RelayOut } from '../run/pass-through-stream.ts';
 import type { RequestRun } from '../run/request-run.ts';
 import { blockedAnswer } from './guard-answer.ts';
 

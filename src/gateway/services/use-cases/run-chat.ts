@@ -96,7 +96,7 @@ async function answerChat(run: RequestRun, input: ChatInput): Promise<ChatAnswer
 
 /**
  * The answer of a chat call that succeeded, accounted on the run: shared with the Anthropic door's
- * cross-vendor attempts (run-messages.ts).
+ * cross-vendor attempts (run-pass-through.ts).
  */
 export async function chatAnswerOf(
   run: RequestRun,

@@ -1,30 +1,30 @@
 import { isKeptMessageText, RelayedMessageBuilder } from '../../providers/relayed-message-builder.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
+import type { RelayOut } from '../run/pass-through-stream.ts';
 import { planOrFail } from '../run/plan-or-fail.ts';
-import type { RelayOut } from '../run/relay-stream.ts';
 import type { RequestRun } from '../run/request-run.ts';
 import {
-  type MessagesAnswer,
-  type MessagesInput,
-  type MessagesStream,
-  openMessagesStream,
-  planMessages,
+  openPassThroughStream,
+  type PassThroughAnswer,
+  type PassThroughEvents,
+  type PassThroughInput,
+  planPassThrough,
   relayOf,
-  runMessages,
-} from '../use-cases/run-messages.ts';
+  runPassThrough,
+} from '../use-cases/run-pass-through.ts';
 import { admitCacheHit, lookUpCached } from './cache-hit.ts';
 import type { CachePolicy, RelayedCacheEntry } from './response-cache.ts';
 import type { CacheOutcome } from './run-cached-chat.ts';
 
-/** A hit: the cached Messages JSON, for the door to send whole or replay as a stream. */
-export interface MessagesHit {
+/** A hit: the upstream's kept answer (its JSON text), for the door to send whole or replay as a stream. */
+export interface PassThroughHit {
   lane: 'hit';
   message: string;
   streamUsage?: RelayedCacheEntry['streamUsage'];
 }
 
-export interface CachedMessages {
-  answer: MessagesAnswer | MessagesStream | MessagesHit;
+export interface CachedPassThrough {
+  answer: PassThroughAnswer | PassThroughEvents | PassThroughHit;
   outcome: CacheOutcome;
   /** On a hit: what the original answer cost. */
   savedUsd?: number;
@@ -33,12 +33,12 @@ export interface CachedMessages {
 }
 
 /**
- * Whether a `/v1/messages` request's plan holds an `anthropic` slot, whose attempt relays the
- * client's body: then the response cache serves it on the same-vendor lane (runCachedMessages),
- * so that turning the cache on never changes what reaches an anthropic upstream. A request that
+ * Whether a lane request's plan holds a slot of the lane's kinds, whose attempt relays the
+ * client's body: then the response cache serves it on the same-vendor lane (runCachedPassThrough),
+ * so that turning the cache on never changes what reaches that upstream. A request that
  * cannot be planned says no: the translating way refuses it as it always did.
  */
-export function plansARelay(deps: GatewayDeps, input: MessagesInput): boolean {
+export function plansARelay(deps: GatewayDeps, input: PassThroughInput): boolean {
   try {
     const candidates = planOrFail(deps, {
       operation: 'chat',
@@ -56,24 +56,24 @@ export function plansARelay(deps: GatewayDeps, input: MessagesInput): boolean {
 }
 
 /**
- * The Anthropic door's chat behind the response cache, on the same-vendor lane (decision 0021,
- * amended). The key is the app, the plan, the forwarded headers and the client's body (but
+ * A same-vendor lane's chat behind the response cache (decision 0021, amended; the Anthropic
+ * door's so far: the kept answer is rebuilt from Anthropic's events). The key is the app, the plan, the forwarded headers and the client's body (but
  * `model`, `stream`, `metadata`); a hit is admitted and recorded as every hit is (cache-hit.ts)
  * and answered with the upstream's Messages JSON, no upstream call. A miss runs as without the
  * cache, the body going upstream as the client wrote it; a relayed answer that ended normally is
  * kept (a stream's rebuilt from its events once it ended whole). An attempt that fell over to a
  * slot of another kind answered in the gateway's words: it is not kept.
  */
-export async function runCachedMessages(
+export async function runCachedPassThrough(
   deps: GatewayDeps,
-  input: MessagesInput,
+  input: PassThroughInput,
   body: Readonly<Record<string, unknown>>,
   run: RequestRun,
   policy: CachePolicy,
   stream: boolean,
-): Promise<CachedMessages> {
+): Promise<CachedPassThrough> {
   const cache = deps.responseCache;
-  planMessages(input, run);
+  planPassThrough(input, run);
   const key = cache.relayKeyOf(run.app, run.candidates, input.headers, body);
   const lookup = await lookUpCached(
     cache,
@@ -86,7 +86,7 @@ export async function runCachedMessages(
   const found = lookup.found;
   if (found !== undefined) {
     await admitCacheHit(run, { texts: input.texts, maxOutputTokens: 0 }, found);
-    const answer: MessagesHit = { lane: 'hit', message: found.message };
+    const answer: PassThroughHit = { lane: 'hit', message: found.message };
     if (found.streamUsage !== undefined) answer.streamUsage = found.streamUsage;
     return { answer, outcome: 'hit', savedUsd: found.costUsd, done() {} };
   }
@@ -99,7 +99,7 @@ export async function runCachedMessages(
   const outcome = policy.read || policy.write ? 'miss' : 'bypass';
   try {
     if (!stream) {
-      const answer = await runMessages(deps, input, run);
+      const answer = await runPassThrough(deps, input, run);
       // Its characters first: an answer past the entry bound is not parsed to be judged.
       const fits = answer.lane === 'relay' && answer.text.length <= cache.maxEntryBytes;
       if (policy.write && answer.lane === 'relay' && fits && isKeptMessageText(answer.text)) {
@@ -108,7 +108,7 @@ export async function runCachedMessages(
       }
       return { answer, outcome, done };
     }
-    const opened = await openMessagesStream(deps, input, run);
+    const opened = await openPassThroughStream(deps, input, run);
     if (!policy.write || opened.lane !== 'relay') return { answer: opened, outcome, done };
     const builder = new RelayedMessageBuilder(cache.maxEntryBytes);
     const events = keeping(opened.events, builder, (message, model, costUsd) =>

@@ -17,7 +17,7 @@ import {
 } from '../../providers/provider.ts';
 import type { GatewayDeps } from '../gateway-deps.ts';
 import { countOrGuess } from '../run/count-or-guess.ts';
-import { type RelayOut, RelayStream } from '../run/relay-stream.ts';
+import { PassThroughStream, type RelayOut } from '../run/pass-through-stream.ts';
 import type { RequestRun } from '../run/request-run.ts';
 import { UpstreamStream } from '../run/upstream-stream.ts';
 import type { CallSuccess } from '../upstream/upstream-caller.ts';
@@ -25,11 +25,12 @@ import { type ChatAnswer, chatAnswerOf, toChatCall } from './run-chat.ts';
 import type { ChatStream } from './run-chat-stream.ts';
 
 /**
- * A `POST /v1/messages` request, read lightly by the door (CONTRACT 5.2): what the gateway needs
- * to route, limit and account it, the client's body as it came for an `anthropic` slot, and the
+ * A request on a door's same-vendor lane (CONTRACT 5.2: the Anthropic door's `/v1/messages`, the
+ * Gemini door's generateContent), read lightly by the door: what the gateway needs to route, limit
+ * and account it, the client's body as it came for a slot of the lane's kinds, and the
  * cross-vendor reading of it for any other slot, made on first need.
  */
-export interface MessagesInput {
+export interface PassThroughInput {
   /** The slot kinds whose adapters take the lane (the door's description says which). */
   laneKinds: readonly ProviderKind[];
   provider?: ProviderSlot | undefined;
@@ -51,12 +52,12 @@ export interface MessagesInput {
 }
 
 /** A whole answer: the upstream's own Message (same-vendor lane), or the gateway's (cross-vendor). */
-export type MessagesAnswer =
+export type PassThroughAnswer =
   | { lane: 'relay'; text: string; usage: ResponseUsage; provider: string; model: string }
   | { lane: 'chat'; answer: ChatAnswer };
 
 /** A stream: the upstream's own events, or the gateway's chat stream. */
-export type MessagesStream =
+export type PassThroughEvents =
   | { lane: 'relay'; events: AsyncGenerator<RelayOut, void, undefined>; provider: string }
   | { lane: 'chat'; stream: ChatStream };
 
@@ -67,22 +68,22 @@ type Opened =
   | { lane: 'chat'; iterator: AsyncIterator<ChatStreamEvent>; first: IteratorResult<ChatStreamEvent> };
 
 /**
- * The Anthropic door's chat: planned, admitted and called like any chat, each attempt in the lane
- * of its slot: an `anthropic` slot gets the client's body as it wrote it (but `model`), and its
- * answer comes back unchanged; any other slot gets the cross-vendor reading, and its answer is the
- * gateway's. A body that no planned slot can take (no `anthropic` slot among them, and content
- * another vendor cannot be given) is refused before admission, as the door always refused it.
+ * A same-vendor lane's chat: planned, admitted and called like any chat, each attempt in the lane
+ * of its slot: a slot of the lane's kinds gets the client's body as it wrote it (but `model`), and
+ * its answer comes back unchanged; any other slot gets the cross-vendor reading, and its answer is
+ * the gateway's. A body that no planned slot can take (none of the lane's kinds among them, and
+ * content another vendor cannot be given) is refused before admission, as the door always refused it.
  */
-export async function runMessages(
+export async function runPassThrough(
   deps: GatewayDeps,
-  input: MessagesInput,
+  input: PassThroughInput,
   run: RequestRun,
-): Promise<MessagesAnswer> {
-  await admitMessages(deps, input, run);
-  return run.perform(answerMessages, input);
+): Promise<PassThroughAnswer> {
+  await admitPassThrough(deps, input, run);
+  return run.perform(answerPassThrough, input);
 }
 
-async function answerMessages(run: RequestRun, input: MessagesInput): Promise<MessagesAnswer> {
+async function answerPassThrough(run: RequestRun, input: PassThroughInput): Promise<PassThroughAnswer> {
   const success = await run.call<Answered>(run.candidates, async (adapter, candidate, context) => {
     const relay = relayOf(adapter, input, candidate.model);
     if (relay !== undefined)
@@ -119,12 +120,12 @@ async function answerMessages(run: RequestRun, input: MessagesInput): Promise<Me
  * The streamed chat: resolves once an upstream sent its first event (retries and fallback happen
  * before any byte reaches the client), with the stream held by the run as openChatStream's is.
  */
-export async function openMessagesStream(
+export async function openPassThroughStream(
   deps: GatewayDeps,
-  input: MessagesInput,
+  input: PassThroughInput,
   run: RequestRun,
-): Promise<MessagesStream> {
-  await admitMessages(deps, input, run);
+): Promise<PassThroughEvents> {
+  await admitPassThrough(deps, input, run);
   let success: CallSuccess<Opened>;
   try {
     success = await run.call<Opened>(run.candidates, (adapter, candidate, context) =>
@@ -141,7 +142,7 @@ export async function openMessagesStream(
     run.hold(stream);
     return { lane: 'chat', stream: { start: stream.start, events: stream.events() } };
   }
-  const stream = new RelayStream(run, deps, { ...success, value: opened }, input.texts);
+  const stream = new PassThroughStream(run, deps, { ...success, value: opened }, input.texts);
   run.hold(stream);
   return { lane: 'relay', events: stream.events(), provider: success.candidate.provider };
 }
@@ -150,7 +151,7 @@ async function openFirstEvent(
   adapter: ProviderAdapter,
   candidate: PlannedCandidate,
   context: CallContext,
-  input: MessagesInput,
+  input: PassThroughInput,
 ): Promise<Opened> {
   const relay = relayOf(adapter, input, candidate.model);
   if (relay === undefined) {
@@ -169,7 +170,7 @@ async function openFirstEvent(
 }
 
 /** Plans the request's candidates (the response cache plans first: its key holds them). */
-export function planMessages(input: MessagesInput, run: RequestRun): void {
+export function planPassThrough(input: PassThroughInput, run: RequestRun): void {
   run.plan({
     operation: 'chat',
     provider: input.provider,
@@ -179,8 +180,8 @@ export function planMessages(input: MessagesInput, run: RequestRun): void {
   });
 }
 
-function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun): Promise<void> {
-  planMessages(input, run);
+function admitPassThrough(deps: GatewayDeps, input: PassThroughInput, run: RequestRun): Promise<void> {
+  planPassThrough(input, run);
   // No planned slot relays: the body must go to another vendor, and its refusal comes before admission.
   const relays = (candidate: PlannedCandidate) =>
     relayOf(deps.registry.adapter(candidate.provider), input, candidate.model) !== undefined;
@@ -191,12 +192,12 @@ function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun)
 /** Whether an attempt on this adapter's slot takes the same-vendor lane. */
 export function relayOf(
   adapter: ProviderAdapter,
-  input: MessagesInput,
+  input: PassThroughInput,
   model: string,
 ): MessagesRelay | undefined {
   return input.laneKinds.includes(adapter.kind) ? messagesRelayOf(adapter, model) : undefined;
 }
 
-function relayCall(input: MessagesInput, candidate: PlannedCandidate): MessagesRelayCall {
+function relayCall(input: PassThroughInput, candidate: PlannedCandidate): MessagesRelayCall {
   return { model: candidate.model, body: input.body, headers: input.headers };
 }
