@@ -46,6 +46,8 @@ function runEdgesElsewhere(files: readonly { file: string; source: string }[]): 
   for (const { file, source } of files) {
     if (file === RUN_EDGE || file === 'src/gateway/http/start-request-run.ts') continue;
     if (/\bstartRequestRun\s*\(/.test(source)) found.push(`${file} starts a run`);
+    // The one maker of runs is start-request-run.ts, which only serve-run.ts calls.
+    if (/\bnew\s+RequestRun\s*\(/.test(source)) found.push(`${file} makes a run`);
     if (/\b(run|#run|runs)\.close\s*\(/.test(source)) found.push(`${file} closes a run`);
     // A door's routes call an entry (serveChat, serveEmbed, serveJson); an MCP POST's runs, serveRuns.
     if (file.slice(DOORS.length).includes('/') && /\bserveRun\s*\(/.test(source))
@@ -93,6 +95,10 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
         file: 'src/gateway/doors/serve-chat.ts',
         source: "import { runChat } from '../services/use-cases/run-chat.ts';\n",
       },
+      {
+        file: 'src/gateway/batches/batch-runner.ts',
+        source: 'const run = new RequestRun(deps, init);\n',
+      },
     ];
     assert.deepEqual(doorsPickingUseCases(wrong), [
       'src/gateway/doors/anthropic/serve-messages.ts → ../../services/use-cases/run-pass-through.ts',
@@ -102,6 +108,7 @@ describe('one chat entry and one run edge (contract 6.2)', () => {
       'src/gateway/doors/mcp/answer-tool-call.ts starts a run',
       'src/gateway/doors/mcp/answer-tool-call.ts closes a run',
       'src/gateway/doors/native/native-door.ts runs a use case itself',
+      'src/gateway/batches/batch-runner.ts makes a run',
     ]);
   });
 });
