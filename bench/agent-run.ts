@@ -1,5 +1,5 @@
 import { type AgentCheck, agentChecks, agentSection } from './agent-report.ts';
-import { type AgentResults, measureAgentWorkloads } from './agent-workloads.ts';
+import { type AgentPart, type AgentResults, measureAgentWorkloads } from './agent-workloads.ts';
 import type { Server } from './processes.ts';
 
 /** Starts a gateway on the run's mock: `env` is added to the bench's gateway environment, `root` another checkout. */
@@ -27,6 +27,7 @@ export async function runAgentWorkloads(options: {
   thisCommit: string;
   baseline?: { label: string; root: URL };
   concurrencies: readonly number[];
+  parts?: readonly AgentPart[];
   seconds: number;
   rounds: number;
   log: (line: string) => void;
@@ -52,6 +53,7 @@ export async function runAgentWorkloads(options: {
       seconds: options.seconds,
       rounds: options.rounds,
       log: options.log,
+      ...(options.parts === undefined ? {} : { parts: options.parts }),
     });
     const checks = agentChecks(results, options.thisCommit);
     return { results, checks, section: agentSection(results, checks) };

@@ -71,7 +71,11 @@ export interface AgentOptions {
   seconds: number;
   rounds: number;
   log: (line: string) => void;
+  /** Which workloads run (`--agent-parts`); all three by default. */
+  parts?: readonly AgentPart[];
 }
+
+export type AgentPart = 'paced' | 'head-of-line' | 'conversation';
 
 export const HUGE_PROMPT_BYTES = 1024 * 1024;
 const CONVERSATION = { turns: 100, finalTokens: 100_000 };
@@ -295,11 +299,12 @@ async function measureConversation(options: AgentOptions): Promise<ConversationR
 /** Every agent-shaped workload of issue 33, against the gateways given and the forwarder. */
 export async function measureAgentWorkloads(options: AgentOptions): Promise<AgentResults> {
   const missingDoors: AgentResults['missingDoors'] = [];
+  const runs = (part: AgentPart) => options.parts === undefined || options.parts.includes(part);
   options.log('agent workloads: paced streams…');
-  const paced = await measurePaced(options, missingDoors);
+  const paced = runs('paced') ? await measurePaced(options, missingDoors) : [];
   options.log('agent workloads: head-of-line…');
-  const headOfLine = await measureHeadOfLine(options);
+  const headOfLine = runs('head-of-line') ? await measureHeadOfLine(options) : [];
   options.log('agent workloads: a long conversation…');
-  const conversation = await measureConversation(options);
+  const conversation = runs('conversation') ? await measureConversation(options) : [];
   return { paced, headOfLine, conversation, missingDoors };
 }

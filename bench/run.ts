@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runAgentWorkloads } from './agent-run.ts';
+import type { AgentPart } from './agent-workloads.ts';
 import { prepareBaseline } from './baseline.ts';
 import { batchTable, measureBatchUnderLoad } from './batch-under-load.ts';
 import { measureBoxSpeed } from './box-speed.ts';
@@ -57,6 +58,8 @@ const { values } = parseArgs({
     /** The agent-shaped workloads (bench/agent-workloads.ts), after the others; `--agent-only` runs just them. */
     agent: { type: 'boolean', default: true },
     'agent-only': { type: 'boolean', default: false },
+    /** Which agent workloads run: paced,head-of-line,conversation (all by default). */
+    'agent-parts': { type: 'string' },
     'agent-concurrency': { type: 'string', default: '1,16,64' },
     /** Live chat with a 2,000-request batch running against without (bench/batch-under-load.ts); `--batch-only` runs just it. */
     batch: { type: 'boolean', default: true },
@@ -174,6 +177,9 @@ async function main(): Promise<void> {
         ? {}
         : { baseline: { label: baselineLabel(baseline.commit), root: baseline.root } }),
       concurrencies: values['agent-concurrency'].split(',').map(Number),
+      ...(values['agent-parts'] === undefined
+        ? {}
+        : { parts: values['agent-parts'].split(',') as AgentPart[] }),
       seconds,
       rounds,
       log,
