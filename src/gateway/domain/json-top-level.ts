@@ -100,6 +100,23 @@ export function parseSpan(bytes: Uint8Array, span: ValueSpan): unknown {
   return JSON.parse(textOf(bytes, span.start, span.end));
 }
 
+/**
+ * An empty value of the kind at `span` (a literal as it is): what a check that reads only a
+ * value's kind sees the same as the value, without the value being built.
+ */
+export function standInAt(bytes: Uint8Array, span: ValueSpan): unknown {
+  switch (kindAt(bytes, span.start)) {
+    case 'object':
+      return {};
+    case 'array':
+      return [];
+    case 'string':
+      return '';
+    default:
+      return parseSpan(bytes, span);
+  }
+}
+
 function textOf(bytes: Uint8Array, start: number, end: number): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
 }

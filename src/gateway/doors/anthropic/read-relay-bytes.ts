@@ -2,9 +2,9 @@ import { topLevelIndex } from '../../domain/json-splice.ts';
 import {
   documentSpan,
   elementsOf,
-  kindAt,
   membersOf,
   parseSpan,
+  standInAt,
   type ValueSpan,
 } from '../../domain/json-top-level.ts';
 import type { PassThroughRequest } from '../chat-door.ts';
@@ -27,15 +27,15 @@ export function readRelayBytes(bytes: Buffer): PassThroughRequest {
   const members = topLevelIndex(bytes);
   if (members === undefined || document === undefined)
     return {
-      ...readRelayRequest(document === undefined ? undefined : standIn(bytes, document)),
+      ...readRelayRequest(document === undefined ? undefined : standInAt(bytes, document)),
       texts: () => [],
     };
   const skeleton: Record<string, unknown> = {};
   for (const [key, span] of members) {
     if (key === 'messages') skeleton[key] = messagesSkeleton(bytes, span);
     else if (key === 'tools')
-      skeleton[key] = elementsOf(bytes, span)?.map(() => null) ?? standIn(bytes, span);
-    else if (key === 'system') skeleton[key] = standIn(bytes, span);
+      skeleton[key] = elementsOf(bytes, span)?.map(() => null) ?? standInAt(bytes, span);
+    else if (key === 'system') skeleton[key] = standInAt(bytes, span);
     else if (READ_WHOLE.has(key)) skeleton[key] = parseSpan(bytes, span);
   }
   const read = readRelayRequest(skeleton);
@@ -62,34 +62,17 @@ function parseMember(bytes: Buffer, span: ValueSpan | undefined): unknown {
 /** Each message with its `role` read and its `content` stood in for (an array: each block by its kind). */
 function messagesSkeleton(bytes: Buffer, span: ValueSpan): unknown {
   const messages = elementsOf(bytes, span);
-  if (messages === undefined) return standIn(bytes, span);
+  if (messages === undefined) return standInAt(bytes, span);
   return messages.map((message) => {
     const members = membersOf(bytes, message);
-    if (members === undefined) return standIn(bytes, message);
+    if (members === undefined) return standInAt(bytes, message);
     const skeleton: Record<string, unknown> = {};
     const role = members.get('role');
     if (role !== undefined) skeleton['role'] = parseSpan(bytes, role);
     const content = members.get('content');
     if (content !== undefined)
       skeleton['content'] =
-        elementsOf(bytes, content)?.map((block) => standIn(bytes, block)) ?? standIn(bytes, content);
+        elementsOf(bytes, content)?.map((block) => standInAt(bytes, block)) ?? standInAt(bytes, content);
     return skeleton;
   });
-}
-
-/**
- * An empty value of the kind at `span` (a literal as it is): what a check that reads only the
- * kind sees the same as the value.
- */
-function standIn(bytes: Buffer, span: ValueSpan): unknown {
-  switch (kindAt(bytes, span.start)) {
-    case 'object':
-      return {};
-    case 'array':
-      return [];
-    case 'string':
-      return '';
-    default:
-      return parseSpan(bytes, span);
-  }
 }

@@ -2,9 +2,9 @@ import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import type { ChatDoor, PassThrough } from '../chat-door.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
-import { rawGeminiBodyOf } from './raw-gemini-body.ts';
+import { laneBytesOf, rawGeminiBodyOf } from './raw-gemini-body.ts';
 import { type GeminiRequest, readGeminiRequest } from './read-gemini-request.ts';
-import { readRelayFields } from './read-relay-fields.ts';
+import { readRelayFieldsBytes } from './read-relay-fields-bytes.ts';
 import { toGeminiChunks } from './to-gemini-chunks.ts';
 import { toGeminiResponse } from './to-gemini-response.ts';
 import { replayRelayedAnswer, toRelayedChunks } from './to-relayed-chunks.ts';
@@ -67,12 +67,12 @@ export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<Gemini
 function geminiPassThrough(target: GenerateTarget): PassThrough {
   return {
     slotKinds: ['gemini'],
-    // Read from the parsed body (its texts with it): the light reading of bytes is the Anthropic door's so far.
     read: (request) => {
-      const fields = readRelayFields(request.body);
+      // A body an input guard masked is read (and sent) as the gateway writes it (CONTRACT 6.6).
+      const bytes = laneBytesOf(request);
       return {
-        ...fields,
-        texts: () => fields.texts,
+        ...readRelayFieldsBytes(bytes),
+        bytes,
         model: target.model,
         stream: target.stream,
         metadata: undefined,

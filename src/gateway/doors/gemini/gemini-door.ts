@@ -13,8 +13,9 @@ import { geminiEmbed } from './embed-content.ts';
 import { type GenerateTarget, geminiChat } from './gemini-chat.ts';
 import { geminiErrorHandler } from './gemini-error-body.ts';
 import { readModelMethod } from './gemini-path.ts';
-import { keepRawGeminiBodies } from './raw-gemini-body.ts';
+import { keepRawGeminiBodies, laneBytesOf } from './raw-gemini-body.ts';
 import { readGeminiRequest } from './read-gemini-request.ts';
+import { topLevelFieldOf } from './read-relay-fields-bytes.ts';
 
 /** The API versions Google's clients use; the door answers both alike. */
 const VERSIONS = ['/v1beta', '/v1'] as const;
@@ -84,7 +85,7 @@ function serveModelMethod(
     case 'streamGenerateContent': {
       const stream = method === 'streamGenerateContent';
       const target = { model, stream, sse: stream && request.query.alt === 'sse' };
-      return serveChat(request, reply, deps, geminiChat(target, takesLane(deps, request.body, target)));
+      return serveChat(request, reply, deps, geminiChat(target, takesLane(deps, request, target)));
     }
     case 'countTokens':
       return countTokens(request, reply, deps, model);
@@ -99,11 +100,9 @@ function serveModelMethod(
  * serves translated (the lane's use case has no schema to validate against); on a gemini slot
  * Google enforces the schema itself.
  */
-function takesLane(deps: GatewayDeps, body: unknown, target: GenerateTarget): boolean {
-  const config =
-    typeof body === 'object' && body !== null
-      ? (body as Record<string, unknown>)['generationConfig']
-      : undefined;
+function takesLane(deps: GatewayDeps, request: FastifyRequest, target: GenerateTarget): boolean {
+  // From the bytes: the lane's large body is not parsed to read one field (read-relay-fields-bytes.ts).
+  const config = topLevelFieldOf(laneBytesOf(request), 'generationConfig');
   const mime =
     typeof config === 'object' && config !== null
       ? (config as Record<string, unknown>)['responseMimeType']

@@ -1,0 +1,56 @@
+import { topLevelIndex } from '../../domain/json-splice.ts';
+import {
+  documentSpan,
+  elementsOf,
+  parseSpan,
+  standInAt,
+  type ValueSpan,
+} from '../../domain/json-top-level.ts';
+import { type RelayFields, readRelayFields } from './read-relay-fields.ts';
+
+/**
+ * A GenerateContentRequest read lightly from its bytes (already checked to be JSON), for the
+ * same-vendor lane: readRelayFields' reading without parsing the body. Its checks run on a
+ * skeleton (each of `contents` stood in for by an empty value of its kind; `generationConfig` and
+ * `tools`, small, parsed), so the 400s are the same for the same body; the texts of `contents` and
+ * `systemInstruction` are read when first asked. A key given twice counts as its last.
+ */
+export function readRelayFieldsBytes(bytes: Buffer): Omit<RelayFields, 'texts'> & { texts: () => string[] } {
+  const members = topLevelIndex(bytes);
+  if (members === undefined) {
+    const document = documentSpan(bytes);
+    return {
+      ...readRelayFields(document === undefined ? undefined : standInAt(bytes, document)),
+      texts: () => [],
+    };
+  }
+  const skeleton: Record<string, unknown> = {};
+  for (const [key, span] of members) {
+    if (key === 'contents')
+      skeleton[key] =
+        elementsOf(bytes, span)?.map((item) => standInAt(bytes, item)) ?? standInAt(bytes, span);
+    else if (key === 'generationConfig' || key === 'tools') skeleton[key] = parseSpan(bytes, span);
+  }
+  const read = readRelayFields(skeleton);
+  let texts: string[] | undefined;
+  return {
+    ...read,
+    texts: () => {
+      const prompt = (key: string) => parseMember(bytes, members.get(key));
+      texts ??= readRelayFields({
+        contents: prompt('contents'),
+        systemInstruction: prompt('systemInstruction'),
+      }).texts;
+      return texts;
+    },
+  };
+}
+
+/** A top-level field of the bytes, parsed; undefined when absent. */
+export function topLevelFieldOf(bytes: Buffer, key: string): unknown {
+  return parseMember(bytes, topLevelIndex(bytes)?.get(key));
+}
+
+function parseMember(bytes: Buffer, span: ValueSpan | undefined): unknown {
+  return span === undefined ? undefined : parseSpan(bytes, span);
+}
