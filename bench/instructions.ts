@@ -79,15 +79,16 @@ function callgrindControl(pid: number, ...args: string[]): Promise<void> {
 }
 
 /** Total instructions (Ir) of every callgrind dump under `prefix` (one file per thread). */
-function instructionsIn(prefix: string): number {
-  let total = 0;
+/** The measured instructions of every thread (callgrind's files `<prefix>.<pid>-<thread>`), by thread. */
+function instructionsIn(prefix: string): Map<string, number> {
+  const byThread = new Map<string, number>();
   for (const file of readdirSync(dir).filter((name) => name.startsWith(prefix) && !name.endsWith('.log'))) {
     const text = readFileSync(join(dir, file), 'utf8');
     if (!/^desc: Trigger: dump measured/m.test(text)) continue;
     const summary = /^summary:\s+(\d+)/m.exec(text);
-    if (summary !== null) total += Number(summary[1]);
+    if (summary !== null) byThread.set(/-(\d+)$/.exec(file)?.[1] ?? file, Number(summary[1]));
   }
-  return total;
+  return byThread;
 }
 
 async function measure(label: string, root: URL | undefined, mockPort: number): Promise<number> {
@@ -140,7 +141,16 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
-  return instructionsIn(prefix) / Number(values.requests);
+  const byThread = instructionsIn(prefix);
+  // Thread 1 is the event loop: what a request holds it for, the head-of-line case's figure.
+  const threads = [...byThread]
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(
+      ([thread, count]) =>
+        `${thread === '01' ? 'main' : `#${Number(thread)}`} ${(count / Number(values.requests) / 1000).toFixed(0)}k`,
+    );
+  process.stdout.write(`${label}: per thread ${threads.join(', ')}\n`);
+  return [...byThread.values()].reduce((sum, count) => sum + count, 0) / Number(values.requests);
 }
 
 function workloadSpecs(): (n: number) => HttpRequestSpec {

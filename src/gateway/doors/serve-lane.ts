@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
+import { parsedBody, settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
 import type { ChatInput } from '../domain/use-case-inputs.ts';
 import { bodyWasRewritten, requestGuardsOf } from '../http/guard-input.ts';
 import { writeEventStream } from '../http/write-event-stream.ts';
@@ -107,7 +107,7 @@ export function laneInput<R extends DoorChatRequest>(
   address: Address,
 ): LaneInput<R> {
   // The parsed body is read only here, on first need: a large one was never parsed before.
-  const whole = crossVendorReading(() => request.body, address, deps, door);
+  const whole = crossVendorReading(() => parsedBody(request), address, deps, door);
   return {
     ...address,
     laneKinds: lane.slotKinds,
@@ -115,7 +115,7 @@ export function laneInput<R extends DoorChatRequest>(
     body:
       read.bytes ??
       (bodyWasRewritten(request) ? undefined : lane.bytes(request)) ??
-      Buffer.from(JSON.stringify(request.body)),
+      Buffer.from(JSON.stringify(parsedBody(request))),
     headers: forwardedHeaders(request, lane.forwardedHeaders),
     maxTokens: read.maxTokens,
     tools: read.tools,

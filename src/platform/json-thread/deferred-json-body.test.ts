@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { CountingJsonThread, DYING_JSON_WORKER_URL } from '../../../test/helpers/json-thread-doubles.ts';
 import { createBaseApp } from '../fastify-base.ts';
 import { createLogger } from '../logger.ts';
-import { isBodyDeferred, settleDeferredBody } from './deferred-json-body.ts';
+import { isBodyDeferred, parsedBody, settleDeferredBody } from './deferred-json-body.ts';
 import { parseJsonBodiesOffThread } from './json-body-parser.ts';
 import { JsonThread, OFF_THREAD_BYTES } from './json-thread.ts';
 
@@ -20,7 +20,8 @@ function appWith(thread: JsonThread, kept: Buffer[]): FastifyInstance {
     const deferred = isBodyDeferred(request);
     if (request.query.settle !== undefined) await settleDeferredBody(request);
     const settled = !isBodyDeferred(request);
-    const text = request.query.read === undefined ? undefined : (request.body as { text: string }).text;
+    const text =
+      request.query.read === undefined ? undefined : (parsedBody(request) as { text: string }).text;
     return { deferred, settled, length: text?.length };
   });
   app.post('/read', async (request) => ({ length: (request.body as { text: string }).text.length }));

@@ -1,3 +1,4 @@
+import { parsedBody } from '../../../platform/json-thread/deferred-json-body.ts';
 import { encodeEvent } from '../../../platform/sse.ts';
 import type { ChatDoor } from '../chat-door.ts';
 import { COST_HEADER, formatCost, formatUsd } from '../cost-header.ts';
@@ -36,7 +37,7 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
     slotKinds: ['anthropic', 'bedrock', 'vertex'],
     read: (request) => {
       // A body an input guard masked is read (and sent) as the gateway writes it (CONTRACT 6.6).
-      const bytes = rawBodyOf(request) ?? Buffer.from(JSON.stringify(request.body));
+      const bytes = rawBodyOf(request) ?? Buffer.from(JSON.stringify(parsedBody(request)));
       return { ...readRelayBytes(bytes), bytes };
     },
     bytes: rawBodyOf,

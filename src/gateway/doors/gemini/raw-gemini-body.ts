@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { parsedBody } from '../../../platform/json-thread/deferred-json-body.ts';
 import { parseJsonBodiesOffThread } from '../../../platform/json-thread/json-body-parser.ts';
 import { bodyWasRewritten } from '../../http/guard-input.ts';
 import type { TypedInstance } from '../../http/typed-instance.ts';
@@ -33,6 +34,6 @@ export function rawGeminiBodyOf(request: FastifyRequest): Buffer | undefined {
 export function laneBytesOf(request: FastifyRequest): Buffer {
   return (
     (bodyWasRewritten(request) ? undefined : rawBodies.get(request)) ??
-    Buffer.from(JSON.stringify(request.body))
+    Buffer.from(JSON.stringify(parsedBody(request)))
   );
 }
