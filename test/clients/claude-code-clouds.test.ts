@@ -72,6 +72,8 @@ interface Cloud {
   name: 'bedrock' | 'vertex';
   version: string;
   upstreamModel: string;
+  /** The model the cloud's answer names (Vertex's Claude answers the Messages API's own id). */
+  answeredModel: string;
   gw: () => Harness;
   proxy: () => RecordingProxy;
   replyNext(reply: ScriptedReply): void;
@@ -185,6 +187,23 @@ async function readPng(t: TestContext, cloud: Cloud): Promise<void> {
         dropped.length === 0 ? undefined : dropped.map((beta) => `anthropic-beta:${beta}`).join(','),
       );
     t.diagnostic(`x-gateway-ignored-fields: ${String(ignored[0])}`);
+
+    // The ledger keeps the name Claude Code used beside the id modelMap sent (CONTRACT 6.4).
+    const gw = cloud.gw();
+    await gw.app.recorder.flush();
+    const ids = new Set(
+      proxy.answers.slice(sentBefore).map((answer) => String(answer.headers['request-id'])),
+    );
+    const rows = (await gw.app.storage.usage.readRecords({ limit: 10_000 })).filter((row) =>
+      ids.has(row.requestId),
+    );
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.clientModel, 'claude-sonnet-4-5');
+      assert.equal(row.model, cloud.answeredModel, 'the model the cloud says answered (what is priced)');
+      assert.equal(row.status, 200);
+      assert.ok(row.costUsd > 0, 'priced');
+    }
   } finally {
     workdir.remove();
   }
@@ -222,6 +241,7 @@ describe('Claude Code through the Anthropic door onto a bedrock slot', { skip },
       name: 'bedrock',
       version: 'bedrock-2023-05-31',
       upstreamModel: BEDROCK_ID,
+      answeredModel: BEDROCK_ID,
       gw: () => gw,
       proxy: () => proxy,
       replyNext: (reply) => mock.replyNext(reply),
@@ -274,6 +294,7 @@ describe('Claude Code through the Anthropic door onto a vertex slot', { skip }, 
       name: 'vertex',
       version: 'vertex-2023-10-16',
       upstreamModel: VERTEX_ID,
+      answeredModel: 'claude-sonnet-4-5-20250929',
       gw: () => gw,
       proxy: () => proxy,
       replyNext: (reply) => mock.replyNext(reply),
