@@ -42,8 +42,9 @@ export const LIST_BATCHES_AFTER = `SELECT * FROM batches WHERE app = ? AND flavo
   ORDER BY created_at DESC, id DESC LIMIT ?`;
 export const CANCEL_BATCH = `UPDATE batches SET status = 'cancelling', cancelling_at = ?
   WHERE app = ? AND id = ? AND status IN ('validating', 'in_progress')`;
-export const CANCEL_PENDING =
-  "UPDATE batch_items SET state = 'canceled', finished_at = ? WHERE batch_id = ? AND state = 'pending'";
+/** A batch a vendor has (or may have) keeps its items: their results come from the vendor's cancel. */
+export const CANCEL_PENDING = `UPDATE batch_items SET state = 'canceled', finished_at = ? WHERE batch_id = ? AND state = 'pending'
+  AND NOT EXISTS (SELECT 1 FROM batches WHERE id = ? AND upstream_state IN ('submitting', 'polling'))`;
 
 export const RENEW_LEASES =
   "UPDATE batch_items SET lease_until = ? WHERE lease_owner = ? AND state = 'running'";

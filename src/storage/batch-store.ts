@@ -1,3 +1,5 @@
+import type { UpstreamBatchStore } from './upstream-batch-store.ts';
+
 /**
  * The BatchStore port (CONTRACT 6.7, migration 010): uploaded files, batches and their requests,
  * shared by every instance on the database. Items are handed out under a lease, so several
@@ -133,6 +135,8 @@ export interface BatchClose {
 }
 
 export interface BatchStore {
+  /** Batches a vendor's batch API runs (migration 013). */
+  readonly upstream: UpstreamBatchStore;
   /** Starts a file in `uploading`; its chunks follow, then `finishFile`. */
   createFile(file: BatchFileRecord): Promise<void>;
   appendChunk(fileId: string, seq: number, data: Uint8Array): Promise<void>;
