@@ -39,6 +39,8 @@ export interface MockVendorBatches {
   /** Batches made (both vendors), in order. */
   batches: Batch[];
   pollsToEnd: number;
+  /** OpenAI's `POST /batches` makes the batch at once and answers this much later (a kill in flight). */
+  createDelayMs: number;
   /** Keeps every batch in progress until the function returned is called. */
   hold(): () => void;
   close(): Promise<void>;
@@ -100,7 +102,7 @@ export async function startMockVendorBatches(
   let held = false;
   let seq = 0;
   let origin = '';
-  const mock = { pollsToEnd: options.pollsToEnd ?? 1 };
+  const mock = { pollsToEnd: options.pollsToEnd ?? 1, createDelayMs: 0 };
 
   /** Polled once more: ended once polled enough and not held. */
   const advance = (batch: Batch) => {
@@ -271,6 +273,7 @@ export async function startMockVendorBatches(
         meta,
       };
       batches.push(batch);
+      if (mock.createDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, mock.createDelayMs));
       return send(res, 200, openaiBatch(batch));
     }
     if (req.method === 'GET' && url.pathname === '/v1/batches') {
