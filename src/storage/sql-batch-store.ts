@@ -32,6 +32,7 @@ import {
   itemValues,
   LIST_BATCHES,
   LIST_BATCHES_AFTER,
+  listFilesSql,
   READ_CHUNKS,
   READ_RESULTS,
   RENEW_LEASES,
@@ -51,6 +52,7 @@ import type {
   BatchStore,
   ClaimedItem,
   CompleteOutcome,
+  FilePage,
   ItemResult,
   NewBatch,
   NewBatchItem,
@@ -132,6 +134,14 @@ export class SqlBatchStore implements BatchStore {
   async findFile(app: string, id: string, now: number): Promise<BatchFileRecord | undefined> {
     const row = (await this.#sql.all(FIND_FILE, [app, id, now]))[0];
     return row === undefined ? undefined : toFile(row);
+  }
+
+  async listFiles(app: string, now: number, page: FilePage): Promise<BatchFileRecord[]> {
+    const sql = listFilesSql(page.order, page.purpose !== undefined, page.after !== undefined);
+    const values: unknown[] = [app, now];
+    if (page.purpose !== undefined) values.push(page.purpose);
+    if (page.after !== undefined) values.push(app, page.after);
+    return (await this.#sql.all(sql, [...values, page.limit])).map(toFile);
   }
 
   async readChunks(fileId: string, fromSeq: number, limit: number): Promise<Uint8Array[]> {

@@ -276,6 +276,11 @@ describe('batches on the vendors’ batch APIs', () => {
     );
     assert.equal(batch.request_counts?.completed, 1);
     assert.equal(mock.requests.length, before);
+    // The client's own pager walks GET /v1/files two at a time, the output file included.
+    const listed: string[] = [];
+    for await (const listedFile of openai.files.list({ limit: 2 })) listed.push(listedFile.id);
+    assert.ok(listed.includes(file.id) && listed.includes(batch.output_file_id as string));
+    assert.equal(new Set(listed).size, listed.length, 'no file twice across pages');
     const [row] = await rowsOf(gw, made.id);
     assert.equal(row?.provider, 'provider-b');
     assert.notEqual(row?.priceSource, 'genai-prices:batch');
