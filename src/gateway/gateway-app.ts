@@ -94,7 +94,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     // The one check of a batch line's model against the app's and its team's allow lists
     // (CONTRACT 6.5); the door checks the resolved slot/model again when the request runs.
     modelAllowed: (app, model) => isModelAllowed(deps, app, { requested: model }),
-    vendor: vendorRoute(deps),
+    vendor: vendorRoute({ ...deps, teamOf: (app) => deps.governance?.snapshot.app(app)?.team }),
   };
   const tickets = new BatchTickets();
   const live = new LiveTraffic();

@@ -137,7 +137,7 @@ async function startBatch(
     createdAt: now,
     expiresAt: now + 86_400_000,
   });
-  const slot = deps.vendor?.slotFor(made.flavor, made.endpoint, models) ?? null;
+  const slot = deps.vendor?.slotFor(app, made.flavor, made.endpoint, models) ?? null;
   if (slot !== null) await deps.store.upstream.route(made.id, slot);
   await deps.store.startBatch(made.id, now);
   const batch = await deps.store.getBatch(app, made.id);

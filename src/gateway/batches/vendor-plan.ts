@@ -1,6 +1,7 @@
 import type { Config, ProviderSlot } from '../../config/config-types.ts';
 import type { BatchFlavor } from '../../storage/batch-store.ts';
 import { addressModel } from '../domain/model-addressing.ts';
+import type { Guardrails } from '../guardrails/guardrails.ts';
 import type { ProviderRegistry } from '../providers/registry.ts';
 
 /**
@@ -15,7 +16,9 @@ import type { ProviderRegistry } from '../providers/registry.ts';
  * - the slot's kind speaks the batch's own wire format: an OpenAI batch on an `openai` slot, a
  *   Message Batch on an `anthropic` slot (a cross-vendor batch would need every body translated,
  *   and every result back);
- * - the slot is one upstream (no deployments: one key, one account that holds the batch).
+ * - the slot is one upstream (no deployments: one key, one account that holds the batch);
+ * - no input or output guard applies to the app (CONTRACT 6.6): a vendor's batch would pass the
+ *   requests and answers by them.
  *
  * Anything else (a simulated slot, Gemini, Bedrock, Azure and Vertex kinds, a batch mixing slots
  * or models of routes) the gateway runs itself, at the live price.
@@ -23,6 +26,7 @@ import type { ProviderRegistry } from '../providers/registry.ts';
 export interface VendorRoute {
   /** The slot whose batch API takes the batch, or null: the gateway runs it. */
   slotFor(
+    app: string,
     flavor: BatchFlavor,
     endpoint: string,
     models: ReadonlySet<string | undefined>,
@@ -36,6 +40,8 @@ const KIND_OF_FLAVOR: Record<BatchFlavor, string> = { openai: 'openai', anthropi
 export function vendorRoute(deps: {
   config: Pick<Config, 'routing' | 'batches'>;
   registry: ProviderRegistry;
+  guardrails: Pick<Guardrails, 'guardsFor'>;
+  teamOf: (app: string) => string | undefined;
 }): VendorRoute {
   const pinned = (endpoint: string, model: string) => {
     const operation = endpoint === '/v1/embeddings' ? 'embed' : 'chat';
@@ -45,8 +51,10 @@ export function vendorRoute(deps: {
     return provider === undefined || upstream === undefined ? undefined : { slot: provider, model: upstream };
   };
   return {
-    slotFor(flavor, endpoint, models) {
+    slotFor(app, flavor, endpoint, models) {
       if (!deps.config.batches.vendorBatches || models.size === 0) return null;
+      const guards = deps.guardrails.guardsFor({ app, team: deps.teamOf(app), task: undefined });
+      if (guards !== undefined && guards.input.length + guards.output.length > 0) return null;
       let slot: ProviderSlot | undefined;
       for (const model of models) {
         const found = model === undefined ? undefined : pinned(endpoint, model);
