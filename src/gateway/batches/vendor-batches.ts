@@ -48,10 +48,15 @@ export class VendorBatches {
     this.#schedule(0);
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Takes no more rounds and waits (at most `waitMs`) for the one under way; a round cut short
+   * is repeated by whichever instance claims the batch after its lease, as after a crash.
+   */
+  async stop(waitMs = 10_000): Promise<void> {
     this.#stopping = true;
     clearTimeout(this.#timer);
-    await this.#round;
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, waitMs).unref());
+    await Promise.race([this.#round, timeout]);
   }
 
   #schedule(delayMs: number): void {
