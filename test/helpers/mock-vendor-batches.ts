@@ -39,7 +39,7 @@ export interface MockVendorBatches {
   /** Batches made (both vendors), in order. */
   batches: Batch[];
   pollsToEnd: number;
-  /** OpenAI's `POST /batches` makes the batch at once and answers this much later (a kill in flight). */
+  /** `POST /batches` (either vendor's) makes the batch at once and answers this much later (a kill in flight). */
   createDelayMs: number;
   /** Keeps every batch in progress until the function returned is called. */
   hold(): () => void;
@@ -329,6 +329,7 @@ export async function startMockVendorBatches(
         meta: {},
       };
       batches.push(batch);
+      if (mock.createDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, mock.createDelayMs));
       return send(res, 200, anthropicBatch(batch));
     }
     if (req.method === 'GET' && parts.length === 3) {

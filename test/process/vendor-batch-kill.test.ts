@@ -137,6 +137,72 @@ describe('kill -9 while a batch is on a vendor’s batch API', () => {
     }
   });
 
+  it('SQLite, Anthropic: killed mid-submission, the restart finds the Message Batch by its time and size', async (t) => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'vendor-kill-'));
+    const env = {
+      ...vendorEnv(),
+      DATA_DIR: dataDir,
+      PROVIDER_C_KIND: 'anthropic',
+      PROVIDER_C_BASE_URL: mock.anthropicOrigin,
+      PROVIDER_C_API_KEY: 'anthropic-key',
+    };
+    mock.createDelayMs = 30_000;
+    const first = await spawnServer(env, 1);
+    t.after(() => first.stop('SIGKILL'));
+    const requests = Array.from({ length: REQUESTS }, (_, i) => ({
+      custom_id: `areq-${i}`,
+      params: {
+        model: 'claude-3-5-haiku-latest',
+        max_tokens: 16,
+        messages: [{ role: 'user', content: `hi ${i}` }],
+      },
+    }));
+    const made = await call(first, '/v1/messages/batches', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ requests }),
+    });
+    const upstream = () => mock.batches.filter((b) => b.requests[0]?.custom_id === 'areq-0');
+    await until(() => upstream().length === 1, 30_000, 'submitted');
+    assert.equal(await first.stop('SIGKILL'), null);
+    mock.createDelayMs = 0;
+    const second = await spawnServer(env, 1);
+    t.after(() => second.stop('SIGKILL'));
+    let batch: any;
+    await until(
+      async () => {
+        batch = await call(second, `/v1/messages/batches/${made.id}`);
+        return batch.processing_status === 'ended';
+      },
+      60_000,
+      'ended',
+    );
+    assert.equal(batch.request_counts.succeeded, REQUESTS);
+    assert.equal(upstream().length, 1, 'Anthropic holds one Message Batch for it: never submitted twice');
+    const answer = await fetch(
+      `http://127.0.0.1:${second.gatewayPort}/v1/messages/batches/${made.id}/results`,
+      {
+        headers: AUTH,
+      },
+    );
+    const results = (await answer.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.equal(new Set(results.map((r) => r.custom_id)).size, REQUESTS, 'one result per custom_id');
+    assert.ok(results.every((r) => r.result.message.content[0].text === `echo:${r.custom_id}`));
+    const storage = await openStorage({ dataDir } as never);
+    try {
+      const rows = (await storage.usage.readRecords({ app: APP, limit: 100_000 })).filter(
+        (r) => r.batchId === made.id,
+      );
+      assert.equal(rows.length, REQUESTS, 'one ledger row per request');
+      assert.ok(rows.every((r) => r.priceSource === 'genai-prices:batch' && r.frontDoor === 'anthropic'));
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('PostgreSQL, two instances: one killed while the batch is polled; the other and a restart finish it once', async (t) => {
     const schema = await createTestSchema();
     t.after(() => schema.drop());
