@@ -203,6 +203,28 @@ describe('kill -9 while a batch is on a vendor’s batch API', () => {
     }
   });
 
+  it('PostgreSQL, two instances: one killed mid-submission, the survivor finds the batch at the vendor', async (t) => {
+    const schema = await createTestSchema();
+    t.after(() => schema.drop());
+    const env = { ...vendorEnv(), DATABASE_URL: schema.url };
+    const a = await spawnServer(env, 1);
+    t.after(() => a.stop('SIGKILL'));
+    mock.createDelayMs = 30_000;
+    const batchId = await startBatch(a);
+    // Only now the second instance: the first holds the submission (its lease, 2 s) when it dies.
+    const b = await spawnServer(env, 1);
+    t.after(() => b.stop('SIGKILL'));
+    await until(() => upstreamOf(mock, batchId).length === 1, 30_000, 'submitted');
+    assert.equal(await a.stop('SIGKILL'), null);
+    mock.createDelayMs = 0;
+    const storage = await openStorage({ databaseUrl: schema.url } as never);
+    try {
+      await checkOnce(b, batchId, mock, storage);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('PostgreSQL, two instances: one killed while the batch is polled; the other and a restart finish it once', async (t) => {
     const schema = await createTestSchema();
     t.after(() => schema.drop());
