@@ -142,7 +142,7 @@ function ledgerRow(deps: ResultDeps, on: ResultBatch, item: UpstreamItem, result
     usageEstimated: false,
     costUsd,
     // Where a live row names its price's source: the same, its batch rate taken from it.
-    priceSource: resolved.source === 'none' ? null : `${resolved.source}:batch`,
+    priceSource: resolved.source === 'none' ? 'none' : `${resolved.source}:batch`,
     latencyMs: Math.max(0, deps.clock.now() - batch.createdAt),
     upstreamFirstByteMs: null,
     upstreamMs: null,
