@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { COUNT_ITEMS, toBatch, toCounts } from './batch-sql.ts';
 import type { CompleteOutcome, ItemResult } from './batch-store.ts';
-import type { SqlExecutor, SqlRow } from './sql-executor.ts';
+import { run, type SqlExecutor, type SqlRow } from './sql-executor.ts';
 import type {
   UpstreamBatch,
   UpstreamBatchStore,
@@ -30,6 +30,10 @@ const UPDATE_RELEASE = `UPDATE batches SET ${CHANGES}, upstream_owner = NULL, up
   upstream_until = NULL WHERE id = ? AND upstream_token = ?`;
 /** Keeps the lease: only a submission about to be sent, which a cancel made first forbids. */
 const UPDATE_KEEP = `UPDATE batches SET ${CHANGES} WHERE id = ? AND upstream_token = ? AND status = 'in_progress'`;
+const UNROUTE = `UPDATE batches SET upstream_slot = NULL, upstream_state = NULL, upstream_owner = NULL,
+  upstream_token = NULL, upstream_until = NULL WHERE id = ? AND upstream_token = ?`;
+const CANCEL_IF_CANCELLING = `UPDATE batch_items SET state = 'canceled', finished_at = ? WHERE batch_id = ?
+  AND state = 'pending' AND EXISTS (SELECT 1 FROM batches WHERE id = ? AND status = 'cancelling')`;
 const ITEM_FIELDS = 'line, custom_id, ledger_id, body, state';
 const ITEMS = `SELECT ${ITEM_FIELDS} FROM batch_items WHERE batch_id = ? AND line > ? ORDER BY line LIMIT ?`;
 const ITEM = `SELECT ${ITEM_FIELDS} FROM batch_items WHERE batch_id = ? AND custom_id = ?`;
@@ -106,6 +110,14 @@ export class SqlUpstreamBatchStore implements UpstreamBatchStore {
       leaseToken,
     ];
     return (await this.#sql.run(release ? UPDATE_RELEASE : UPDATE_KEEP, values)) > 0;
+  }
+
+  async unroute(batchId: string, leaseToken: string, now: number): Promise<boolean> {
+    return this.#sql.transaction(function* () {
+      if ((yield run(UNROUTE, [batchId, leaseToken])) === 0) return false;
+      yield run(CANCEL_IF_CANCELLING, [now, batchId, batchId]);
+      return true;
+    });
   }
 
   async renew(leaseToken: string, until: number): Promise<void> {

@@ -63,6 +63,12 @@ export interface UpstreamBatchStore {
    * marked `submitting` before it is sent); false when the claim no longer held it.
    */
   update(batchId: string, leaseToken: string, change: UpstreamChange, release?: boolean): Promise<boolean>;
+  /**
+   * Hands the batch back to the gateway's runner (the vendor refused it): its pending items are
+   * claimable from now on, or `canceled` when the batch was cancelled meanwhile. False when the
+   * claim no longer held it.
+   */
+  unroute(batchId: string, leaseToken: string, now: number): Promise<boolean>;
   /** Extends the lease of the claim `leaseToken` to `until` (a long submission or download). */
   renew(leaseToken: string, until: number): Promise<void>;
   /** The batch's items in line order, lines after `afterLine` (for the submission). */

@@ -112,6 +112,25 @@ export function describeUpstreamBatchStoreContract(name: string, open: () => Pro
       );
     });
 
+    it('a batch handed back to the gateway is the runner’s; cancelled meanwhile, its items end canceled', async () => {
+      await upstreamBatch(storage, 'up-4', 2);
+      await upstreamBatch(storage, 'up-5', 1);
+      const claims = await storage.batches.upstream.claim('a', NOW, LEASE, 10);
+      const token = (id: string) => claims.find((c) => c.batch.id === id)?.leaseToken as string;
+      assert.equal(await storage.batches.upstream.unroute('up-4', 'wrong', NOW), false);
+      assert.ok(await storage.batches.upstream.unroute('up-4', token('up-4'), NOW));
+      const items = await storage.batches.claimItems('runner', NOW, LEASE, 10);
+      assert.deepEqual(
+        items.filter((i) => i.batchId === 'up-4').map((i) => i.customId),
+        ['c1', 'c2'],
+      );
+      const marked = { state: 'submitting' as const, submittingAt: NOW, next: NOW };
+      assert.ok(await storage.batches.upstream.update('up-5', token('up-5'), marked, false));
+      await storage.batches.cancelBatch('web', 'up-5', NOW);
+      assert.ok(await storage.batches.upstream.unroute('up-5', token('up-5'), NOW));
+      assert.equal((await storage.batches.getBatch('web', 'up-5'))?.counts.canceled, 1);
+    });
+
     it('a batch not yet submitted is cancelled here at once', async () => {
       await upstreamBatch(storage, 'up-3', 1);
       const cancelled = await storage.batches.cancelBatch('web', 'up-3', NOW);

@@ -158,19 +158,25 @@ describe('VendorBatches (vendor-batches.ts)', () => {
     );
   });
 
-  it('a vendor refusing the submission ends every request errored with its answer; nothing is polled', async () => {
+  it('a vendor refusing the submission hands the batch to the gateway: its requests become the runner’s', async () => {
     await batchOf('b2', 2);
     const script: Script = {
       submitted: [],
       polls: 0,
       submit: async () => {
-        throw new VendorRefusal(400, '{"error":{"message":"no"}}');
+        throw new VendorRefusal(400, '{"error":{"message":"too many inputs"}}');
       },
     };
-    await run(script, async () => (await counts('b2'))?.errored === 2);
+    const claimable = async () => (await storage.batches.claimItems('runner', Date.now(), 60_000, 10)).length;
+    assert.equal(await claimable(), 0, 'not the runner’s while a vendor has it');
+    let claimed = 0;
+    await run(script, async () => {
+      claimed = await claimable();
+      return claimed > 0;
+    });
+    assert.equal(claimed, 2);
     assert.equal(script.polls, 0);
-    const [first] = await storage.batches.readResults('b2', 0, 1);
-    assert.deepEqual([first?.statusCode, first?.response], [400, '{"error":{"message":"no"}}']);
+    assert.equal((await counts('b2'))?.errored, 0);
   });
 
   it('polls back off while the vendor runs; a failed vendor batch ends its requests errored (502), no rows', async () => {

@@ -133,15 +133,14 @@ export class VendorBatches {
       });
     } catch (error) {
       if (!(error instanceof VendorRefusal)) throw error;
-      // The vendor refused the batch as a whole: every request's result is its answer.
-      const result = {
-        statusCode: error.status,
-        requestId: '',
-        response: error.body,
-        state: 'errored' as const,
-      };
-      await deps.store.endRest(batch.id, 'errored', result, deps.clock.now());
-      return void (await this.#update(upstream, { state: 'done', next: deps.clock.now() }));
+      // The vendor refused the batch as a whole (a file or an input count past its bounds, a key
+      // without batch access): the gateway runs its requests instead, at the live price.
+      deps.logger.warn(
+        { batch: batch.id, status: error.status },
+        'vendor batch: the vendor refused the submission; the gateway runs the requests',
+      );
+      await deps.store.unroute(batch.id, upstream.leaseToken, deps.clock.now());
+      return;
     }
     await this.#update(upstream, this.#polling(upstreamId, 0));
   }
