@@ -53,7 +53,10 @@ export function anthropicVendorApi(origin: string, apiKey: string | undefined): 
     async poll(upstreamId: string): Promise<VendorPoll> {
       const batch = await getJson(`${base}/${encodeURIComponent(upstreamId)}`);
       if (batch.processing_status !== 'ended') return { ended: false };
-      return { ended: true, outcome: batch.cancel_initiated_at == null ? 'completed' : 'cancelled' };
+      // What it never ran is `expired` past its 24 hours, `canceled` after a cancel.
+      if (batch.cancel_initiated_at != null) return { ended: true, outcome: 'cancelled' };
+      const expired = Number((batch.request_counts as { expired?: unknown } | undefined)?.expired ?? 0);
+      return { ended: true, outcome: expired > 0 ? 'expired' : 'completed' };
     },
 
     async results(upstreamId: string, each: (result: VendorResult) => Promise<void>) {
