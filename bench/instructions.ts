@@ -49,19 +49,28 @@ function callgrindControl(pid: number, ...args: string[]): Promise<void> {
   });
 }
 
-/** Total instructions (Ir) of every callgrind dump under `prefix` (one file per thread). */
-function instructionsIn(prefix: string): number {
-  let total = 0;
+interface Counted {
+  /** Every thread. */
+  total: number;
+  /** The main thread (the event loop): the steadiest figure, as V8's helper threads may still be compiling. */
+  main: number;
+}
+
+/** Instructions (Ir) of every callgrind dump under `prefix` (one file per thread), in all and of the main thread. */
+function instructionsIn(prefix: string): Counted {
+  const counted = { total: 0, main: 0 };
   for (const file of readdirSync(dir).filter((name) => name.startsWith(prefix) && !name.endsWith('.log'))) {
     const text = readFileSync(join(dir, file), 'utf8');
     if (!/^desc: Trigger: dump measured/m.test(text)) continue;
     const summary = /^summary:\s+(\d+)/m.exec(text);
-    if (summary !== null) total += Number(summary[1]);
+    if (summary === null) continue;
+    counted.total += Number(summary[1]);
+    if (/^thread: 1$/m.test(text)) counted.main += Number(summary[1]);
   }
-  return total;
+  return counted;
 }
 
-async function measure(label: string, root: URL | undefined, mockPort: number): Promise<number> {
+async function measure(label: string, root: URL | undefined, mockPort: number): Promise<Counted> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
@@ -111,13 +120,15 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
-  return instructionsIn(prefix) / Number(values.requests);
+  const counted = instructionsIn(prefix);
+  const requests = Number(values.requests);
+  return { total: counted.total / requests, main: counted.main / requests };
 }
 
 try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
-  const rows: [string, number][] = [];
+  const rows: [string, Counted][] = [];
   if (!values['baseline-only'])
     rows.push(['this commit', await measure('this commit', undefined, mock.port)]);
   // Several baselines, comma-separated, are measured in turn: a bisection in one command.
@@ -132,7 +143,9 @@ try {
     `${values.workload}, ${values.requests} requests after ${values.warmup}, ${values.concurrency} at a time\n`,
   );
   for (const [label, perRequest] of rows)
-    process.stdout.write(`${label}: ${(perRequest / 1000).toFixed(1)} k instructions per request\n`);
+    process.stdout.write(
+      `${label}: ${(perRequest.total / 1000).toFixed(1)} k instructions per request, of which the main thread ${(perRequest.main / 1000).toFixed(1)} k\n`,
+    );
 } finally {
   for (const server of running) await server.stop();
   if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
