@@ -7,12 +7,12 @@ import { parseArgs } from 'node:util';
 import { prepareBaseline } from './baseline.ts';
 import { drive, workloadSpecs } from './drive-requests.ts';
 import { gatewayEnv } from './gateway-env.ts';
-import { cpuMs } from './proc-stats.ts';
+import { cpuMs, processTree } from './proc-stats.ts';
 import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
 
 /**
  * `node bench/syscalls.ts --workload=chat --baseline=REV[,REV…]`: the system calls a request costs
- * the gateway (every thread), counted by `strace -c -f` over a fixed number of requests after a
+ * the gateway (every thread; with `--workers=N`, every process of the instance), counted by `strace -c -f` over a fixed number of requests after a
  * warm-up. Callgrind (bench/instructions.ts) counts user-space instructions only; the kernel's
  * share of a request's CPU is in its system calls, and their number, like the instruction count,
  * does not move with the load of a shared box. Also prints the CPU µs per request of the same
@@ -28,6 +28,8 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     'baseline-only': { type: 'boolean', default: false },
     top: { type: 'string', default: '12' },
+    /** GATEWAY_WORKERS: above 1, every process of the instance is counted (primary and workers). */
+    workers: { type: 'string', default: '1' },
   },
 });
 
@@ -59,7 +61,7 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
   const port = await freePort();
   const prefix = label.replace(/\W+/g, '-');
   const gateway: Server = await startGateway({
-    env: gatewayEnv(port, mockPort, join(dir, `data-${prefix}`)),
+    env: { ...gatewayEnv(port, mockPort, join(dir, `data-${prefix}`)), GATEWAY_WORKERS: values.workers },
     logFile: join(dir, `${prefix}.log`),
     ...(root === undefined ? {} : { root }),
   });
@@ -67,8 +69,17 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
     const specs = workloadSpecs(values.workload);
     const concurrency = Number(values.concurrency);
     const requests = Number(values.requests);
+    // The workers after the first start once it serves: wait for all (and the primary) first.
+    const workers = Number(values.workers);
+    const processes = workers > 1 ? workers + 1 : 1;
+    const deadline = Date.now() + 60_000;
+    while (processTree(gateway.pid).length < processes) {
+      if (Date.now() > deadline) throw new Error(`${label}: not every worker started`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     await drive(port, specs, Number(values.warmup), concurrency);
-    const strace = spawn('strace', ['-c', '-f', '-p', String(gateway.pid)], {
+    const pids = processTree(gateway.pid).flatMap((pid) => ['-p', String(pid)]);
+    const strace = spawn('strace', ['-c', '-f', ...pids], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let summary = '';
