@@ -24,6 +24,9 @@ import type { CallSuccess } from '../upstream/upstream-caller.ts';
 import { type ChatAnswer, chatAnswerOf, toChatCall } from './run-chat.ts';
 import type { ChatStream } from './run-chat-stream.ts';
 
+/** The header naming what a cloud's wire format left out of a relayed request (CONTRACT 6.9). */
+export const IGNORED_FIELDS_HEADER = 'x-gateway-ignored-fields';
+
 /**
  * A request on a door's same-vendor lane (CONTRACT 5.2: the Anthropic door's `/v1/messages`, the
  * Gemini door's generateContent), read lightly by the door: what the gateway needs to route, limit
@@ -99,6 +102,7 @@ async function answerPassThrough(run: RequestRun, input: PassThroughInput): Prom
     };
   run.markAnswered();
   const result = answered.result;
+  sayIgnored(run, result.ignoredFields);
   const texts = input.texts;
   await run.account({
     provider: success.candidate.provider,
@@ -142,6 +146,7 @@ export async function openPassThroughStream(
     run.hold(stream);
     return { lane: 'chat', stream: { start: stream.start, events: stream.events() } };
   }
+  if (!opened.first.done) sayIgnored(run, opened.first.value.ignoredFields);
   const stream = new PassThroughStream(run, deps, { ...success, value: opened }, input.texts);
   run.hold(stream);
   return { lane: 'relay', events: stream.events(), provider: success.candidate.provider };
@@ -167,6 +172,12 @@ async function openFirstEvent(
     throw first.value.failure;
   }
   return { lane: 'relay', iterator, first };
+}
+
+/** Names to the client what the serving cloud left out (only the attempt that answered counts). */
+function sayIgnored(run: RequestRun, ignored: readonly string[] | undefined): void {
+  if (ignored !== undefined && ignored.length > 0)
+    run.responseHeaders[IGNORED_FIELDS_HEADER] = ignored.join(',');
 }
 
 /** Plans the request's candidates (the response cache plans first: its key holds them). */
