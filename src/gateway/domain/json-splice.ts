@@ -35,6 +35,11 @@ export function topLevelIndex(bytes: Uint8Array): ReadonlyMap<string, ValueSpan>
   return index ?? undefined;
 }
 
+/** Keeps a top-level index made elsewhere (a reader's deeper walk of the same bytes) for the splice. */
+export function rememberTopLevelIndex(bytes: Uint8Array, index: ReadonlyMap<string, ValueSpan>): void {
+  indexes.set(bytes, index);
+}
+
 /**
  * The span of the value of `key` in the top-level object of `bytes`, the last one when the key is
  * repeated (JSON.parse keeps the last); undefined when the bytes are not an object or lack it.

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { documentSpan, elementsOf, membersOf, parseSpan } from './json-top-level.ts';
+import {
+  documentSpan,
+  elementsOf,
+  type IndexedValue,
+  indexValue,
+  membersOf,
+  parseSpan,
+} from './json-top-level.ts';
 
 /** Strings made of what a scanner can trip on: quotes, backslashes, brackets, escapes, multi-byte text. */
 const tricky = fc.string({
@@ -130,6 +137,42 @@ describe('membersOf, against JSON.parse', () => {
         },
       ),
       { numRuns: 1000 },
+    );
+  });
+
+  it('indexes nested values in one walk as membersOf and elementsOf find them level by level', () => {
+    /** The same tree made by membersOf and elementsOf, each level walked again. */
+    const levelByLevel = (
+      bytes: Buffer,
+      span: { start: number; end: number },
+      depth: number,
+    ): IndexedValue => {
+      const node: IndexedValue = { start: span.start, end: span.end };
+      if (depth <= 0) return node;
+      const members = membersOf(bytes, span);
+      const elements = members === undefined ? elementsOf(bytes, span) : undefined;
+      if (members !== undefined)
+        node.members = new Map(
+          [...members].map(([key, inner]) => [key, levelByLevel(bytes, inner, depth - 1)]),
+        );
+      if (elements !== undefined)
+        node.elements = elements.map((inner) => levelByLevel(bytes, inner, depth - 1));
+      return node;
+    };
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          hostileObject,
+          value.map((v) => JSON.stringify(v, null, 1)),
+        ),
+        fc.integer({ min: 0, max: 4 }),
+        (text, depth) => {
+          const bytes = bytesOf(text);
+          const span = documentSpan(bytes) as { start: number; end: number };
+          assert.deepEqual(indexValue(bytes, span, depth), levelByLevel(bytes, span, depth));
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });

@@ -95,6 +95,58 @@ export function elementsOf(bytes: Uint8Array, span: ValueSpan): ValueSpan[] | un
   return elements;
 }
 
+/** A value's place, and for an object or array read to some depth, its members or elements. */
+export interface IndexedValue extends ValueSpan {
+  members?: Map<string, IndexedValue>;
+  elements?: IndexedValue[];
+}
+
+/**
+ * The value at `span` with its members or elements indexed, and theirs, `depth` levels down (1:
+ * the value's own members or elements), in one walk: each byte is passed once, where membersOf
+ * and elementsOf of nested values pass the inner ones again (a prompt's megabyte string once per
+ * level). Members as membersOf gives them (decoded keys, the last of a repeated key). The
+ * recursion is `depth` deep at most; below it values are skipped as skipValue does.
+ */
+export function indexValue(bytes: Uint8Array, span: ValueSpan, depth: number): IndexedValue {
+  return indexAt(bytes, span.start, depth) ?? { ...span };
+}
+
+function indexAt(bytes: Uint8Array, at: number, depth: number): IndexedValue | undefined {
+  const first = bytes[at];
+  if (depth <= 0 || (first !== OPEN_BRACE && first !== OPEN_BRACKET)) {
+    const end = skipValue(bytes, at);
+    return end > at ? { start: at, end } : undefined;
+  }
+  const object = first === OPEN_BRACE;
+  const close = object ? CLOSE_BRACE : CLOSE_BRACKET;
+  const members = new Map<string, IndexedValue>();
+  const elements: IndexedValue[] = [];
+  let index = skipSpace(bytes, at + 1);
+  while (index < bytes.length && bytes[index] !== close) {
+    let key: string | undefined;
+    if (object) {
+      const keyEnd = skipString(bytes, index);
+      if (keyEnd === index) return undefined;
+      key = decodeKey(bytes, index, keyEnd);
+      index = skipSpace(bytes, keyEnd);
+      if (bytes[index] !== COLON || key === undefined) return undefined;
+      index = skipSpace(bytes, index + 1);
+    }
+    const child = indexAt(bytes, index, depth - 1);
+    if (child === undefined) return undefined;
+    if (key !== undefined) {
+      members.delete(key);
+      members.set(key, child);
+    } else elements.push(child);
+    index = skipSpace(bytes, child.end);
+    if (bytes[index] === COMMA) index = skipSpace(bytes, index + 1);
+  }
+  if (bytes[index] !== close) return undefined;
+  const end = index + 1;
+  return object ? { start: at, end, members } : { start: at, end, elements };
+}
+
 /** The value at `span`, parsed: for the small fields a lane reads (`model`, `max_tokens`, `metadata`). */
 export function parseSpan(bytes: Uint8Array, span: ValueSpan): unknown {
   return JSON.parse(textOf(bytes, span.start, span.end));

@@ -1,8 +1,8 @@
-import { topLevelIndex } from '../../domain/json-splice.ts';
+import { rememberTopLevelIndex } from '../../domain/json-splice.ts';
 import {
   documentSpan,
-  elementsOf,
-  membersOf,
+  type IndexedValue,
+  indexValue,
   parseSpan,
   standInAt,
   type ValueSpan,
@@ -23,20 +23,22 @@ import { promptTexts, readRelayRequest } from './read-relay-request.ts';
  */
 export function readRelayBytes(bytes: Buffer): PassThroughRequest {
   const document = documentSpan(bytes);
-  // The index the splice of `model` finds again for these bytes (json-splice.ts keeps it).
-  const members = topLevelIndex(bytes);
+  // One walk, four levels down (the body, `messages`, each message, its content's blocks): the
+  // prompt's long strings are passed once. Its top level is the index the splice of `model` uses.
+  const tree = document === undefined ? undefined : indexValue(bytes, document, 4);
+  const members = tree?.members;
   if (members === undefined || document === undefined)
     return {
       ...readRelayRequest(document === undefined ? undefined : standInAt(bytes, document)),
       texts: () => [],
     };
+  rememberTopLevelIndex(bytes, members);
   const skeleton: Record<string, unknown> = {};
-  for (const [key, span] of members) {
-    if (key === 'messages') skeleton[key] = messagesSkeleton(bytes, span);
-    else if (key === 'tools')
-      skeleton[key] = elementsOf(bytes, span)?.map(() => null) ?? standInAt(bytes, span);
-    else if (key === 'system') skeleton[key] = standInAt(bytes, span);
-    else if (READ_WHOLE.has(key)) skeleton[key] = parseSpan(bytes, span);
+  for (const [key, value] of members) {
+    if (key === 'messages') skeleton[key] = messagesSkeleton(bytes, value);
+    else if (key === 'tools') skeleton[key] = value.elements?.map(() => null) ?? standInAt(bytes, value);
+    else if (key === 'system') skeleton[key] = standInAt(bytes, value);
+    else if (READ_WHOLE.has(key)) skeleton[key] = parseSpan(bytes, value);
   }
   const read = readRelayRequest(skeleton);
   let texts: string[] | undefined;
@@ -60,19 +62,17 @@ function parseMember(bytes: Buffer, span: ValueSpan | undefined): unknown {
 }
 
 /** Each message with its `role` read and its `content` stood in for (an array: each block by its kind). */
-function messagesSkeleton(bytes: Buffer, span: ValueSpan): unknown {
-  const messages = elementsOf(bytes, span);
-  if (messages === undefined) return standInAt(bytes, span);
-  return messages.map((message) => {
-    const members = membersOf(bytes, message);
-    if (members === undefined) return standInAt(bytes, message);
+function messagesSkeleton(bytes: Buffer, messages: IndexedValue): unknown {
+  if (messages.elements === undefined) return standInAt(bytes, messages);
+  return messages.elements.map((message) => {
+    if (message.members === undefined) return standInAt(bytes, message);
     const skeleton: Record<string, unknown> = {};
-    const role = members.get('role');
+    const role = message.members.get('role');
     if (role !== undefined) skeleton['role'] = parseSpan(bytes, role);
-    const content = members.get('content');
+    const content = message.members.get('content');
     if (content !== undefined)
       skeleton['content'] =
-        elementsOf(bytes, content)?.map((block) => standInAt(bytes, block)) ?? standInAt(bytes, content);
+        content.elements?.map((block) => standInAt(bytes, block)) ?? standInAt(bytes, content);
     return skeleton;
   });
 }
