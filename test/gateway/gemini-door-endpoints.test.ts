@@ -26,7 +26,7 @@ describe('Gemini door: the other routes, and the door in the records', () => {
     ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: origin } });
   });
 
-  it('countTokens counts with the gateway tokenizer, no upstream called', async () => {
+  it('countTokens on another kind counts with the gateway tokenizer, no upstream called', async () => {
     const before = slots.openai.requests.length;
     const counted = await ai.models.countTokens({
       model: 'provider-a/gpt-4o-mini',
@@ -34,6 +34,45 @@ describe('Gemini door: the other routes, and the door in the records', () => {
     });
     assert.ok((counted.totalTokens ?? 0) > 5 && (counted.totalTokens ?? 0) < 40, String(counted.totalTokens));
     assert.equal(slots.openai.requests.length, before);
+  });
+
+  it("countTokens on a gemini slot is Google's count: the body goes there as its bytes, the answer comes back as Google wrote it", async () => {
+    slots.gemini.reset();
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    const counted = await ai.models.countTokens({ model: 'provider-b/gemini-2.5-flash', contents: text });
+    // The mock counts a token per four characters, which the gateway's tokenizer does not.
+    assert.equal(counted.totalTokens, Math.ceil(text.length / 4));
+    const sent = slots.gemini.requests.at(-1);
+    assert.equal(sent?.path, '/v1beta/models/gemini-2.5-flash:countTokens');
+    assert.equal(sent?.headers['x-goog-api-key'], 'gemini-key');
+    const body = '{"contents": [{"role": "user", "parts": [{"text": "h\\u00e9llo"}]}] }';
+    const reply = await fetch(`${origin}/v1beta/models/provider-b/gemini-2.5-flash:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': KEY },
+      body,
+    });
+    assert.equal(reply.status, 200);
+    // Google's answer as it wrote it, the details the SDK does not read included.
+    assert.deepEqual(await reply.json(), {
+      totalTokens: 2,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 2 }],
+    });
+    assert.equal(slots.gemini.requests.at(-1)?.text, body, 'byte for byte');
+  });
+
+  it("countTokens on a gemini slot that refuses: Google's 400 and its message reach the client", async () => {
+    slots.gemini.reset();
+    const reply = await fetch(`${origin}/v1beta/models/provider-b/gemini-2.5-flash:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': KEY },
+      body: JSON.stringify({
+        generateContentRequest: { model: 'models/other', contents: [{ parts: [{ text: 'x' }] }] },
+      }),
+    });
+    assert.equal(reply.status, 400);
+    const error = ((await reply.json()) as any).error;
+    assert.equal(error.status, 'INVALID_ARGUMENT');
+    assert.match(error.message, /Model name mismatch/);
   });
 
   it('embedContent and batchEmbedContents answer the vectors in order, from the gemini slot', async () => {

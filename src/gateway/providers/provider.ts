@@ -137,6 +137,12 @@ export interface ProviderAdapter {
    * across vendors. Wins over `relay`.
    */
   relayFor?(model: string): MessagesRelay | undefined;
+  /**
+   * Google's own count of a Gemini API countTokens body, sent as its bytes (a gemini slot; the
+   * Gemini door's `:countTokens`, CONTRACT 6.3): Google's answer as its text. Rejects with
+   * ProviderError as `chat` does.
+   */
+  countGeminiTokens?(model: string, body: Buffer, context: CallContext): Promise<string>;
   close?(): Promise<void>;
 }
 

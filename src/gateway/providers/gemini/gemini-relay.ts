@@ -82,6 +82,20 @@ export class GeminiRelay implements MessagesRelay {
     }
   }
 
+  /** countTokens with the client's bytes (the model in the path): Google's answer as it wrote it. */
+  async countTokens(model: string, body: Buffer, context: CallContext): Promise<string> {
+    const { slot, http } = this.#init;
+    const response = await http.send({
+      path: geminiMethodPath(model, 'countTokens'),
+      headers: this.#headers('application/json'),
+      written: body,
+      signal: context.signal,
+    });
+    if (!isSuccess(response.status))
+      throw geminiHttpError(slot, response.status, response.headers, response.text);
+    return response.text;
+  }
+
   #headers(accept: string): Record<string, string> {
     const headers: Record<string, string> = { accept };
     if (this.#init.apiKey !== undefined) headers['x-goog-api-key'] = this.#init.apiKey;
