@@ -182,7 +182,10 @@ describe('the mock Gemini API, as seen by the official @google/genai SDK', () =>
   });
 
   it('models.countTokens sends contents to :countTokens and reads totalTokens', async () => {
-    const counted = await ai.models.countTokens({ model: 'gemini-2.5-flash', contents: 'Count these words.' });
+    const counted = await ai.models.countTokens({
+      model: 'gemini-2.5-flash',
+      contents: 'Count these words.',
+    });
     assert.equal(counted.totalTokens, Math.ceil('Count these words.'.length / 4));
     const sent = mock.requests.at(-1);
     assert.equal(sent?.path, '/v1beta/models/gemini-2.5-flash:countTokens');
