@@ -78,7 +78,7 @@ export function serveLane<R extends DoorChatRequest>(
     // Said on an error answer too: the reply's headers reach the doors' error handler.
     reply.header(CACHE_HEADER, 'miss');
     const body = request.body as Record<string, unknown>;
-    const outcome = await runCachedMessages(deps, input, body, run, cached, read.stream);
+    const outcome = await runCachedMessages(deps, input, body, run, cached, read.stream, lane.keeper);
     try {
       sayCacheOutcome(reply, run, outcome);
       await deliver(outcome.answer);

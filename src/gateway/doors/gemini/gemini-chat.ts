@@ -2,6 +2,7 @@ import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import type { ChatDoor, PassThrough } from '../chat-door.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
+import { GEMINI_KEEPER } from './gemini-answer-keeper.ts';
 import { rawGeminiBodyOf } from './raw-gemini-body.ts';
 import { type GeminiRequest, readGeminiRequest } from './read-gemini-request.ts';
 import { readRelayFields } from './read-relay-fields.ts';
@@ -85,6 +86,7 @@ function geminiPassThrough(target: GenerateTarget): PassThrough {
       contentType: JSON_TEXT,
     }),
     frames: (events) => toRelayedChunks(events, target),
+    keeper: GEMINI_KEEPER,
     replay: (message) => replayRelayedAnswer(message, target),
   };
 }
