@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ProviderKind } from '../../config/config-types.ts';
-import type { FrontDoor } from '../domain/messages.ts';
+import type { FrontDoor, RelayWire } from '../domain/messages.ts';
 import type { SessionFields } from '../domain/session-key.ts';
 import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
 import type { RelayedCacheEntry } from '../services/response-cache/response-cache.ts';
@@ -109,6 +109,8 @@ export interface PassThroughRequest {
 export interface PassThrough {
   /** The slot kinds whose adapters relay this wire format: their attempts take the lane. */
   slotKinds: readonly ProviderKind[];
+  /** The wire format relayed, for a kind that serves two (Vertex): Anthropic's Messages when absent. */
+  wire?: RelayWire;
   /**
    * The body read lightly (the door's 400s for what routing cannot do without); the request's
    * route parameters and query for a door whose model or stream is in its path (Gemini's).

@@ -104,6 +104,7 @@ export function laneInput<R extends DoorChatRequest>(
   return {
     ...address,
     laneKinds: lane.slotKinds,
+    laneWire: lane.wire,
     // A body an input guard masked goes as the gateway writes it: its original bytes hold the match.
     body:
       (bodyWasRewritten(request) ? undefined : lane.bytes(request)) ??

@@ -67,7 +67,9 @@ export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<Gemini
 /** The same-vendor lane, described (the upstream side is the gemini adapter's `relay`). */
 function geminiPassThrough(target: GenerateTarget): PassThrough {
   return {
-    slotKinds: ['gemini'],
+    // A vertex slot relays a Gemini model's request (its Claude models' go by the Anthropic door).
+    slotKinds: ['gemini', 'vertex'],
+    wire: 'gemini',
     read: (body) => ({
       ...readRelayFields(body),
       model: target.model,

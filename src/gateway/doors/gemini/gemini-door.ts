@@ -5,6 +5,7 @@ import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { visibleModels } from '../../services/run/model-access.ts';
 import { planOrFail } from '../../services/run/plan-or-fail.ts';
+import { plansLane } from '../../services/run/plans-lane.ts';
 import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
 import { countUpstreamTokens } from '../../services/use-cases/count-upstream-tokens.ts';
 import { serveChat } from '../serve-chat.ts';
@@ -97,7 +98,8 @@ function serveModelMethod(
 
 /**
  * Whether the request goes by the door's same-vendor lane: always, but for structured output
- * (a JSON `responseMimeType`) that plans no gemini slot, which the structured-output use case
+ * (a JSON `responseMimeType`) that plans no slot of the lane (a gemini slot, a vertex slot's
+ * Gemini model), which the structured-output use case
  * serves translated (the lane's use case has no schema to validate against); on a gemini slot
  * Google enforces the schema itself.
  */
@@ -114,7 +116,10 @@ function takesLane(deps: GatewayDeps, body: unknown, target: GenerateTarget): bo
   try {
     const address = resolveModelField(deps, target.model);
     const candidates = planOrFail(deps, { operation: 'chat', ...address, tools: false });
-    return candidates.some((candidate) => deps.registry.adapter(candidate.provider).kind === 'gemini');
+    const lane = geminiChat(target).passThrough;
+    return (
+      lane !== undefined && plansLane(deps, candidates, { laneKinds: lane.slotKinds, laneWire: lane.wire })
+    );
   } catch {
     // A request that cannot be planned is refused by the translated way, as every door's is.
     return false;

@@ -24,7 +24,7 @@ import {
 } from './gemini-embeddings.ts';
 import { geminiHttpError } from './gemini-error.ts';
 import { geminiMethodPath, geminiModelId } from './gemini-model.ts';
-import { GeminiRelay } from './gemini-relay.ts';
+import { GeminiRelay, geminiApiTransport } from './gemini-relay.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
 
 /**
@@ -45,7 +45,9 @@ export class GeminiProvider implements ProviderAdapter {
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#http = new UpstreamHttp(settings.slot, settings.baseUrl, settings.timeouts, options.dispatcher);
-    this.relay = new GeminiRelay({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey });
+    this.relay = new GeminiRelay(
+      geminiApiTransport({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey }),
+    );
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {

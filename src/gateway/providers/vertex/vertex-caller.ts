@@ -17,14 +17,14 @@ type Headers = Record<string, string | string[] | undefined>;
  * model, Google's `{error: {code, status}}` from anything else (quota, auth, Gemini).
  */
 export class VertexCaller {
-  readonly #slot: ProviderSlot;
+  readonly slot: ProviderSlot;
   readonly #http: UpstreamHttp;
   readonly #auth: UpstreamAuth;
   /** `/v1/projects/<p>/locations/<l>/publishers`. */
   readonly publishers: string;
 
   constructor(slot: ProviderSlot, http: UpstreamHttp, auth: UpstreamAuth, project: string, location: string) {
-    this.#slot = slot;
+    this.slot = slot;
     this.#http = http;
     this.#auth = auth;
     this.publishers = `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers`;
@@ -62,8 +62,8 @@ export class VertexCaller {
   error(status: number, headers: Headers, text: string): ProviderError {
     const body = safeJson(text);
     return isRecord(body) && body['type'] === 'error'
-      ? mapAnthropicHttpError(this.#slot, status, headers, text)
-      : geminiHttpError(this.#slot, status, headers, text);
+      ? mapAnthropicHttpError(this.slot, status, headers, text)
+      : geminiHttpError(this.slot, status, headers, text);
   }
 }
 

@@ -7,7 +7,7 @@ import { toGatewayError } from '../upstream/upstream-error-mapping.ts';
 
 /**
  * The Gemini door's `:countTokens` (CONTRACT 6.3) where the route's first slot can count with
- * Google (a gemini slot): the client's body goes there as its bytes, the model in the path, and
+ * Google (a gemini slot, a vertex slot's Gemini model): the client's body goes there as its bytes, the model in the path, and
  * Google's answer comes back as its text; undefined where the first slot cannot (every other kind,
  * which the door counts with the gateway's tokenizer). A count is free and answers no prompt: it
  * is not retried, falls over to no other slot, and is not recorded. A failure is the gateway's
