@@ -108,5 +108,15 @@ describe('the Gemini door onto a vertex slot', () => {
     assert.equal(counted.totalTokens, Math.ceil(text.length / 4));
     assert.equal(mock.requests[1]?.path, `${PUBLISHER}/gemini-2.5-flash:countTokens`);
     assert.equal(mock.requests[1]?.raw.toString('utf8'), proxy.requests[1]?.raw.toString('utf8'));
+    // A Claude model on the same slot is not Google's to count: the gateway's estimate, no call.
+    const claude = await ai.models.countTokens({
+      model: 'provider-a/claude-sonnet-4-5@20250929',
+      contents: text,
+    });
+    assert.ok(
+      (claude.totalTokens ?? 0) > 5 && claude.totalTokens !== Math.ceil(text.length / 4),
+      String(claude.totalTokens),
+    );
+    assert.equal(mock.requests.length, 2);
   });
 });
