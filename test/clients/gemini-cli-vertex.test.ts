@@ -119,4 +119,24 @@ describe('the Gemini door onto a vertex slot', () => {
     );
     assert.equal(mock.requests.length, 2);
   });
+
+  it("the response cache keeps the lane on Vertex: Vertex's answer kept, the second request a hit", async () => {
+    mock.replyNext({ text: 'Kept by the gateway.' });
+    const ask = () =>
+      fetch(`${proxy.origin}/v1beta/models/provider-a/gemini-2.5-flash:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-goog-api-key': KEY, 'x-gateway-cache': 'use' },
+        body: '{"contents": [{"role": "user", "parts": [{"text": "Keep this on Vertex"}]}]}',
+      });
+    const first = await ask();
+    const second = await ask();
+    assert.deepEqual(
+      [first.headers.get('x-gateway-cache'), second.headers.get('x-gateway-cache')],
+      ['miss', 'hit'],
+    );
+    assert.equal(await second.text(), await first.text());
+    assert.equal(second.headers.get('x-gateway-cost-usd'), '0');
+    assert.equal(mock.requests.length, 1, 'one call to Vertex');
+    assert.equal(mock.requests[0]?.raw.toString('utf8'), proxy.requests[0]?.raw.toString('utf8'));
+  });
 });
