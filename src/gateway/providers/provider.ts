@@ -151,6 +151,11 @@ export interface ProviderAdapter {
    * ProviderError as `chat` does.
    */
   countGeminiTokens?(model: string, body: Buffer, context: CallContext): Promise<string | undefined>;
+  /**
+   * The upstream's id for the name a client used, where the slot's `modelMap` maps it (CONTRACT
+   * 6.4): the ledger keeps both. Absent: the kind sends the name as it is.
+   */
+  upstreamModel?(model: string): string;
   close?(): Promise<void>;
 }
 

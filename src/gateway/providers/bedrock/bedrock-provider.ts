@@ -69,6 +69,10 @@ export class BedrockProvider implements ProviderAdapter {
    * The same-vendor lane, for Claude models only: any other model's Messages request is read
    * across vendors and goes through Converse.
    */
+  upstreamModel(model: string): string {
+    return this.#model(model);
+  }
+
   relayFor(model: string, wire: RelayWire): MessagesRelay | undefined {
     return wire === 'messages' && isClaude(this.#model(model)) ? this.#mappedRelay : undefined;
   }

@@ -92,6 +92,10 @@ export class VertexProvider implements ProviderAdapter {
     this.#geminiRelay = new GeminiRelay(vertexGeminiTransport(this.#caller, (name) => this.#model(name)));
   }
 
+  upstreamModel(model: string): string {
+    return this.#model(model);
+  }
+
   /**
    * The same-vendor lane of the model's own wire format: a Claude model's Messages (the Anthropic
    * door's, by rawPredict), a Gemini model's GenerateContentRequest (the Gemini door's, by
