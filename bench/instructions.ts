@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { agentConversation, conversationTurn } from './agent-scenarios.ts';
 import { prepareBaseline } from './baseline.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { BENCH_GUARDRAILS } from './guardrail-cost.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
 import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts';
 
@@ -17,7 +18,8 @@ import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts'
  * time, the count does not move with the load of a shared box, so a difference of a few percent
  * between two commits is visible. Valgrind runs the process 20-50 times slower, and it serialises
  * threads, so nothing of latency or throughput is read here. `--workload=conversation` sends the
- * agent conversation of bench/agent-workloads.ts (its `--requests` turns).
+ * agent conversation of bench/agent-workloads.ts (its `--requests` turns). `--guards` also counts
+ * this commit with the built-in guards on input and output, beside it.
  */
 const { values } = parseArgs({
   options: {
@@ -26,6 +28,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '8' },
     baseline: { type: 'string' },
+    /** Also this commit with the bench app's built-in guards on input and output (bench/guardrail-cost.ts). */
+    guards: { type: 'boolean', default: false },
   },
 });
 
@@ -88,7 +92,12 @@ function instructionsIn(prefix: string): number {
   return total;
 }
 
-async function measure(label: string, root: URL | undefined, mockPort: number): Promise<number> {
+async function measure(
+  label: string,
+  root: URL | undefined,
+  mockPort: number,
+  env: Record<string, string> = {},
+): Promise<number> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
@@ -113,6 +122,7 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
         USER: 'bench',
         ...start.env,
         ...gatewayEnv(port, mockPort, join(dir, `data-${prefix}`)),
+        ...env,
       },
       stdio: ['ignore', log, log],
     },
@@ -159,6 +169,12 @@ try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
   const rows: [string, number][] = [['this commit', await measure('this commit', undefined, mock.port)]];
+  if (values.guards) {
+    const file = join(dir, 'guardrails.json');
+    writeFileSync(file, JSON.stringify({ guardrails: BENCH_GUARDRAILS }));
+    const label = 'this commit, built-in guards on input and output';
+    rows.push([label, await measure(label, undefined, mock.port, { CONFIG_FILE: file })]);
+  }
   if (values.baseline !== undefined) {
     const baseline = prepareBaseline(values.baseline);
     rows.push([
