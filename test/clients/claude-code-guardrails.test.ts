@@ -61,7 +61,9 @@ describe('Claude Code reads a .env file through an anthropic slot with guards', 
     const workdir = makeTempDir('claude-dotenv');
     try {
       const envPath = join(workdir.path, '.env');
-      mock.replyNext({ toolCalls: [{ id: 'toolu_read_env', name: 'Read', arguments: { file_path: envPath } }] });
+      mock.replyNext({
+        toolCalls: [{ id: 'toolu_read_env', name: 'Read', arguments: { file_path: envPath } }],
+      });
       mock.replyNext({ text: `The deploy key is ${SECRETS.aws} and the test card ${SECRETS.card}.` });
       const receivedBefore = mock.requests.length;
       const run = await runClaude({
