@@ -5,6 +5,7 @@ import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts
 import { checkTexts, type GuardContext } from './check-texts.ts';
 import { type CompiledGuard, compileGuards, MAX_WINDOW } from './compile-guards.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
+import { ScanThread } from './scan-thread.ts';
 
 /** Who a request is: what picks the guards attached to it (CONTRACT 6.9: every level applies). */
 export interface GuardSubject {
@@ -39,6 +40,8 @@ export class Guardrails {
   readonly #settings: GuardrailSettings;
   readonly #cache = new Map<string, RequestGuards>();
   readonly #logger: Logger | undefined;
+  /** Large texts are scanned off the event loop (scan-thread.ts); started by the first. */
+  readonly #scanThread: ScanThread;
   readonly #actions = new CounterFamily(
     'gateway_guardrail_actions_total',
     'What guardrails did, by guard, phase (input, output, mcp) and action (block, mask, log). A webhook that failed open counts as log, one that failed closed as block.',
@@ -49,6 +52,7 @@ export class Guardrails {
     this.#settings = settings;
     this.#guards = compileGuards(settings.guards);
     this.#logger = logger;
+    this.#scanThread = new ScanThread(settings.guards);
     registry?.add(this.#actions);
   }
 
@@ -100,11 +104,22 @@ export class Guardrails {
     texts: readonly string[],
     context: GuardContext,
   ): Promise<GuardVerdict> {
-    const verdict = await checkTexts(phase, guards, texts, context, (guard, failedPhase, reason) =>
-      this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
+    const verdict = await checkTexts(
+      phase,
+      guards,
+      texts,
+      context,
+      (guard, failedPhase, reason) =>
+        this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
+      (scanPhase, detectorGuards, scanTexts) => this.#scanThread.scan(scanPhase, detectorGuards, scanTexts),
     );
     this.count(verdict);
     return verdict;
+  }
+
+  /** Ends the scan thread, if one runs (it is unref'd while idle: the process never waits for it). */
+  close(): Promise<void> {
+    return this.#scanThread.close();
   }
 
   /** Counts a verdict's events (for a check made outside `check`: the stream's). */
