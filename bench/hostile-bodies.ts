@@ -8,7 +8,7 @@ export interface HostileCase {
   body: string;
 }
 
-function randomText(length: number, seed: number): string {
+export function randomText(length: number, seed: number): string {
   let state = seed;
   const codes = new Uint16Array(length);
   for (let i = 0; i < length; i++) {
@@ -28,7 +28,7 @@ function nestedSchemaText(levels: number): string {
  * an address and a phone number, so the guardrails' number and e-mail readers work on every line
  * (the most a built-in guard reads per character; `--guards`).
  */
-function logLines(bytes: number): string {
+export function logLines(bytes: number): string {
   const lines: string[] = [];
   let size = 0;
   for (let n = 0; size < bytes; n++) {
