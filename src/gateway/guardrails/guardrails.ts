@@ -97,12 +97,16 @@ export class Guardrails {
     return guards;
   }
 
-  /** Runs a phase's guards over texts and counts what they did. */
+  /**
+   * Runs a phase's guards over texts and counts what they did (unless `count` is false: a stream's
+   * webhook counts each guard's action once per stream, stream-webhook.ts).
+   */
   async check(
     phase: GuardPhase,
     guards: readonly CompiledGuard[],
     texts: readonly string[],
     context: GuardContext,
+    count = true,
   ): Promise<GuardVerdict> {
     const verdict = await checkTexts(
       phase,
@@ -113,7 +117,7 @@ export class Guardrails {
         this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
       (scanPhase, detectorGuards, scanTexts) => this.#scanThread.scan(scanPhase, detectorGuards, scanTexts),
     );
-    this.count(verdict);
+    if (count) this.count(verdict);
     return verdict;
   }
 
