@@ -89,13 +89,19 @@ function isPhone(
 ): boolean {
   if (plus) return digits.length >= 8 && digits.length <= 15 && digits[0] !== '0';
   if (sizes.length < 2 || !separators.every(isPhoneSeparator)) return false;
-  const shape = sizes.join('-');
-  if (shape === '3-3-4') return true;
-  if (shape === '1-3-3-4') return digits[0] === '1';
+  if (sizes.length === 3 && sizes[0] === 3 && sizes[1] === 3 && sizes[2] === 4) return true;
+  if (sizes.length === 4 && sizes[0] === 1 && sizes[1] === 3 && sizes[2] === 3 && sizes[3] === 4)
+    return digits[0] === '1';
   return digits[0] === '0' && digits.length >= 10 && digits.length <= 11 && sizes.every((size) => size >= 2);
 }
 
 /** One or two of space, `-`, `.`, `(`, `)` between groups (`) `, ` (`). */
 function isPhoneSeparator(separator: string): boolean {
-  return separator.length > 0 && separator.length <= 2 && /^[ .()-]+$/.test(separator);
+  if (separator.length === 0 || separator.length > 2) return false;
+  for (let index = 0; index < separator.length; index++) {
+    const code = separator.charCodeAt(index);
+    // space . ( ) -
+    if (code !== 32 && code !== 46 && code !== 40 && code !== 41 && code !== 45) return false;
+  }
+  return true;
 }
