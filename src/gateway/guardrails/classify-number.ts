@@ -27,6 +27,17 @@ export function classifyNumber(
     count += (runs[index] as DigitRun).end - (runs[index] as DigitRun).start;
   // Shorter than the shortest phone number, or longer than the longest card: nothing to read.
   if (count < MIN_DIGITS || count > MAX_DIGITS) return undefined;
+  // Most stretches (dates, times, order numbers) can be none of the three by their count of runs
+  // and digits and their first digit alone: answered before any string or array is made.
+  const runCount = last - first + 1;
+  const lead = text.charCodeAt((runs[first] as DigitRun).start);
+  const maybeSsn = !plus && runCount === 3 && count === 9;
+  const maybeCard = !plus && count >= 13 && lead >= 50 && lead <= 54;
+  const maybePhone = plus
+    ? count <= 15 && lead !== 48
+    : runCount >= 2 &&
+      ((runCount === 3 && count === 10) || (runCount === 4 && count === 11) || (lead === 48 && count <= 11));
+  if (!maybeSsn && !maybeCard && !maybePhone) return undefined;
   const sizes: number[] = [];
   const separators: string[] = [];
   let digits = '';
