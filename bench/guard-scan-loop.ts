@@ -1,9 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { GuardSettings } from '../src/config/guardrail-settings.ts';
 import { PERSONAL_DATA_TYPES, SECRET_TYPES } from '../src/gateway/guardrails/built-in-detectors.ts';
-import { runDetectorGuards } from '../src/gateway/guardrails/check-texts.ts';
 import { compileGuards } from '../src/gateway/guardrails/compile-guards.ts';
-import { ScanThread } from '../src/gateway/guardrails/scan-thread.ts';
+import { outcomesHere, ScanThread } from '../src/gateway/guardrails/scan-thread.ts';
 import { logLines, randomText } from './hostile-bodies.ts';
 
 /**
@@ -41,13 +40,13 @@ for (const [name, text] of bodies) {
   const inline: number[] = [];
   const held: number[] = [];
   const answered: number[] = [];
-  await thread.scan('input', guards, [text]); // starts the thread and warms both sides
+  await thread.outcomes(guards, [text]); // starts the thread and warms both sides
   for (let run = 0; run < runs; run++) {
     let start = performance.now();
-    runDetectorGuards('input', guards, [text]);
+    outcomesHere(guards, [text]);
     inline.push(performance.now() - start);
     start = performance.now();
-    const pending = thread.scan('input', guards, [text]);
+    const pending = thread.outcomes(guards, [text]);
     held.push(performance.now() - start);
     await pending;
     answered.push(performance.now() - start);

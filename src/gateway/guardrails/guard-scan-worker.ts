@@ -3,9 +3,9 @@
 // never reads a megabyte through every detector. One message at a time: each is one synchronous call.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { GuardSettings } from '../../config/guardrail-settings.ts';
-import { runDetectorGuards } from './check-texts.ts';
 import { type CompiledGuard, compileGuards } from './compile-guards.ts';
 import type { ScanReply, ScanRequest } from './scan-thread.ts';
+import { textOutcome } from './text-outcome.ts';
 
 if (parentPort === null) throw new Error('guard-scan-worker runs as a worker thread');
 const port = parentPort;
@@ -21,8 +21,7 @@ port.on('message', (request: ScanRequest) => {
       if (guard === undefined) throw new Error(`no detector guard '${name}' on the scan thread`);
       return guard;
     }) as CompiledGuard[];
-    const { texts, ...verdict } = runDetectorGuards(request.phase, named, request.texts);
-    reply = { id: request.id, ok: true, verdict: verdict.changed ? { ...verdict, texts } : verdict };
+    reply = { id: request.id, ok: true, outcomes: request.texts.map((text) => textOutcome(named, text)) };
   } catch (error) {
     reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
   }

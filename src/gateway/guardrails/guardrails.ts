@@ -4,8 +4,8 @@ import { CounterFamily } from '../../platform/metrics/metric-families.ts';
 import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
 import { checkTexts, type GuardContext } from './check-texts.ts';
 import { type CompiledGuard, compileGuards, MAX_WINDOW } from './compile-guards.ts';
+import { GuardScanner } from './guard-scanner.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
-import { ScanThread } from './scan-thread.ts';
 
 /** Who a request is: what picks the guards attached to it (CONTRACT 6.9: every level applies). */
 export interface GuardSubject {
@@ -40,8 +40,8 @@ export class Guardrails {
   readonly #settings: GuardrailSettings;
   readonly #cache = new Map<string, RequestGuards>();
   readonly #logger: Logger | undefined;
-  /** Large texts are scanned off the event loop (scan-thread.ts); started by the first. */
-  readonly #scanThread: ScanThread;
+  /** The detector guards' scan: cached per text, large texts off the event loop (guard-scanner.ts). */
+  readonly #scanner: GuardScanner;
   readonly #actions = new CounterFamily(
     'gateway_guardrail_actions_total',
     'What guardrails did, by guard, phase (input, output, mcp) and action (block, mask, log). A webhook that failed open counts as log, one that failed closed as block.',
@@ -52,7 +52,7 @@ export class Guardrails {
     this.#settings = settings;
     this.#guards = compileGuards(settings.guards);
     this.#logger = logger;
-    this.#scanThread = new ScanThread(settings.guards);
+    this.#scanner = new GuardScanner(settings.guards);
     registry?.add(this.#actions);
   }
 
@@ -115,7 +115,7 @@ export class Guardrails {
       context,
       (guard, failedPhase, reason) =>
         this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
-      (scanPhase, detectorGuards, scanTexts) => this.#scanThread.scan(scanPhase, detectorGuards, scanTexts),
+      (scanPhase, detectorGuards, scanTexts) => this.#scanner.scan(scanPhase, detectorGuards, scanTexts),
     );
     if (count) this.count(verdict);
     return verdict;
@@ -123,7 +123,7 @@ export class Guardrails {
 
   /** Ends the scan thread, if one runs (it is unref'd while idle: the process never waits for it). */
   close(): Promise<void> {
-    return this.#scanThread.close();
+    return this.#scanner.close();
   }
 
   /** Counts a verdict's events (for a check made outside `check`: the stream's). */

@@ -1,8 +1,7 @@
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { GuardPhase, GuardSettings } from '../../config/guardrail-settings.ts';
-import { runDetectorGuards } from './check-texts.ts';
 import type { CompiledGuard } from './compile-guards.ts';
-import type { GuardVerdict } from './guard-verdict.ts';
+import { type TextOutcome, textOutcome } from './text-outcome.ts';
 
 /**
  * Texts of this many characters or more, together, are scanned on the scan thread. The built-in
@@ -24,24 +23,27 @@ const RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16 };
 /** An idle thread is ended after this long; the next large scan starts another. */
 const IDLE_MS = 30_000;
 
-/** What the main thread asks: the named detector guards, in order, over the texts. */
+/** What the main thread asks: the named detector guards, in order, over each text. */
 export interface ScanRequest {
   id: number;
-  phase: GuardPhase;
   guards: string[];
   texts: string[];
 }
 
-/** The verdict; `texts` only when a guard masked something (otherwise the caller's stand). */
+/** Each text's outcome (a masked text is the only string that comes back). */
 export type ScanReply =
-  | { id: number; ok: true; verdict: Omit<GuardVerdict, 'texts'> & { texts?: string[] } }
+  | { id: number; ok: true; outcomes: TextOutcome[] }
   | { id: number; ok: false; message: string };
 
 interface Call {
-  resolve(verdict: GuardVerdict): void;
+  resolve(outcomes: TextOutcome[]): void;
   texts: readonly string[];
   guards: readonly CompiledGuard[];
-  phase: GuardPhase;
+}
+
+/** Each text's outcome, here. */
+export function outcomesHere(guards: readonly CompiledGuard[], texts: readonly string[]): TextOutcome[] {
+  return texts.map((text) => textOutcome(guards, text));
 }
 
 export interface ScanThreadOptions {
@@ -54,8 +56,8 @@ export interface ScanThreadOptions {
 /**
  * A worker thread for large scans: the configured detector guards compiled there once (from the
  * same settings), large texts sent by structured clone (a copy of their characters, far cheaper
- * than reading them through every detector) and the verdict sent back. The same function decides
- * on either side (`runDetectorGuards`), so a verdict does not depend on a body's size.
+ * than reading them through every detector) and each text's outcome sent back. The same function
+ * decides on either side (`textOutcome`), so a verdict does not depend on a body's size.
  *
  * Started by the first large scan, unref'd while idle, ended after IDLE_MS without a call. A scan
  * never fails because of the thread: if it cannot start, dies, or answers an error, the texts
@@ -84,19 +86,17 @@ export class ScanThread {
     return this.#worker !== undefined;
   }
 
-  /** `runDetectorGuards`, on the thread when the texts are large. */
-  scan(
-    phase: GuardPhase,
+  /** Each text's outcome under the guards, on the thread when the texts are large. */
+  outcomes(
     guards: readonly CompiledGuard[],
     texts: readonly string[],
-  ): GuardVerdict | Promise<GuardVerdict> {
+  ): TextOutcome[] | Promise<TextOutcome[]> {
     let size = 0;
     for (const text of texts) size += text.length;
-    if (size < this.#threshold) return runDetectorGuards(phase, guards, texts);
+    if (size < this.#threshold) return outcomesHere(guards, texts);
     return new Promise((resolve) => {
       const request: ScanRequest = {
         id: this.#nextId++,
-        phase,
         guards: guards.map((guard) => guard.name),
         texts: texts as string[],
       };
@@ -106,10 +106,10 @@ export class ScanThread {
         worker = this.#worker ?? this.#start();
         worker.postMessage(request);
       } catch {
-        resolve(runDetectorGuards(phase, guards, texts));
+        resolve(outcomesHere(guards, texts));
         return;
       }
-      this.#inFlight.set(request.id, { resolve, texts, guards, phase });
+      this.#inFlight.set(request.id, { resolve, texts, guards });
       if (this.#inFlight.size === 1) worker.ref();
     });
   }
@@ -152,12 +152,7 @@ export class ScanThread {
       worker.unref();
       this.#idleTimer = setTimeout(() => this.#retire(worker), this.#idleMs).unref();
     }
-    if (!reply.ok) {
-      call.resolve(runDetectorGuards(call.phase, call.guards, call.texts));
-      return;
-    }
-    const { texts, ...verdict } = reply.verdict;
-    call.resolve({ ...verdict, texts: texts ?? (call.texts as string[]) });
+    call.resolve(reply.ok ? reply.outcomes : outcomesHere(call.guards, call.texts));
   }
 
   #retire(worker: Worker): void {
@@ -170,6 +165,6 @@ export class ScanThread {
   #scanAllHere(): void {
     const calls = [...this.#inFlight.values()];
     this.#inFlight.clear();
-    for (const call of calls) call.resolve(runDetectorGuards(call.phase, call.guards, call.texts));
+    for (const call of calls) call.resolve(outcomesHere(call.guards, call.texts));
   }
 }
