@@ -10,6 +10,7 @@ import { batchTable, measureBatchUnderLoad } from './batch-under-load.ts';
 import { measureBoxSpeed } from './box-speed.ts';
 import { describeEveryCore, type EveryCoreMemory, everyCoreMemory } from './every-core-memory.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { guardrailSection, measureGuardrailCost } from './guardrail-cost.ts';
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase, medianRound } from './measure.ts';
 import { memory } from './proc-stats.ts';
@@ -65,6 +66,9 @@ const { values } = parseArgs({
     batch: { type: 'boolean', default: true },
     'batch-only': { type: 'boolean', default: false },
     'batch-connections': { type: 'string', default: '1,8' },
+    /** The built-in guards on input and output against none (bench/guardrail-cost.ts); `--guard-only` runs just them. */
+    guards: { type: 'boolean', default: true },
+    'guard-only': { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -202,6 +206,26 @@ async function main(): Promise<void> {
     await server.stop();
     return ['## Live chat while a batch runs (CONTRACT 6.7)', '', batchTable(rows)].join('\n');
   };
+  const guardRows = async () =>
+    guardrailSection(
+      await measureGuardrailCost({
+        start: (name, extra) => gateway(name, extra, mock.port),
+        mock,
+        tempDir,
+        concurrencies,
+        seconds,
+        warmupSeconds,
+        rounds,
+        log,
+      }),
+    );
+  if (values['guard-only']) {
+    const date = new Date().toISOString().slice(0, 10);
+    const report = [`# Gateway benchmark, guardrails, ${date}`, '', await guardRows(), ''].join('\n');
+    process.stdout.write(`\n${report}`);
+    if (values.write) writeFileSync(join(resultsDir, `${date}-${values.label}-guardrails.md`), report);
+    return;
+  }
   if (values['batch-only']) {
     const report = [
       `# Gateway benchmark, batches, ${new Date().toISOString().slice(0, 10)}`,
@@ -401,6 +425,7 @@ async function main(): Promise<void> {
 
   const agentRun = values.agent ? await agent() : undefined;
   const batchSection = values.batch ? await batchRow() : undefined;
+  const guardSection = values.guards ? await guardRows() : undefined;
   const checks = checkTargets(rows, variants, rss);
   const machine = describeMachine();
   const boxSpeed = { startNs: speedAtStart, endNs: measureBoxSpeed() };
@@ -467,6 +492,7 @@ async function main(): Promise<void> {
         ]),
     ...(agentRun === undefined ? [] : ['', agentRun.section]),
     ...(batchSection === undefined ? [] : ['', batchSection]),
+    ...(guardSection === undefined ? [] : ['', guardSection]),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}`);
