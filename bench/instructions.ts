@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { agentConversation, conversationTurn } from './agent-scenarios.ts';
 import { prepareBaseline } from './baseline.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { SCALE, seedGovernanceStore } from './governance-scale.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
 import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts';
 
@@ -26,6 +27,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '8' },
     baseline: { type: 'string' },
+    /** Also this commit with 10,000 apps and 50,000 keys in its store (bench/governance-scale.ts). */
+    'governance-scale': { type: 'boolean', default: false },
   },
 });
 
@@ -88,12 +91,18 @@ function instructionsIn(prefix: string): number {
   return total;
 }
 
-async function measure(label: string, root: URL | undefined, mockPort: number): Promise<number> {
+async function measure(
+  label: string,
+  root: URL | undefined,
+  mockPort: number,
+  seed?: (dataDir: string) => void,
+): Promise<number> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
   const port = await freePort();
   const prefix = `callgrind-${label.replace(/\W+/g, '-')}`;
+  seed?.(join(dir, `data-${prefix}`));
   const log = openSync(join(dir, `${prefix}.log`), 'a');
   const child = spawn(
     'valgrind',
@@ -159,6 +168,11 @@ try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
   const rows: [string, number][] = [['this commit', await measure('this commit', undefined, mock.port)]];
+  if (values['governance-scale'])
+    rows.push([
+      `this commit, ${SCALE.apps} apps and ${SCALE.apps * SCALE.keysPerApp} keys in the store`,
+      await measure('governance scale', undefined, mock.port, (dataDir) => seedGovernanceStore(dataDir)),
+    ]);
   if (values.baseline !== undefined) {
     const baseline = prepareBaseline(values.baseline);
     rows.push([
