@@ -3,7 +3,7 @@ import type { SettingsPatch } from '../gateway/governance/settings-input.ts';
 /** The CLI's options for a team's or an app's settings, as the admin API's body fields. */
 export const SETTINGS_USAGE = `settings (create and update; \`none\` clears a list or all limits):
     --models <pattern,...>        model allow list (slot/model patterns, * a wildcard)
-    --mcp <server__tool,...>      MCP allow list (server__* for a whole server)
+    --mcp <server/tool,...>       MCP allow list (server/* for a whole server)
     --rpm <n> --tpm <n> --concurrent <n>
     --daily-budget <usd> --monthly-budget <usd>
     --end-user-rpm <n> --end-user-daily-budget <usd>   limits of each person
