@@ -1,5 +1,5 @@
 import { type GuardrailsAnswer, getJson } from './api.ts';
-import { drawChart, stackedBars } from './charts.ts';
+import { drawChart, horizontalBars } from './charts.ts';
 import { element, table, tile } from './dom.ts';
 import { formatCount } from './format.ts';
 import { tiles, type ViewLoader } from './views.ts';
@@ -23,8 +23,7 @@ export const guardrails: ViewLoader = async (range) => {
       ),
     ]),
   );
-  const chart = stackedBars(guards, series, 'Requests');
-  chart.options = { ...chart.options, indexAxis: 'y' };
+  const chart = horizontalBars(guards, series, 'Requests');
   const blocked = answer.rows.filter((r) => r.action === 'block').reduce((s, r) => s + r.requests, 0);
   return [
     tiles(answer, tile('Blocks', formatCount(blocked), 'guardrail-blocks', blocked)),

@@ -1,5 +1,5 @@
 import { type AppsAnswer, getJson, type UsageAnswer } from './api.ts';
-import { drawChart, stackedBars } from './charts.ts';
+import { drawChart, horizontalBars } from './charts.ts';
 import { element, table, tile } from './dom.ts';
 import { formatCount, formatUsd } from './format.ts';
 import { tiles, type ViewLoader } from './views.ts';
@@ -28,12 +28,11 @@ export const people: ViewLoader = async (range, section) => {
   const usage = await getJson<UsageAnswer>('usage', { from: range.from, groupBy: 'endUser', app });
   const rows = [...usage.rows].sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests);
   const top = rows.slice(0, TOP);
-  const chart = stackedBars(
+  const chart = horizontalBars(
     top.map((r) => r.endUser ?? NOBODY),
     new Map([['Cost (USD)', top.map((r) => r.costUsd)]]),
     'Cost (USD)',
   );
-  chart.options = { ...chart.options, indexAxis: 'y', plugins: { legend: { display: false } } };
   const named = rows.filter((r) => r.endUser !== null && r.endUser !== undefined).length;
   return [
     tiles(

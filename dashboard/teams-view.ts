@@ -1,5 +1,5 @@
 import { type BudgetsAnswer, getJson, type UsageAnswer } from './api.ts';
-import { drawChart, stackedBars } from './charts.ts';
+import { drawChart, horizontalBars } from './charts.ts';
 import { element, table, tile } from './dom.ts';
 import { formatCount, formatPercent, formatUsd } from './format.ts';
 import { tiles, type ViewLoader } from './views.ts';
@@ -31,12 +31,11 @@ export const teams: ViewLoader = async (range) => {
     getJson<BudgetsAnswer>('budgets'),
   ]);
   const rows = [...usage.rows].sort((a, b) => b.costUsd - a.costUsd || b.requests - a.requests);
-  const chart = stackedBars(
+  const chart = horizontalBars(
     rows.map((r) => r.team ?? NO_TEAM),
     new Map([['Cost (USD)', rows.map((r) => r.costUsd)]]),
     'Cost (USD)',
   );
-  chart.options = { ...chart.options, indexAxis: 'y', plugins: { legend: { display: false } } };
   const teamCount = rows.filter((r) => r.team !== null && r.team !== undefined).length;
   return [
     tiles(

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM, launchChromium, localOnlyContext } from '../helpers/browser.ts';
@@ -8,6 +10,8 @@ import { seedTeams, TEAM_SEED } from '../helpers/team-ledger-seed.ts';
 
 const ADMIN_TOKEN = 'browser-teams-admin-token-0123456789';
 const { expected } = TEAM_SEED;
+/** DASHBOARD_SCREENSHOTS=docs/images refreshes the README's pictures; otherwise a temporary folder. */
+const SHOTS = process.env.DASHBOARD_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'dashboard-teams-shots-'));
 
 /** A table's body cells, row by row, as the page shows them. */
 function cells(page: Page, testId: string): Promise<string[][]> {
@@ -139,6 +143,14 @@ describe('dashboard in Chromium: teams, people, budgets and guardrails from seed
       expected.guardrails.map((g) => [g.guard, g.phase, g.action, String(g.requests)]),
     );
     assert.equal(await page.getByTestId('guardrail-blocks').getAttribute('data-value'), '2');
+  });
+
+  it('saves a screenshot of each of these views', async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    for (const view of ['teams', 'people', 'guardrails']) {
+      await page.locator(`#view-${view}[data-loaded="true"]:not([aria-busy])`).waitFor();
+      await page.locator(`#view-${view}`).screenshot({ path: join(SHOTS, `dashboard-${view}.png`) });
+    }
   });
 
   it('sent no request beyond this machine', () => {
