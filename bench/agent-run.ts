@@ -19,28 +19,35 @@ export const SIMULATED_SLOT_C: Record<string, string> = {
 
 /**
  * The agent-shaped workloads (bench/agent-workloads.ts) on gateways of their own: this commit's,
- * and a baseline's when one is given, each twice (slots on the mock; slot C simulated).
+ * this commit's with a worker per CPU when `workers` names it, and a baseline's when one is given,
+ * each twice (slots on the mock; slot C simulated).
  */
 export async function runAgentWorkloads(options: {
   start: StartGateway;
   forwarder: Server;
   thisCommit: string;
   baseline?: { label: string; root: URL };
+  /** Also this commit with a worker per CPU (`GATEWAY_WORKERS=auto`), labelled so. */
+  workers?: string;
   concurrencies: readonly number[];
   seconds: number;
   rounds: number;
   log: (line: string) => void;
 }): Promise<{ results: AgentResults; checks: AgentCheck[]; section: string }> {
-  const targets: [string, URL | undefined][] = [[options.thisCommit, undefined]];
-  if (options.baseline !== undefined) targets.push([options.baseline.label, options.baseline.root]);
+  const targets: [string, URL | undefined, Record<string, string>][] = [[options.thisCommit, undefined, {}]];
+  if (options.workers !== undefined) targets.push([options.workers, undefined, { GATEWAY_WORKERS: 'auto' }]);
+  if (options.baseline !== undefined) targets.push([options.baseline.label, options.baseline.root, {}]);
   const gateways: [string, Server][] = [];
   const simulatedGateways: [string, Server][] = [];
-  for (const [label, root] of targets) {
+  for (const [label, root, env] of targets) {
     const at = root === undefined ? {} : { root };
-    gateways.push([label, await options.start(`agent-${gateways.length}`, at)]);
+    gateways.push([label, await options.start(`agent-${gateways.length}`, { ...at, env })]);
     simulatedGateways.push([
       label,
-      await options.start(`agent-simulated-${simulatedGateways.length}`, { ...at, env: SIMULATED_SLOT_C }),
+      await options.start(`agent-simulated-${simulatedGateways.length}`, {
+        ...at,
+        env: { ...env, ...SIMULATED_SLOT_C },
+      }),
     ]);
   }
   try {

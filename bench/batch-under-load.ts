@@ -46,7 +46,10 @@ async function uploadBatchFile(server: Server): Promise<string> {
       method: 'POST',
       url: '/v1/chat/completions',
       body: {
-        model: 'gpt-4o-mini',
+        // A name no slot lists, so the default route takes it and the gateway runs the batch itself
+        // (a batch pinned to an openai slot would go to OpenAI's batch API and cost this instance
+        // a few polls): the case that competes with live traffic.
+        model: 'bench-batch-model',
         messages: [{ role: 'user', content: `Summarise item ${i}.` }],
         max_tokens: 64,
       },

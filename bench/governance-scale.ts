@@ -135,6 +135,6 @@ export function governanceScaleSection(rows: readonly CaseResult[]): string {
     '',
     `The gateway with its one app against one whose store holds ${SCALE.apps.toLocaleString('en')} apps in ${SCALE.teams} teams and ${(SCALE.apps * SCALE.keysPerApp).toLocaleString('en')} keys (written before it started), and the thin forwarder, on the native chat route; "req/s vs default" is against the one-app gateway.`,
     '',
-    variantTable(rows),
+    variantTable(rows, rows),
   ].join('\n');
 }

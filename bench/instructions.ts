@@ -1,15 +1,13 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { agentConversation, conversationTurn } from './agent-scenarios.ts';
 import { prepareBaseline } from './baseline.ts';
+import { drive, workloadSpecs } from './drive-requests.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { SCALE, seedGovernanceStore } from './governance-scale.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
-import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts';
 
 /**
  * `node bench/instructions.ts --workload=chat --requests=2000 --baseline=REV`: the instructions a
@@ -18,7 +16,8 @@ import { type HttpRequestSpec, requestFor, type Workload } from './scenarios.ts'
  * time, the count does not move with the load of a shared box, so a difference of a few percent
  * between two commits is visible. Valgrind runs the process 20-50 times slower, and it serialises
  * threads, so nothing of latency or throughput is read here. `--workload=conversation` sends the
- * agent conversation of bench/agent-workloads.ts (its `--requests` turns).
+ * agent conversation of bench/agent-workloads.ts (its `--requests` turns). `--baseline=A,B,C`
+ * measures several revisions in turn (a bisection), `--baseline-only` leaves this checkout out.
  */
 const { values } = parseArgs({
   options: {
@@ -27,6 +26,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '8' },
     baseline: { type: 'string' },
+    /** With `--baseline`: measure only the baselines, not this checkout. */
+    'baseline-only': { type: 'boolean', default: false },
     /** Also this commit with 10,000 apps and 50,000 keys in its store (bench/governance-scale.ts). */
     'governance-scale': { type: 'boolean', default: false },
   },
@@ -37,34 +38,6 @@ mkdirSync(dir, { recursive: true });
 const running: Server[] = [];
 /** Where valgrind and callgrind_control meet (the default name holds the user and host, which the gateway's environment lacks). */
 const vgdbPrefix = join(dir, 'vgdb');
-
-function send(agent: Agent, port: number, spec: HttpRequestSpec): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { agent, host: '127.0.0.1', port, method: 'POST', path: spec.path, headers: spec.headers },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(spec.body);
-  });
-}
-
-/** `count` requests, `concurrency` at a time; throws if one is not a 200. */
-async function drive(port: number, specs: (n: number) => HttpRequestSpec, count: number): Promise<void> {
-  const agent = new Agent({ keepAlive: true });
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const status = await send(agent, port, specs(next++));
-      if (status !== 200) throw new Error(`status ${status}`);
-    }
-  };
-  await Promise.all(Array.from({ length: Number(values.concurrency) }, worker));
-  agent.destroy();
-}
 
 function callgrindControl(pid: number, ...args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -79,16 +52,25 @@ function callgrindControl(pid: number, ...args: string[]): Promise<void> {
   });
 }
 
-/** Total instructions (Ir) of every callgrind dump under `prefix` (one file per thread). */
-function instructionsIn(prefix: string): number {
-  let total = 0;
+interface Counted {
+  /** Every thread. */
+  total: number;
+  /** The main thread (the event loop): the steadiest figure, as V8's helper threads may still be compiling. */
+  main: number;
+}
+
+/** Instructions (Ir) of every callgrind dump under `prefix` (one file per thread), in all and of the main thread. */
+function instructionsIn(prefix: string): Counted {
+  const counted = { total: 0, main: 0 };
   for (const file of readdirSync(dir).filter((name) => name.startsWith(prefix) && !name.endsWith('.log'))) {
     const text = readFileSync(join(dir, file), 'utf8');
     if (!/^desc: Trigger: dump measured/m.test(text)) continue;
     const summary = /^summary:\s+(\d+)/m.exec(text);
-    if (summary !== null) total += Number(summary[1]);
+    if (summary === null) continue;
+    counted.total += Number(summary[1]);
+    if (/^thread: 1$/m.test(text)) counted.main += Number(summary[1]);
   }
-  return total;
+  return counted;
 }
 
 async function measure(
@@ -96,7 +78,7 @@ async function measure(
   root: URL | undefined,
   mockPort: number,
   seed?: (dataDir: string) => void,
-): Promise<number> {
+): Promise<Counted> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
@@ -137,44 +119,35 @@ async function measure(
       if (Date.now() > deadline) throw new Error(`${label} did not start`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    const specs = workloadSpecs();
-    await drive(port, specs, Number(values.warmup));
+    const specs = workloadSpecs(values.workload);
+    await drive(port, specs, Number(values.warmup), Number(values.concurrency));
     // Counters zeroed after the warm-up, dumped after the measured requests (one file a thread).
     await callgrindControl(child.pid as number, '--zero');
-    await drive(port, specs, Number(values.requests));
+    await drive(port, specs, Number(values.requests), Number(values.concurrency));
     await callgrindControl(child.pid as number, '--dump=measured');
   } finally {
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
   }
-  return instructionsIn(prefix) / Number(values.requests);
-}
-
-function workloadSpecs(): (n: number) => HttpRequestSpec {
-  if (values.workload !== 'conversation') {
-    const spec = requestFor('gateway', values.workload as Workload);
-    return () => spec;
-  }
-  // The conversation's turns in order, again from the first after the last.
-  const turns = 100;
-  let conversation = agentConversation(turns, 100_000);
-  return (n) => {
-    if (n % turns === 0) conversation = agentConversation(turns, 100_000);
-    return conversationTurn(conversation.body(n % turns), 'gateway');
-  };
+  const counted = instructionsIn(prefix);
+  const requests = Number(values.requests);
+  return { total: counted.total / requests, main: counted.main / requests };
 }
 
 try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
-  const rows: [string, number][] = [['this commit', await measure('this commit', undefined, mock.port)]];
+  const rows: [string, Counted][] = [];
+  if (!values['baseline-only'])
+    rows.push(['this commit', await measure('this commit', undefined, mock.port)]);
   if (values['governance-scale'])
     rows.push([
       `this commit, ${SCALE.apps} apps and ${SCALE.apps * SCALE.keysPerApp} keys in the store`,
       await measure('governance scale', undefined, mock.port, (dataDir) => seedGovernanceStore(dataDir)),
     ]);
-  if (values.baseline !== undefined) {
-    const baseline = prepareBaseline(values.baseline);
+  // Several baselines, comma-separated, are measured in turn: a bisection in one command.
+  for (const rev of values.baseline?.split(',').filter((name) => name !== '') ?? []) {
+    const baseline = prepareBaseline(rev);
     rows.push([
       `baseline ${baseline.commit}`,
       await measure(`baseline ${baseline.commit}`, baseline.root, mock.port),
@@ -184,7 +157,9 @@ try {
     `${values.workload}, ${values.requests} requests after ${values.warmup}, ${values.concurrency} at a time\n`,
   );
   for (const [label, perRequest] of rows)
-    process.stdout.write(`${label}: ${(perRequest / 1000).toFixed(1)} k instructions per request\n`);
+    process.stdout.write(
+      `${label}: ${(perRequest.total / 1000).toFixed(1)} k instructions per request, of which the main thread ${(perRequest.main / 1000).toFixed(1)} k\n`,
+    );
 } finally {
   for (const server of running) await server.stop();
   if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });

@@ -145,9 +145,11 @@ export function streamTable(rows: readonly CaseResult[]): string {
 }
 
 /** The same chat workload on gateways that differ in one setting, measured side by side. */
-export function variantTable(variants: readonly CaseResult[]): string {
+export function variantTable(variants: readonly CaseResult[], rows: readonly CaseResult[]): string {
   const body = variants.map((r) => {
     const base = findRow(variants, r.workload, r.concurrency, 'gateway', 'default');
+    // The forwarder of the main table, same workload and concurrency, same run.
+    const forwarder = findRow(rows, r.workload, r.concurrency, 'forwarder');
     return [
       r.variant,
       String(r.concurrency),
@@ -157,6 +159,7 @@ export function variantTable(variants: readonly CaseResult[]): string {
       f0(r.cpuUsPerRequest),
       cpuRange(r),
       base === undefined ? '–' : ratio(r.rps / base.rps),
+      forwarder === undefined ? '–' : ratio(r.cpuUsPerRequest / forwarder.cpuUsPerRequest),
     ];
   });
   return table(
@@ -169,6 +172,7 @@ export function variantTable(variants: readonly CaseResult[]): string {
       'CPU µs/req',
       'CPU over the rounds',
       'req/s vs default',
+      'CPU/req vs forwarder',
     ],
     body,
   );

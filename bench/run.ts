@@ -8,6 +8,7 @@ import { runAgentWorkloads } from './agent-run.ts';
 import { prepareBaseline } from './baseline.ts';
 import { batchTable, measureBatchUnderLoad } from './batch-under-load.ts';
 import { measureBoxSpeed } from './box-speed.ts';
+import { describeEveryCore, type EveryCoreMemory, everyCoreMemory } from './every-core-memory.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { governanceScaleSection, measureGovernanceScale, seedGovernanceStore } from './governance-scale.ts';
 import { describeMachine } from './machine.ts';
@@ -59,6 +60,8 @@ const { values } = parseArgs({
     agent: { type: 'boolean', default: true },
     'agent-only': { type: 'boolean', default: false },
     'agent-concurrency': { type: 'string', default: '1,16,64' },
+    /** Every core beside one worker: a `GATEWAY_WORKERS=auto` gateway in the chat variants and the agent workloads. */
+    workers: { type: 'boolean', default: true },
     /** Live chat with a 2,000-request batch running against without (bench/batch-under-load.ts); `--batch-only` runs just it. */
     batch: { type: 'boolean', default: true },
     'batch-only': { type: 'boolean', default: false },
@@ -71,6 +74,8 @@ const { values } = parseArgs({
 });
 
 const seconds = Number(values.seconds);
+/** The label of a gateway with a worker per CPU, in the variants and the agent workloads. */
+const EVERY_CORE = `GATEWAY_WORKERS=auto (${availableParallelism()})`;
 const warmupSeconds = Number(values.warmup);
 const rounds = Number(values.rounds);
 const workloads = values.workloads.split(',') as Workload[];
@@ -174,6 +179,7 @@ async function main(): Promise<void> {
       start: (name, extra) => gateway(name, extra, mock.port),
       forwarder,
       thisCommit: THIS_COMMIT,
+      ...(values.workers ? { workers: EVERY_CORE } : {}),
       ...(baseline === undefined
         ? {}
         : { baseline: { label: baselineLabel(baseline.commit), root: baseline.root } }),
@@ -251,6 +257,12 @@ async function main(): Promise<void> {
   const main = await gateway('default', {}, mock.port);
   const servers: Record<Target, Server> = { direct: mock, forwarder, gateway: main };
   const idle = await idleMemory(main, forwarder);
+  // npm start's defaults with one process and with a worker per CPU: each process and all.
+  let everyCore: EveryCoreMemory | undefined;
+  if (values.workers) {
+    everyCore = await everyCoreMemory(tempDir);
+    log(`idle RSS with every core: ${describeEveryCore(everyCore)}`);
+  }
 
   const measure = (
     target: Target,
@@ -389,10 +401,14 @@ async function main(): Promise<void> {
     sink.unref();
     const kinds: [string, Server][] = [
       ['default', await gateway('variant-default', {}, mock.port)],
-      [
-        `GATEWAY_WORKERS=auto (${availableParallelism()})`,
-        await gateway('variant-workers', { env: { GATEWAY_WORKERS: 'auto' } }, mock.port),
-      ],
+      ...(values.workers
+        ? [
+            [
+              EVERY_CORE,
+              await gateway('variant-workers', { env: { GATEWAY_WORKERS: 'auto' } }, mock.port),
+            ] as [string, Server],
+          ]
+        : []),
       ['LOG_LEVEL=warn', await gateway('variant-warn', { env: { LOG_LEVEL: 'warn' } }, mock.port)],
       [
         'METRICS_ENABLED=false',
@@ -458,6 +474,12 @@ async function main(): Promise<void> {
     '## Memory',
     '',
     memoryTable(rss),
+    ...(everyCore === undefined
+      ? []
+      : [
+          '',
+          `Idle, \`npm start\`'s defaults, 3 s after the last worker listens: ${describeEveryCore(everyCore)}.`,
+        ]),
     '',
     '## Requests (non-streaming)',
     '',
@@ -466,7 +488,7 @@ async function main(): Promise<void> {
     '## Streaming chat',
     '',
     streamTable(rows),
-    ...(variants.length === 0 ? [] : ['', '## Gateway variants (chat)', '', variantTable(variants)]),
+    ...(variants.length === 0 ? [] : ['', '## Gateway variants (chat)', '', variantTable(variants, rows)]),
     '',
     "## The servers' CPU per request, by thread",
     '',

@@ -158,7 +158,7 @@ async function buildOpening(
   }
   const recorder = new UsageRecorder(storage.usage, logger.child({ component: 'usage' }), {
     ...(config.dataDir === ':memory:' ? {} : { spillDir: config.dataDir }),
-    ...(worker === undefined ? {} : { onAdmitted: (run: HeldRun) => worker.notify('run.open', [run]) }),
+    ...(worker === undefined ? {} : { onAdmitted: (run: HeldRun) => worker.notifyEach('runs.open', run) }),
   });
   opened.push(() => recorder.flush({ final: true }));
   const verifier = new CredentialVerifier(

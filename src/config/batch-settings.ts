@@ -58,6 +58,24 @@ export const BatchSettingsSchema = Type.Object(
       default: 1000,
       description: 'How often an idle runner looks for batch requests to run.',
     }),
+    vendorBatches: Type.Boolean({
+      default: true,
+      description:
+        "Send a batch whose every request pins one `openai` or `anthropic` slot (of its own wire format) to that vendor's batch API at its batch price; false: the gateway runs every batch itself.",
+    }),
+    vendorPollMs: Type.Integer({
+      minimum: 10,
+      maximum: 3_600_000,
+      default: 10_000,
+      description:
+        "First wait before a vendor's batch is polled; each poll waits twice the last, up to vendorPollMaxMs.",
+    }),
+    vendorPollMaxMs: Type.Integer({
+      minimum: 10,
+      maximum: 3_600_000,
+      default: 300_000,
+      description: "Longest wait between two polls of a vendor's batch.",
+    }),
   },
   { additionalProperties: false },
 );

@@ -12,7 +12,8 @@ import { registerAdmin } from './admin/admin-plugin.ts';
 import type { CredentialVerifier } from './auth/credential-verifier.ts';
 import type { BatchDeps } from './batches/batch-deps.ts';
 import { LiveTraffic } from './batches/live-traffic.ts';
-import { registerBatchRoutes, runBatches } from './batches/register-batches.ts';
+import { pollVendorBatches, registerBatchRoutes, runBatches } from './batches/register-batches.ts';
+import { vendorRoute } from './batches/vendor-plan.ts';
 import { registerAnthropicDoor } from './doors/anthropic/anthropic-door.ts';
 import { registerGeminiDoor } from './doors/gemini/gemini-door.ts';
 import { registerMcpDoor } from './doors/mcp/mcp-door.ts';
@@ -85,6 +86,8 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     governance: deps.adminGovernance,
   });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // Which batches a vendor's own batch API runs (docs/batches.md "Where requests run").
+  const vendor = vendorRoute({ ...deps, teamOf: (app) => deps.governance?.snapshot.app(app)?.team });
   const batches: BatchDeps = {
     store: deps.storage.batches,
     settings: deps.config.batches,
@@ -93,6 +96,7 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     // The one check of a batch line's model against the app's and its team's allow lists
     // (CONTRACT 6.5); the door checks the resolved slot/model again when the request runs.
     modelAllowed: (app, model) => isModelAllowed(deps, app, { requested: model }),
+    vendor,
   };
   const tickets = new BatchTickets();
   const live = new LiveTraffic();
@@ -125,6 +129,19 @@ export async function buildGatewayApp(deps: GatewayAppDeps): Promise<FastifyInst
     tickets,
     live,
     flushLedger: () => deps.recorder.flush(),
+    logger: deps.logger,
+  });
+  pollVendorBatches(app, {
+    store: deps.storage.batches.upstream,
+    settings: deps.config.batches,
+    clock: deps.clock,
+    route: vendor,
+    registry: deps.registry,
+    priceBook: deps.priceBook,
+    limiter: deps.limiter,
+    record: (row) => deps.recorder.record(row),
+    flushLedger: () => deps.recorder.flush(),
+    teamOf: (app) => deps.governance?.snapshot.app(app)?.team,
     logger: deps.logger,
   });
   return app;

@@ -66,4 +66,15 @@ describe('isoTimeOncePerMillisecond', () => {
     context.mock.timers.tick(60_000);
     assert.equal(isoTimeOncePerMillisecond(), pino.stdTimeFunctions.isoTime());
   });
+
+  it('pads the milliseconds and turns the second, the minute and the day over', (context) => {
+    context.mock.timers.enable({ apis: ['Date'], now: Date.UTC(2026, 11, 31, 23, 59, 58, 995) });
+    // Every millisecond across two seconds' turns, the year's end among them.
+    for (let ms = 0; ms < 2_020; ms++) {
+      assert.equal(isoTimeOncePerMillisecond(), pino.stdTimeFunctions.isoTime());
+      context.mock.timers.tick(1);
+    }
+    context.mock.timers.tick(7);
+    assert.equal(isoTimeOncePerMillisecond(), ',"time":"2027-01-01T00:00:01.022Z"');
+  });
 });

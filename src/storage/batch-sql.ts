@@ -20,6 +20,15 @@ export const INSERT_CHUNK = 'INSERT INTO batch_file_chunks (file_id, seq, data) 
 export const FINISH_FILE = "UPDATE batch_files SET bytes = ?, lines = ?, status = 'processed' WHERE id = ?";
 export const FIND_FILE =
   "SELECT * FROM batch_files WHERE app = ? AND id = ? AND status = 'processed' AND expires_at > ?";
+/** GET /v1/files: a page in (created_at, id) order, keyset after a file of the app. */
+export function listFilesSql(order: 'asc' | 'desc', purpose: boolean, after: boolean): string {
+  const direction = order === 'asc' ? 'ASC' : 'DESC';
+  const past = order === 'asc' ? '>' : '<';
+  return `SELECT * FROM batch_files WHERE app = ? AND status = 'processed' AND expires_at > ?
+    ${purpose ? 'AND purpose = ?' : ''}
+    ${after ? `AND (created_at, id) ${past} (SELECT created_at, id FROM batch_files WHERE app = ? AND id = ?)` : ''}
+    ORDER BY created_at ${direction}, id ${direction} LIMIT ?`;
+}
 export const READ_CHUNKS =
   'SELECT data FROM batch_file_chunks WHERE file_id = ? AND seq >= ? ORDER BY seq LIMIT ?';
 export const DELETE_FILE = 'DELETE FROM batch_files WHERE app = ? AND id = ?';
@@ -42,8 +51,9 @@ export const LIST_BATCHES_AFTER = `SELECT * FROM batches WHERE app = ? AND flavo
   ORDER BY created_at DESC, id DESC LIMIT ?`;
 export const CANCEL_BATCH = `UPDATE batches SET status = 'cancelling', cancelling_at = ?
   WHERE app = ? AND id = ? AND status IN ('validating', 'in_progress')`;
-export const CANCEL_PENDING =
-  "UPDATE batch_items SET state = 'canceled', finished_at = ? WHERE batch_id = ? AND state = 'pending'";
+/** A batch a vendor has (or may have) keeps its items: their results come from the vendor's cancel. */
+export const CANCEL_PENDING = `UPDATE batch_items SET state = 'canceled', finished_at = ? WHERE batch_id = ? AND state = 'pending'
+  AND NOT EXISTS (SELECT 1 FROM batches WHERE id = ? AND upstream_state IN ('submitting', 'polling'))`;
 
 export const RENEW_LEASES =
   "UPDATE batch_items SET lease_until = ? WHERE lease_owner = ? AND state = 'running'";

@@ -1,3 +1,5 @@
+import type { UpstreamBatchStore } from './upstream-batch-store.ts';
+
 /**
  * The BatchStore port (CONTRACT 6.7, migration 010): uploaded files, batches and their requests,
  * shared by every instance on the database. Items are handed out under a lease, so several
@@ -68,6 +70,14 @@ export interface BatchRecord {
   counts: ItemCounts;
 }
 
+/** A page of `GET /v1/files`. */
+export interface FilePage {
+  limit: number;
+  order: 'asc' | 'desc';
+  purpose?: BatchFilePurpose | undefined;
+  after?: string | undefined;
+}
+
 /** A batch as made: every time but `createdAt` and `expiresAt` still null, no counts. */
 export type NewBatch = Pick<
   BatchRecord,
@@ -133,12 +143,19 @@ export interface BatchClose {
 }
 
 export interface BatchStore {
+  /** Batches a vendor's batch API runs (migration 013). */
+  readonly upstream: UpstreamBatchStore;
   /** Starts a file in `uploading`; its chunks follow, then `finishFile`. */
   createFile(file: BatchFileRecord): Promise<void>;
   appendChunk(fileId: string, seq: number, data: Uint8Array): Promise<void>;
   finishFile(fileId: string, bytes: number, lines: number): Promise<void>;
   /** The app's processed, unexpired file of that id. */
   findFile(app: string, id: string, now: number): Promise<BatchFileRecord | undefined>;
+  /**
+   * The app's processed, unexpired files, newest first (`asc`: oldest first), of `purpose` when
+   * given, after the file `after` when given.
+   */
+  listFiles(app: string, now: number, page: FilePage): Promise<BatchFileRecord[]>;
   /** Chunks `fromSeq` on, at most `limit`, in order. */
   readChunks(fileId: string, fromSeq: number, limit: number): Promise<Uint8Array[]>;
   /** Whether the app had it (its chunks go too). */

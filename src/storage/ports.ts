@@ -86,7 +86,13 @@ export interface UsageRecord extends CacheTokens {
   frontDoor: string;
   task: string | null;
   provider: string | null;
+  /** The model that answered: the upstream's id (what is priced). */
   model: string | null;
+  /**
+   * The name the client used, where the slot's `modelMap` sent the upstream another id (CONTRACT
+   * 6.4: the ledger keeps both); absent otherwise.
+   */
+  clientModel?: string | null;
   tokensIn: number;
   tokensOut: number;
   usageEstimated: boolean;

@@ -22,7 +22,7 @@ export function reportUnavailable(storage: Storage, isUnavailable: IsUnavailable
     subscribers: guard(storage.subscribers),
     sessionRevocations: guard(storage.sessionRevocations),
     responses: guard(storage.responses),
-    batches: guard(storage.batches),
+    batches: { ...guard(storage.batches), upstream: guard(storage.batches.upstream) },
     ping: guard({ ping: storage.ping }).ping,
     close: storage.close,
   };

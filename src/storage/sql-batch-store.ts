@@ -32,6 +32,7 @@ import {
   itemValues,
   LIST_BATCHES,
   LIST_BATCHES_AFTER,
+  listFilesSql,
   READ_CHUNKS,
   READ_RESULTS,
   RENEW_LEASES,
@@ -51,11 +52,13 @@ import type {
   BatchStore,
   ClaimedItem,
   CompleteOutcome,
+  FilePage,
   ItemResult,
   NewBatch,
   NewBatchItem,
 } from './batch-store.ts';
 import { all, run, type SqlExecutor, type SqlRow } from './sql-executor.ts';
+import { SqlUpstreamBatchStore } from './sql-upstream-batch-store.ts';
 
 /**
  * How an engine claims items: the one place the two engines' batch SQL differs. Both statements
@@ -75,7 +78,7 @@ export interface BatchClaim {
 export const SQLITE_CLAIM: BatchClaim = {
   sql: `UPDATE batch_items SET state = 'running', lease_owner = ?, lease_token = ?, lease_until = ?, tries = tries + 1
        WHERE rowid IN (SELECT i.rowid FROM batch_items i JOIN batches b ON b.id = i.batch_id
-         WHERE b.status = 'in_progress'
+         WHERE b.status = 'in_progress' AND b.upstream_slot IS NULL
            AND ((i.state = 'pending' AND i.not_before <= ?) OR (i.state = 'running' AND i.lease_until < ?))
          ORDER BY b.created_at, i.batch_id, i.line LIMIT ?)
        RETURNING batch_id, line, custom_id, ledger_id, body, lease_token, tries`,
@@ -91,7 +94,7 @@ export const POSTGRES_CLAIM: BatchClaim = {
   sql: `UPDATE batch_items i SET state = 'running', lease_owner = ?, lease_token = ?, lease_until = ?,
     tries = i.tries + 1
   FROM (SELECT p.batch_id, p.line FROM batch_items p JOIN batches b ON b.id = p.batch_id
-    WHERE b.status = 'in_progress'
+    WHERE b.status = 'in_progress' AND b.upstream_slot IS NULL
       AND ((p.state = 'pending' AND p.not_before <= ?) OR (p.state = 'running' AND p.lease_until < ?))
     ORDER BY b.created_at, p.batch_id, p.line LIMIT ? FOR UPDATE OF p SKIP LOCKED) pick, batches b
   WHERE i.batch_id = pick.batch_id AND i.line = pick.line AND b.id = i.batch_id
@@ -106,10 +109,12 @@ export const POSTGRES_CLAIM: BatchClaim = {
 export class SqlBatchStore implements BatchStore {
   readonly #sql: SqlExecutor;
   readonly #claim: BatchClaim;
+  readonly upstream: SqlUpstreamBatchStore;
 
   constructor(sql: SqlExecutor, claim: BatchClaim) {
     this.#sql = sql;
     this.#claim = claim;
+    this.upstream = new SqlUpstreamBatchStore(sql);
   }
 
   async createFile(file: BatchFileRecord): Promise<void> {
@@ -129,6 +134,14 @@ export class SqlBatchStore implements BatchStore {
   async findFile(app: string, id: string, now: number): Promise<BatchFileRecord | undefined> {
     const row = (await this.#sql.all(FIND_FILE, [app, id, now]))[0];
     return row === undefined ? undefined : toFile(row);
+  }
+
+  async listFiles(app: string, now: number, page: FilePage): Promise<BatchFileRecord[]> {
+    const sql = listFilesSql(page.order, page.purpose !== undefined, page.after !== undefined);
+    const values: unknown[] = [app, now];
+    if (page.purpose !== undefined) values.push(page.purpose);
+    if (page.after !== undefined) values.push(app, page.after);
+    return (await this.#sql.all(sql, [...values, page.limit])).map(toFile);
   }
 
   async readChunks(fileId: string, fromSeq: number, limit: number): Promise<Uint8Array[]> {
@@ -188,7 +201,7 @@ export class SqlBatchStore implements BatchStore {
 
   async cancelBatch(app: string, id: string, now: number): Promise<BatchRecord | undefined> {
     await this.#sql.transaction(function* () {
-      if ((yield run(CANCEL_BATCH, [now, app, id])) > 0) yield run(CANCEL_PENDING, [now, id]);
+      if ((yield run(CANCEL_BATCH, [now, app, id])) > 0) yield run(CANCEL_PENDING, [now, id, id]);
     });
     return this.getBatch(app, id);
   }

@@ -33,6 +33,7 @@ export interface RequestRow {
   team?: string | null;
   guardrails?: string | null;
   batch_id?: string | null;
+  client_model?: string | null;
 }
 
 export interface AttemptRow {
@@ -85,6 +86,7 @@ export const REQUEST_COLUMNS = [
   'team',
   'guardrails',
   'batch_id',
+  'client_model',
 ] as const;
 
 export const ATTEMPT_COLUMNS = [
@@ -138,6 +140,7 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.team ?? null,
     r.guardrails,
     r.batchId ?? null,
+    r.clientModel ?? null,
   ];
 }
 
@@ -216,6 +219,7 @@ export function toRecord(row: RequestRow, attempts: readonly AttemptRow[]): Usag
     ...(row.team == null ? {} : { team: row.team }),
     guardrails: row.guardrails ?? null,
     ...(row.batch_id === null || row.batch_id === undefined ? {} : { batchId: row.batch_id }),
+    ...(row.client_model == null ? {} : { clientModel: row.client_model }),
     attempts: attempts.map(toAttempt),
   };
 }

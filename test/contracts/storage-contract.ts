@@ -140,7 +140,7 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       );
     });
 
-    it("round-trips the agent round's fields: cache tokens, a hit, a deployment, an MCP call", async () => {
+    it("round-trips the agent round's fields: cache tokens, a hit, a deployment, an MCP call, a mapped model", async () => {
       const base = sampleRecord('agent-1');
       const records = [
         sampleRecord('agent-1', {
@@ -164,6 +164,11 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
           mcpServer: 'docs',
           mcpTool: 'search',
           attempts: [],
+        }),
+        // A slot's modelMap sent another id: the ledger keeps the client's name beside it (CONTRACT 6.4).
+        sampleRecord('agent-4', {
+          model: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+          clientModel: 'claude-sonnet-4-5',
         }),
       ];
       await storage.usage.appendBatch(records);

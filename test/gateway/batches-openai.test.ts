@@ -178,4 +178,35 @@ describe('OpenAI Files and Batch API', () => {
     assert.equal(result.response.body.object, 'response');
     assert.equal(result.response.body.status, 'completed');
   });
+
+  it("GET /v1/files lists the app's own files, newest first, in pages; asc and purpose filter", async () => {
+    const mine: string[] = [];
+    for (const id of ['l1', 'l2', 'l3']) {
+      const upload = await uploadFile(gateway, chatLine(id), AUTH);
+      mine.push(upload.body.id);
+    }
+    const theirs = (await uploadFile(gateway, chatLine('o1'), OTHER)).body.id;
+    const all = await gateway.get('/v1/files', { headers: AUTH });
+    assert.equal(all.status, 200);
+    assert.equal(all.body.object, 'list');
+    const ids: string[] = all.body.data.map((f: { id: string }) => f.id);
+    assert.ok(!ids.includes(theirs), "another app's file is not listed");
+    assert.deepEqual(ids.slice(0, 3), [...mine].reverse(), 'newest first');
+    // Page by two: the same files, in the same order, has_more until the last page.
+    const paged: string[] = [];
+    for (let after: string | undefined, more = true; more; ) {
+      const page = await gateway.get(`/v1/files?limit=2${after ? `&after=${after}` : ''}`, { headers: AUTH });
+      assert.ok(page.body.data.length <= 2);
+      paged.push(...page.body.data.map((f: { id: string }) => f.id));
+      more = page.body.has_more;
+      after = page.body.last_id;
+    }
+    assert.deepEqual(paged, ids);
+    const asc = await gateway.get('/v1/files?order=asc&purpose=batch', { headers: AUTH });
+    assert.deepEqual(asc.body.data.map((f: { id: string }) => f.id).slice(-3), mine);
+    assert.ok(asc.body.data.every((f: { purpose: string }) => f.purpose === 'batch'));
+    const bad = await gateway.get('/v1/files?order=sideways', { headers: AUTH });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.type, 'invalid_request_error');
+  });
 });

@@ -21,8 +21,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The official clients complete batches through the gateway on a simulated slot, an OpenAI slot
- * and an Anthropic slot (the vendors' recording mocks). The gateway runs each request itself
- * through the door of its endpoint, so the upstream sees plain live requests, never a batch API.
+ * and an Anthropic slot (the vendors' recording mocks). With `batches.vendorBatches` off the gateway
+ * runs each request itself through the door of its endpoint, so the upstream sees plain live
+ * requests, never a batch API (batches-vendor.test.ts has the vendors' batch APIs).
  */
 function describeSdkBatches(
   name: string,
@@ -38,7 +39,7 @@ function describeSdkBatches(
     });
     const gw: Harness = shareGateway(() => ({
       env: { ...upstream().env, PUBLIC_GATEWAY_URL: `http://127.0.0.1:${port}` },
-      file: { batches: { pollIntervalMs: 20 } },
+      file: { batches: { pollIntervalMs: 20, vendorBatches: false } },
     }));
     let openai: OpenAI;
     let anthropic: Anthropic;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type CloudUnderTest, cloudDoorMatrix, PNG } from '../helpers/cloud-door-matrix.ts';
-import { shareGateway } from '../helpers/gateway-harness.ts';
+import { AUTH, shareGateway } from '../helpers/gateway-harness.ts';
 import {
   type BedrockRecordedRequest,
   type MockBedrockServer,
@@ -78,5 +78,27 @@ describe('every door through a bedrock slot', () => {
       'invoke-with-response-stream',
     ]);
     assert.equal(mock.refusals.length, 0, mock.refusals.join(', '));
+  });
+
+  it('relays a Messages body to InvokeModel with bedrock-2023-05-31 and the betas Bedrock takes, naming the others', async () => {
+    const reply = await gw.post(
+      '/v1/messages',
+      { model: `provider-a/${CLAUDE}`, max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
+      {
+        headers: {
+          ...AUTH,
+          'anthropic-version': '2023-06-01',
+          'anthropic-beta': 'claude-code-20250219,context-1m-2025-08-07',
+        },
+      },
+    );
+    assert.equal(reply.status, 200, reply.text);
+    const request = mock.requests.at(-1) as BedrockRecordedRequest;
+    assert.equal(request.operation, 'invoke');
+    assert.equal(
+      request.raw.toString(),
+      '{"anthropic_version":"bedrock-2023-05-31","anthropic_beta":["context-1m-2025-08-07"],"max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}',
+    );
+    assert.equal(reply.headers['x-gateway-ignored-fields'], 'anthropic-beta:claude-code-20250219');
   });
 });

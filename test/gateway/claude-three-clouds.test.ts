@@ -76,7 +76,10 @@ describe('Claude from anthropic + bedrock + vertex deployments in one slot', () 
     const reply = await postMessages(gw, BODY, '', session);
     assert.equal(reply.statusCode, 200, reply.body);
     assert.equal(JSON.parse(reply.body).type, 'message');
-    return (await onlyLedgerRow(gw, String(reply.headers['request-id']))).deployment;
+    const row = await onlyLedgerRow(gw, String(reply.headers['request-id']));
+    // Where the deployment's modelMap sent another id, the ledger keeps the client's name beside it.
+    assert.equal(row.clientModel, row.deployment === 'anthropic' ? undefined : 'claude-sonnet-4-5');
+    return row.deployment;
   }
 
   it('keeps a session on one deployment, falls over when it fails, and stays on the new one', async () => {

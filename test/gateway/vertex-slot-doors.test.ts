@@ -107,5 +107,7 @@ describe('every door through a vertex slot', () => {
       '{"anthropic_version":"vertex-2023-10-16","max_tokens":64,"messages":[{"role":"user","content":"Hi"}]}',
     );
     assert.equal(request.headers['anthropic-beta'], 'context-1m-2025-08-07');
+    // The beta Vertex does not take is left out, and named to the client (CONTRACT 6.9).
+    assert.equal(reply.headers['x-gateway-ignored-fields'], 'anthropic-beta:claude-code-20250219');
   });
 });

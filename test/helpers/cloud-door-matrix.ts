@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Harness } from './gateway-harness.ts';
+import { APP, type Harness, SECRET } from './gateway-harness.ts';
 import type { ScriptedReply } from './scripted-reply.ts';
 import { redSquarePng } from './tiny-png.ts';
 
 /**
  * Every door through one cloud kind's slot (CONTRACT 6.4): the native API, OpenAI Chat
- * Completions, Anthropic Messages and Responses, each whole and streamed, with a tool call and with
- * an image; embeddings on the native and OpenAI doors. The cloud's recording mock answers what
+ * Completions, Anthropic Messages, Responses and the Gemini API, each whole and streamed, with a
+ * tool call and with an image; embeddings on the native, OpenAI and Gemini doors. The cloud's recording mock answers what
  * `replyNext` scripts, and `lastUpstream` says what it received, so each case checks both ends:
  * the client's answer in its door's shape and the request in the cloud's.
  */
@@ -42,7 +42,7 @@ const TOOL = {
 };
 const CALL = { name: 'get_weather', arguments: { city: 'Paris' } };
 
-type Door = 'native' | 'openai' | 'anthropic' | 'responses';
+type Door = 'native' | 'openai' | 'anthropic' | 'responses' | 'gemini';
 type Feature = 'text' | 'tools' | 'image';
 
 /** The request body of a door for a feature. */
@@ -97,6 +97,14 @@ function bodyOf(door: Door, feature: Feature, model: string, stream: boolean): R
         : {}),
     };
   }
+  if (door === 'gemini') {
+    const parts: unknown[] = [{ text }];
+    if (feature === 'image') parts.push({ inlineData: { mimeType: 'image/png', data: PNG } });
+    return {
+      contents: [{ role: 'user', parts }],
+      ...(feature === 'tools' ? { tools: [{ functionDeclarations: [TOOL] }] } : {}),
+    };
+  }
   const input =
     feature === 'image'
       ? [
@@ -116,11 +124,38 @@ function bodyOf(door: Door, feature: Feature, model: string, stream: boolean): R
   };
 }
 
-const PATHS: Readonly<Record<Door, string>> = {
+const PATHS: Readonly<Record<Exclude<Door, 'gemini'>, string>> = {
   native: '/v1/chat',
   openai: '/v1/chat/completions',
   anthropic: '/v1/messages',
   responses: '/v1/responses',
+};
+
+/** The door's path: the Gemini door names the model and the method in it. */
+function pathOf(door: Door, model: string, stream: boolean): string {
+  if (door !== 'gemini') return PATHS[door];
+  return `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`;
+}
+
+/** The text and function calls of a Gemini response or chunk. */
+function geminiParts(body: any): { text: string; calls: string[] } {
+  const parts: any[] = body.candidates?.[0]?.content?.parts ?? [];
+  return {
+    text: parts
+      .filter((part) => typeof part.text === 'string' && part.thought !== true)
+      .map((part) => part.text)
+      .join(''),
+    calls: parts.filter((part) => part.functionCall !== undefined).map((part) => part.functionCall.name),
+  };
+}
+
+/** The gateway key where each door's clients put it (the Gemini door: `x-goog-api-key`). */
+const HEADERS: Readonly<Record<Door, Record<string, string>>> = {
+  native: {},
+  openai: {},
+  anthropic: { 'anthropic-version': '2023-06-01' },
+  responses: {},
+  gemini: { 'x-goog-api-key': `${APP}:${SECRET}` },
 };
 
 /** What the client got: its text, and the names of the tools it was asked to call. */
@@ -139,6 +174,7 @@ function readAnswer(door: Door, stream: boolean, text: string): { text: string; 
         calls: (message.tool_calls ?? []).map((c: any) => c.function.name),
       };
     }
+    if (door === 'gemini') return geminiParts(body);
     if (door === 'anthropic')
       return {
         text: body.content
@@ -167,6 +203,10 @@ function readAnswer(door: Door, stream: boolean, text: string): { text: string; 
       const delta = data.choices?.[0]?.delta;
       answer += delta?.content ?? '';
       for (const call of delta?.tool_calls ?? []) if (call.function?.name) calls.push(call.function.name);
+    } else if (door === 'gemini') {
+      const parts = geminiParts(data);
+      answer += parts.text;
+      calls.push(...parts.calls);
     } else if (door === 'anthropic') {
       if (data.type === 'content_block_delta' && data.delta.type === 'text_delta') answer += data.delta.text;
       if (data.type === 'content_block_start' && data.content_block.type === 'tool_use')
@@ -183,7 +223,8 @@ function readAnswer(door: Door, stream: boolean, text: string): { text: string; 
 /** Server-sent events with their JSON data; `[DONE]` and other non-JSON data left out. */
 function sseEvents(body: string): { event: string; data: unknown }[] {
   const events: { event: string; data: unknown }[] = [];
-  for (const block of body.split('\n\n')) {
+  // Google's SSE ends its lines with CRLF, as the Gemini API does.
+  for (const block of body.replaceAll('\r\n', '\n').split('\n\n')) {
     let event = 'message';
     const data: string[] = [];
     for (const line of block.split('\n')) {
@@ -202,7 +243,7 @@ function sseEvents(body: string): { event: string; data: unknown }[] {
 /** Declares the matrix's cases (inside the caller's describe). */
 export function cloudDoorMatrix(
   cloud: CloudUnderTest,
-  doors: readonly Door[] = ['native', 'openai', 'anthropic', 'responses'],
+  doors: readonly Door[] = ['native', 'openai', 'anthropic', 'responses', 'gemini'],
 ): void {
   for (const door of doors) {
     for (const stream of [false, true]) {
@@ -216,9 +257,11 @@ export function cloudDoorMatrix(
           cloud.replyNext(
             feature === 'tools' ? { text: 'Checking.', toolCalls: [CALL] } : { text: answerText },
           );
-          const reply = await cloud.gw().post(PATHS[door], bodyOf(door, feature, cloud.model, stream), {
-            headers: door === 'anthropic' ? { 'anthropic-version': '2023-06-01' } : {},
-          });
+          const reply = await cloud
+            .gw()
+            .post(pathOf(door, cloud.model, stream), bodyOf(door, feature, cloud.model, stream), {
+              headers: HEADERS[door],
+            });
           assert.equal(reply.status, 200, reply.text.slice(0, 500));
           const answer = readAnswer(door, stream, reply.text);
           const seen = cloud.lastUpstream();
@@ -249,5 +292,20 @@ export function cloudDoorMatrix(
       .post('/v1/embeddings', { model: embedModel, input: ['alpha', 'beta gamma'] });
     assert.equal(reply.status, 200, reply.text);
     assert.equal(reply.body.data.length, 2);
+  });
+  it(`${cloud.kind} × gemini × embeddings`, async () => {
+    const reply = await cloud.gw().post(
+      `/v1beta/models/${embedModel}:batchEmbedContents`,
+      {
+        requests: ['alpha', 'beta gamma'].map((text) => ({
+          model: `models/${embedModel}`,
+          content: { parts: [{ text }] },
+        })),
+      },
+      { headers: HEADERS.gemini },
+    );
+    assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.body.embeddings.length, 2);
+    assert.ok(reply.body.embeddings.every((embedding: { values: number[] }) => embedding.values.length > 0));
   });
 }

@@ -8,6 +8,8 @@ export interface RecordingProxy {
   origin: string;
   /** What the client sent, in order, as the mocks record it (raw bytes included). */
   requests: RecordedRequest[];
+  /** The answer's status and headers for each request, at the request's index (once it came). */
+  answers: { status: number; headers: Record<string, string | string[] | undefined> }[];
   close(): Promise<void>;
 }
 
@@ -18,6 +20,7 @@ export interface RecordingProxy {
  */
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const requests: RecordedRequest[] = [];
+  const answers: RecordingProxy['answers'] = [];
   const to = new URL(target);
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -29,7 +32,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     } catch {
       body = undefined;
     }
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw });
+    const index =
+      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, raw }) - 1;
     const upstream = forward(
       {
         host: to.hostname,
@@ -39,6 +43,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         headers: { ...req.headers, host: to.host },
       },
       (answer) => {
+        answers[index] = { status: answer.statusCode ?? 502, headers: answer.headers };
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
@@ -53,6 +58,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    answers,
     async close() {
       server.closeAllConnections();
       server.close();

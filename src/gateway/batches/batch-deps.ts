@@ -2,6 +2,7 @@ import type { BatchSettings } from '../../config/batch-settings.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { BatchStore } from '../../storage/batch-store.ts';
 import type { ModelCheck } from './batch-lines.ts';
+import type { VendorRoute } from './vendor-plan.ts';
 
 /** What the batch routes and the runner share. */
 export interface BatchDeps {
@@ -17,6 +18,8 @@ export interface BatchDeps {
    * the request again when it runs.
    */
   modelAllowed: ModelCheck;
+  /** Which batches a vendor's batch API runs (vendor-plan.ts); absent: the gateway runs them all. */
+  vendor?: VendorRoute | undefined;
 }
 
 /** Files expire, and batches are deleted, this long after creation. */

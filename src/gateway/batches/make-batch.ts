@@ -44,6 +44,7 @@ export async function makeOpenAIBatch(
     throw new ApiError('not_found', `no file '${input.input_file_id.slice(0, 100)}' of purpose batch`);
   const id = newTimeOrderedId('batch');
   let items: NewBatchItem[] = [];
+  const models = new Set<string | undefined>();
   const reader = new BatchLineReader(
     {
       app,
@@ -58,6 +59,7 @@ export async function makeOpenAIBatch(
           line.line,
           `url '${line.url}' is not the batch's endpoint '${input.endpoint}'`,
         );
+      models.add(line.model);
       items.push({
         line: line.line,
         customId: line.customId,
@@ -85,7 +87,7 @@ export async function makeOpenAIBatch(
   }
   return startBatch(
     app,
-    { id, flavor: 'openai', endpoint: input.endpoint, inputFileId: file.id, total },
+    { id, flavor: 'openai', endpoint: input.endpoint, inputFileId: file.id, total, models },
     input,
     deps,
   );
@@ -106,27 +108,44 @@ export async function makeMessageBatch(
     endpoint: '/v1/messages',
     inputFileId: null,
     total: items.length,
+    models: new Set(items.map((item) => modelOf(item.body))),
   };
   return startBatch(app, made, { completion_window: '24h' }, deps);
 }
 
 async function startBatch(
   app: string,
-  made: { id: string; flavor: BatchFlavor; endpoint: string; inputFileId: string | null; total: number },
+  made: {
+    id: string;
+    flavor: BatchFlavor;
+    endpoint: string;
+    inputFileId: string | null;
+    total: number;
+    /** Every request's `model`: where they all pin one vendor slot, that vendor runs the batch. */
+    models: ReadonlySet<string | undefined>;
+  },
   input: Pick<OpenAIBatchInput, 'completion_window' | 'metadata'>,
   deps: BatchDeps,
 ): Promise<BatchRecord> {
   const now = deps.clock.now();
+  const { models, ...fields } = made;
   await deps.store.createBatch({
-    ...made,
+    ...fields,
     app,
     completionWindow: input.completion_window,
     metadata: input.metadata ?? null,
     createdAt: now,
     expiresAt: now + 86_400_000,
   });
+  const slot = deps.vendor?.slotFor(app, made.flavor, made.endpoint, models) ?? null;
+  if (slot !== null) await deps.store.upstream.route(made.id, slot);
   await deps.store.startBatch(made.id, now);
   const batch = await deps.store.getBatch(app, made.id);
   if (batch === undefined) throw new Error(`batch ${made.id} vanished as it was made`);
   return batch;
+}
+
+function modelOf(body: string): string | undefined {
+  const model = (JSON.parse(body) as { model?: unknown }).model;
+  return typeof model === 'string' ? model : undefined;
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ApiError } from '../../platform/errors.ts';
+import type { BatchFilePurpose } from '../../storage/batch-store.ts';
 import { doorErrorHandler } from '../doors/door-error-handler.ts';
 import { openAIDoorErrorBody } from '../doors/openai-error-body.ts';
 import type { TypedInstance } from '../http/typed-instance.ts';
@@ -33,11 +34,21 @@ const ListQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
 });
 
+/** OpenAI's `GET /files` query: `limit` 1 to 10,000 (10,000 by default), `order` of `created_at`. */
+const FileListQuery = Type.Object({
+  after: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+  purpose: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+});
+const FILE_LIST_MAX = 10_000;
+const FILE_PURPOSES: readonly string[] = ['batch', 'batch_output', 'batch_error'];
+
 const notFound = (kind: string, id: string) => new ApiError('not_found', `no ${kind} '${id.slice(0, 200)}'`);
 
 /**
  * OpenAI's Files and Batch APIs (CONTRACT 6.7) in a context of their own whose errors are
- * OpenAI's shape: `/v1/files` (multipart upload, read, content, delete) and `/v1/batches` (create,
+ * OpenAI's shape: `/v1/files` (multipart upload, list, read, content, delete) and `/v1/batches` (create,
  * read, list, cancel). Everything belongs to the app that made it; another app gets 404.
  */
 export async function registerOpenAIBatchRoutes(v1: TypedInstance, deps: BatchDeps): Promise<void> {
@@ -54,6 +65,26 @@ function registerFiles(door: TypedInstance, deps: BatchDeps): void {
   door.post('/v1/files', { schema: { hide: true } }, async (request) =>
     toOpenAIFile(await receiveUpload(request, deps)),
   );
+  door.get('/v1/files', { schema: { hide: true, querystring: FileListQuery } }, async (request) => {
+    const { after, order = 'desc', purpose } = request.query;
+    const limit =
+      request.query.limit === undefined
+        ? FILE_LIST_MAX
+        : Math.min(Math.max(Number(request.query.limit), 1), FILE_LIST_MAX);
+    // A purpose the gateway never keeps lists nothing, as a filter does.
+    if (purpose !== undefined && !FILE_PURPOSES.includes(purpose))
+      return { object: 'list' as const, data: [], first_id: null, last_id: null, has_more: false };
+    const page = { limit: limit + 1, order, after, purpose: purpose as BatchFilePurpose | undefined };
+    const files = await deps.store.listFiles(request.appName, deps.clock.now(), page);
+    const data = files.slice(0, limit).map(toOpenAIFile);
+    return {
+      object: 'list' as const,
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+      has_more: files.length > limit,
+    };
+  });
   const findFile = async (app: string, id: string) => {
     const file = await deps.store.findFile(app, id, deps.clock.now());
     if (file === undefined) throw notFound('file', id);

@@ -7,6 +7,8 @@ import { BatchRunner } from './batch-runner.ts';
 import type { LiveTraffic } from './live-traffic.ts';
 import { registerMessageBatchRoutes } from './message-batch-routes.ts';
 import { registerOpenAIBatchRoutes } from './openai-batch-routes.ts';
+import { vendorApis } from './vendor-apis.ts';
+import { VendorBatches, type VendorDeps } from './vendor-batches.ts';
 
 /** OpenAI's Files and Batch APIs and Anthropic's Message Batches, inside the authenticated /v1 scope. */
 export async function registerBatchRoutes(v1: TypedInstance, deps: BatchDeps): Promise<void> {
@@ -37,4 +39,18 @@ export function runBatches(
   app.addHook('onReady', async () => runner.start());
   app.addHook('preClose', async () => runner.stop());
   return runner;
+}
+
+/**
+ * The instance's share of submitting and polling vendor batches (vendor-batches.ts), started and
+ * stopped with the app. Every instance runs one; the store's leases share the batches.
+ */
+export function pollVendorBatches(
+  app: FastifyInstance,
+  deps: Omit<VendorDeps, 'apiFor'> & { registry: Parameters<typeof vendorApis>[0] },
+): VendorBatches {
+  const poller = new VendorBatches({ ...deps, apiFor: vendorApis(deps.registry) });
+  app.addHook('onReady', async () => poller.start());
+  app.addHook('preClose', async () => poller.stop());
+  return poller;
 }

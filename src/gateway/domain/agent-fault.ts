@@ -43,7 +43,10 @@ function tokensOf(text: string | undefined): number | undefined {
  * with it, vLLM) "This model's maximum context length is 128000 tokens. However, your messages
  * resulted in 130012 tokens" or "… you requested 8250 tokens (8000 in the messages, 250 in the
  * completion)"; the Responses API "Your input exceeds the context window of this model"; Gemini
- * "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)".
+ * "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576)";
+ * Bedrock's ValidationException "Input is too long for requested model." (no figures; from
+ * Claude it may instead pass on Anthropic's sentence after "The model returned the following
+ * errors:").
  */
 const ANTHROPIC_FORM = /prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)\s*maximum/i;
 const OPENAI_WINDOW = /maximum context length is\s*([\d,]+)\s*tokens/i;
@@ -51,7 +54,8 @@ const OPENAI_MESSAGES = /([\d,]+) in the messages/i;
 const OPENAI_PROMPT = /(?:resulted in|requested)\s*([\d,]+)\s*tokens/i;
 const GEMINI_FORM =
   /input token count\s*\(?([\d,]+)?\)?\s*exceeds the maximum number of tokens allowed\s*\(?([\d,]+)?\)?/i;
-const WORDS_ONLY = /prompt is too long|exceeds the context window|context[_ ]length[_ ]exceeded/i;
+const WORDS_ONLY =
+  /prompt is too long|exceeds the context window|context[_ ]length[_ ]exceeded|input is too long for requested model/i;
 
 /**
  * The overflow an upstream's message describes, or undefined when it describes none. The message

@@ -52,6 +52,20 @@ export function toCloudMessagesBody(call: MessagesRelayCall, rules: CloudMessage
   return { body: withLeadingMembers(body, added), stream, betas, ignored };
 }
 
+/** The events, the first one naming what was left out (for the header written before any byte). */
+export async function* withIgnoredFields<E extends { ignoredFields?: string[] }>(
+  events: AsyncIterable<E>,
+  ignored: readonly string[],
+): AsyncIterable<E> {
+  let first = ignored.length > 0;
+  for await (const event of events) {
+    if (first) {
+      first = false;
+      yield { ...event, ignoredFields: [...ignored] };
+    } else yield event;
+  }
+}
+
 /** The bytes with the top-level member `key` (and one comma beside it) cut out; unchanged without it. */
 export function withoutTopLevel(bytes: Buffer, key: string): Buffer {
   const span = findTopLevelValue(bytes, key);

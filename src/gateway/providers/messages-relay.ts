@@ -51,6 +51,8 @@ export interface RelayedEvent {
    * `usage` gains `cost_usd`): the relay says which, the door's frames say how.
    */
   carriesCost?: boolean;
+  /** On a stream's first event: what the cloud's wire format left out, as RelayedMessage's. */
+  ignoredFields?: string[];
 }
 
 export interface MessagesRelay {

@@ -137,6 +137,11 @@ export interface ProviderAdapter {
    * across vendors. Wins over `relay`.
    */
   relayFor?(model: string): MessagesRelay | undefined;
+  /**
+   * The upstream's id for the name a client used, where the slot's `modelMap` maps it (CONTRACT
+   * 6.4): the ledger keeps both. Absent: the kind sends the name as it is.
+   */
+  upstreamModel?(model: string): string;
   close?(): Promise<void>;
 }
 

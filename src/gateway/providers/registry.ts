@@ -15,6 +15,7 @@ import { AnthropicProvider } from './anthropic/anthropic-provider.ts';
 import { AzureProvider } from './azure/azure-provider.ts';
 import { BedrockProvider } from './bedrock/bedrock-provider.ts';
 import { GeminiProvider } from './gemini/gemini-provider.ts';
+import { withModelMap } from './model-mapped-adapter.ts';
 import { OpenAIProvider } from './openai/openai-provider.ts';
 import type { ProviderAdapter } from './provider.ts';
 import { SimulatedProvider } from './simulated/simulated-provider.ts';
@@ -180,5 +181,5 @@ function buildAdapter(
     settings: ProviderSettings,
     shared: AdapterShared,
   ) => ProviderAdapter;
-  return factory(settings, shared);
+  return withModelMap(factory(settings, shared), settings.modelMap);
 }

@@ -80,7 +80,9 @@ export class Coordinator {
       else this.#rests.delete(key);
       this.#broadcast('rest', [key, restMs], id);
     });
-    peer.handle('run.open', (run: HeldRun) => worker.held.set(run.id, run));
+    peer.handle('runs.open', (runs: HeldRun[]) => {
+      for (const run of runs) worker.held.set(run.id, run);
+    });
     peer.handle('runs.written', (ids: string[]) => {
       for (const runId of ids) worker.held.delete(runId);
     });

@@ -1,8 +1,10 @@
 import { describeBatchStoreContract } from '../../../test/contracts/batch-store-contract.ts';
+import { describeUpstreamBatchStoreContract } from '../../../test/contracts/upstream-batch-store-contract.ts';
 import { createTestSchema } from '../../../test/helpers/postgres.ts';
+import type { Storage } from '../ports.ts';
 import { openPostgresStorage } from './pg-storage.ts';
 
-describeBatchStoreContract('PostgreSQL', async () => {
+async function openInTestSchema(): Promise<Storage> {
   const schema = await createTestSchema();
   const storage = await openPostgresStorage(schema.url);
   return {
@@ -12,4 +14,7 @@ describeBatchStoreContract('PostgreSQL', async () => {
       await schema.drop();
     },
   };
-});
+}
+
+describeBatchStoreContract('PostgreSQL', openInTestSchema);
+describeUpstreamBatchStoreContract('PostgreSQL', openInTestSchema);

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { mappedModel } from '../../../config/cloud-settings.ts';
+import { type ModelMap, mappedModel } from '../../../config/cloud-settings.ts';
 import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { CachedBearerAuth } from '../cached-bearer-auth.ts';
@@ -36,6 +36,7 @@ export class AzureProvider implements ProviderAdapter {
   readonly #openai: OpenAIProvider;
   /** The Entra ID token cache, when the slot has no key. */
   readonly entra: CachedBearerAuth | undefined;
+  readonly #modelMap: ModelMap;
 
   constructor(
     settings: SettingsOfKind<'azure'>,
@@ -45,6 +46,7 @@ export class AzureProvider implements ProviderAdapter {
     const base = (settings.baseUrl ?? '').replace(/\/+$/, '');
     const apiVersion = settings.cloud?.apiVersion;
     const map = settings.modelMap ?? {};
+    this.#modelMap = map;
     const identity = settings.cloud?.azure;
     const apiKey = settings.apiKey;
     this.entra =
@@ -66,6 +68,10 @@ export class AzureProvider implements ProviderAdapter {
       { slot: settings.slot, baseUrl: base, apiKey: undefined, timeouts: settings.timeouts },
       { route, ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }) },
     );
+  }
+
+  upstreamModel(model: string): string {
+    return mappedModel(this.#modelMap, model);
   }
 
   chat(call: ChatCall, context: CallContext): Promise<ChatResult> {

@@ -1,4 +1,5 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
+import { readOverflowMessage } from '../../domain/agent-fault.ts';
 import { parseRetryAfter } from '../http/retry-after.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { asString, isRecord } from '../json-guards.ts';
@@ -36,13 +37,22 @@ function typeOf(raw: string | undefined): string | undefined {
   return name === undefined || name === '' || !/^[a-z]{1,64}$/.test(name) ? undefined : name;
 }
 
-/** The message of a 400's or 404's body, passed on redacted (contract 5.2); none for the others. */
-function messageOf(status: number, text: string): { upstreamMessage?: string } {
+/**
+ * The message of a 400's or 404's body, passed on redacted (contract 5.2), none for the others;
+ * and a 400 that says the prompt is past the window (a ValidationException) as that overflow
+ * (CONTRACT 6.1), with the figures its message gives.
+ */
+function messageOf(status: number, text: string): Pick<ProviderErrorInit, 'upstreamMessage' | 'overflow'> {
   if (status !== 400 && status !== 404) return {};
   const body = safeJson(text);
   const message = isRecord(body) ? (asString(body['message']) ?? asString(body['Message'])) : undefined;
-  return message === undefined || message.trim() === '' ? {} : { upstreamMessage: redactSecrets(message) };
+  if (message === undefined || message.trim() === '') return {};
+  const upstreamMessage = redactSecrets(message);
+  const overflow = status === 400 ? readOverflowMessage(upstreamMessage) : undefined;
+  return overflow === undefined ? { upstreamMessage } : { upstreamMessage, overflow };
 }
+
+type ProviderErrorInit = ConstructorParameters<typeof ProviderError>[0];
 
 export function bedrockHttpError(
   slot: ProviderSlot,

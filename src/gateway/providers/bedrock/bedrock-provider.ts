@@ -68,6 +68,10 @@ export class BedrockProvider implements ProviderAdapter {
    * The same-vendor lane, for Claude models only: any other model's Messages request is read
    * across vendors and goes through Converse.
    */
+  upstreamModel(model: string): string {
+    return this.#model(model);
+  }
+
   relayFor(model: string): MessagesRelay | undefined {
     return isClaude(this.#model(model)) ? this.#mappedRelay : undefined;
   }

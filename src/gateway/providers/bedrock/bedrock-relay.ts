@@ -1,6 +1,6 @@
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { readRelayedEvents, readRelayedMessage } from '../anthropic/anthropic-relay.ts';
-import { type CloudMessagesRules, toCloudMessagesBody } from '../cloud-messages-body.ts';
+import { type CloudMessagesRules, toCloudMessagesBody, withIgnoredFields } from '../cloud-messages-body.ts';
 import { safeJson } from '../http/upstream-http.ts';
 import { asString, isRecord } from '../json-guards.ts';
 import type { MessagesRelay, MessagesRelayCall, RelayedEvent, RelayedMessage } from '../messages-relay.ts';
@@ -60,13 +60,13 @@ export class BedrockRelay implements MessagesRelay {
   }
 
   async *stream(call: MessagesRelayCall, context: CallContext): AsyncIterable<RelayedEvent> {
-    const { body } = toCloudMessagesBody(call, RULES);
+    const { body, ignored } = toCloudMessagesBody(call, RULES);
     const frames = await this.#caller.openFrames(
       `${modelPath(call.model)}/invoke-with-response-stream`,
       body,
       context,
     );
-    yield* readRelayedEvents(this.#slot, this.#messagesEvents(frames));
+    yield* withIgnoredFields(readRelayedEvents(this.#slot, this.#messagesEvents(frames)), ignored);
   }
 
   /** Each `chunk` frame's Messages event; an exception frame as Anthropic's `error` event. */

@@ -7,6 +7,7 @@ import { type BufferedResponse, isSuccess, safeJson, type UpstreamHttp } from '.
 import { isRecord } from '../json-guards.ts';
 import type { CallContext } from '../provider.ts';
 import type { ProviderError } from '../provider-error.ts';
+import { upstreamRejectionOf } from '../upstream-message.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -61,9 +62,12 @@ export class VertexCaller {
 
   error(status: number, headers: Headers, text: string): ProviderError {
     const body = safeJson(text);
-    return isRecord(body) && body['type'] === 'error'
-      ? mapAnthropicHttpError(this.#slot, status, headers, text)
-      : geminiHttpError(this.#slot, status, headers, text);
+    if (!isRecord(body) || body['type'] !== 'error')
+      return geminiHttpError(this.#slot, status, headers, text);
+    // Vertex answers Claude's overflow as a 413 "Prompt is too long" where Anthropic answers a 400:
+    // it is read as the 400 it means, so that each door answers it in its overflow form (CONTRACT 6.1).
+    const overflow = status === 413 && upstreamRejectionOf(400, body).overflow !== undefined;
+    return mapAnthropicHttpError(this.#slot, overflow ? 400 : status, headers, text);
   }
 }
 

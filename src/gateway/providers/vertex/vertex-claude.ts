@@ -4,7 +4,7 @@ import { fromAnthropicResponse } from '../anthropic/from-anthropic-response.ts';
 import { fromAnthropicStream } from '../anthropic/from-anthropic-stream.ts';
 import { toAnthropicRequest } from '../anthropic/to-anthropic-request.ts';
 import { BEDROCK_BETAS } from '../bedrock/bedrock-relay.ts';
-import { type CloudMessagesRules, toCloudMessagesBody } from '../cloud-messages-body.ts';
+import { type CloudMessagesRules, toCloudMessagesBody, withIgnoredFields } from '../cloud-messages-body.ts';
 import type { MessagesRelay, MessagesRelayCall, RelayedEvent, RelayedMessage } from '../messages-relay.ts';
 import type { CallContext, ChatCall, ChatResult, ChatStreamEvent } from '../provider.ts';
 import type { VertexCaller } from './vertex-caller.ts';
@@ -64,14 +64,14 @@ export class VertexClaude implements MessagesRelay {
   }
 
   async *stream(call: MessagesRelayCall, context: CallContext): AsyncIterable<RelayedEvent> {
-    const { body, betas } = toCloudMessagesBody(call, RULES);
+    const { body, betas, ignored } = toCloudMessagesBody(call, RULES);
     const events = await this.#caller.openEvents(
       this.#path(call.model, 'streamRawPredict'),
       { written: body },
       context,
       betaHeader(betas),
     );
-    yield* readRelayedEvents(this.#slot, events);
+    yield* withIgnoredFields(readRelayedEvents(this.#slot, events), ignored);
   }
 
   async chat(call: ChatCall, model: string, context: CallContext): Promise<ChatResult> {

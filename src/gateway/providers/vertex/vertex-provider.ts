@@ -87,6 +87,10 @@ export class VertexProvider implements ProviderAdapter {
     this.#modelMap = settings.modelMap ?? {};
   }
 
+  upstreamModel(model: string): string {
+    return this.#model(model);
+  }
+
   relayFor(model: string): MessagesRelay | undefined {
     return isVertexClaude(this.#model(model)) ? this.#mappedRelay : undefined;
   }

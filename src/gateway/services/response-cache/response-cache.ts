@@ -57,6 +57,8 @@ export interface RelayedCacheEntry {
    * them merged), so that a stream hit says the counts in the same events; absent for a whole answer.
    */
   streamUsage?: { start: unknown; delta: unknown };
+  /** What the serving cloud left out (`x-gateway-ignored-fields`), said again on a hit. */
+  ignoredFields?: string;
 }
 
 /**

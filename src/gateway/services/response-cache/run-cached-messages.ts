@@ -4,6 +4,7 @@ import { planOrFail } from '../run/plan-or-fail.ts';
 import type { RelayOut } from '../run/relay-stream.ts';
 import type { RequestRun } from '../run/request-run.ts';
 import {
+  IGNORED_FIELDS_HEADER,
   type MessagesAnswer,
   type MessagesInput,
   type MessagesStream,
@@ -87,12 +88,18 @@ export async function runCachedMessages(
   if (found !== undefined) {
     await admitCacheHit(run, { texts: input.texts, maxOutputTokens: 0 }, found);
     const answer: MessagesHit = { lane: 'hit', message: found.message };
+    // Printable ASCII only: it is written as a header.
+    if (typeof found.ignoredFields === 'string' && /^[\x20-\x7e]{1,4096}$/.test(found.ignoredFields))
+      run.responseHeaders[IGNORED_FIELDS_HEADER] = found.ignoredFields;
     if (found.streamUsage !== undefined) answer.streamUsage = found.streamUsage;
     return { answer, outcome: 'hit', savedUsd: found.costUsd, done() {} };
   }
   const settle = lookup.settle;
   const done = () => settle?.(undefined);
-  const keep = (entry: RelayedCacheEntry) => {
+  const keep = (given: RelayedCacheEntry) => {
+    // The answering attempt named what its cloud left out (run-messages.ts): a hit says it again.
+    const ignoredFields = run.responseHeaders[IGNORED_FIELDS_HEADER];
+    const entry = ignoredFields === undefined ? given : { ...given, ignoredFields };
     cache.rememberRelayed(key, entry, policy.ttlMs);
     settle?.(entry);
   };

@@ -213,8 +213,9 @@ export class RequestRun implements CallScope {
   }
 
   /** The call that answered (CallScope): its deployment is the next `account`'s; its count ends with the run. */
-  answeredBy(deployment: string | null, release: () => void): void {
+  answeredBy(deployment: string | null, release: () => void, clientModel?: string): void {
     this.#record.answeringDeployment = deployment;
+    this.#record.answeringClientModel = clientModel ?? null;
     this.#releases.push(release);
   }
 

@@ -41,6 +41,8 @@ export class RunRecord {
   readonly attempts: UsageAttempt[] = [];
   /** The deployment of the last call that answered (null: none, or a slot of one): the next answer's. */
   answeringDeployment: string | null = null;
+  /** The client's model name where the answering deployment's `modelMap` sent another id. */
+  answeringClientModel: string | null = null;
   readonly #clock: Clock;
   /** Monotonic ms of the first upstream byte of the answer that was used. */
   #firstByteAt: number | undefined;
@@ -49,6 +51,7 @@ export class RunRecord {
   /** Which provider, model and price source served the request (null until one answered). */
   #provider: string | null = null;
   #model: string | null = null;
+  #clientModel: string | null = null;
   #priceSource: string | null = null;
   /** The deployment the ledger names. */
   #deployment: string | null = null;
@@ -108,6 +111,7 @@ export class RunRecord {
     this.#provider = fields.provider;
     this.#deployment = this.answeringDeployment;
     this.#model = boundedName(fields.model);
+    this.#clientModel = this.answeringClientModel === null ? null : boundedName(this.answeringClientModel);
     this.#priceSource = priceSource;
   }
 
@@ -129,6 +133,7 @@ export class RunRecord {
       task: request.task === undefined ? null : boundedName(request.task),
       provider: this.#provider,
       model: this.#model,
+      ...(this.#clientModel === null ? {} : { clientModel: this.#clientModel }),
       tokensIn: usage.tokensIn,
       tokensOut: usage.tokensOut,
       usageEstimated: usage.estimated,

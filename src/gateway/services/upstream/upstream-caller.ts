@@ -56,8 +56,11 @@ export interface CallScope {
     upstreamStatus: number | null,
     deployment: string | null,
   ): void;
-  /** The call that answered: its deployment, and what ends its in-flight count once the request is over. */
-  answeredBy(deployment: string | null, release: () => void): void;
+  /**
+   * The call that answered: its deployment, what ends its in-flight count once the request is
+   * over, and the client's model name when the deployment's `modelMap` sent another id.
+   */
+  answeredBy(deployment: string | null, release: () => void, clientModel?: string): void;
   /** The call in flight when the client left: the upstream had the request (CONTRACT 5.1). */
   recordAbandonedCall(
     candidate: PlannedCandidate,
@@ -191,7 +194,9 @@ export class UpstreamCaller {
           health.recordSuccess(deployment.key);
           const answeredAt = clock.monotonic();
           this.#balancer.answered(pool, deployment, answeredAt - startedAt, answeredAt);
-          scope.answeredBy(deployment.name, pick.release);
+          const upstreamModel = adapter.upstreamModel?.(candidate.model) ?? candidate.model;
+          if (upstreamModel === candidate.model) scope.answeredBy(deployment.name, pick.release);
+          else scope.answeredBy(deployment.name, pick.release, candidate.model);
           return { value, candidate, adapter, deployment: deployment.name, startedAt };
         }
         // Every deployment's circuit is open (or busy probing): the slot is skipped, as a slot always was.

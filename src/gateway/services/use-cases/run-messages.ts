@@ -24,6 +24,9 @@ import type { CallSuccess } from '../upstream/upstream-caller.ts';
 import { type ChatAnswer, chatAnswerOf, toChatCall } from './run-chat.ts';
 import type { ChatStream } from './run-chat-stream.ts';
 
+/** The header naming what a cloud's wire format left out of a relayed request (CONTRACT 6.9). */
+export const IGNORED_FIELDS_HEADER = 'x-gateway-ignored-fields';
+
 /**
  * A `POST /v1/messages` request, read lightly by the door (CONTRACT 5.2): what the gateway needs
  * to route, limit and account it, the client's body as it came for an `anthropic` slot, and the
@@ -98,6 +101,7 @@ async function answerMessages(run: RequestRun, input: MessagesInput): Promise<Me
     };
   run.markAnswered();
   const result = answered.result;
+  sayIgnored(run, result.ignoredFields);
   const texts = input.texts;
   await run.account({
     provider: success.candidate.provider,
@@ -144,6 +148,7 @@ export async function openMessagesStream(
     run.hold(stream);
     return { lane: 'chat', stream: { start: stream.start, events: stream.events() } };
   }
+  if (!opened.first.done) sayIgnored(run, opened.first.value.ignoredFields);
   const stream = new RelayStream(run, deps, { ...success, value: opened }, input.texts);
   run.hold(stream);
   return { lane: 'relay', events: stream.events(), provider: success.candidate.provider };
@@ -169,6 +174,12 @@ async function openFirstEvent(
     throw first.value.failure;
   }
   return { lane: 'relay', iterator, first };
+}
+
+/** Names to the client what the serving cloud left out (only the attempt that answered counts). */
+function sayIgnored(run: RequestRun, ignored: readonly string[] | undefined): void {
+  if (ignored !== undefined && ignored.length > 0)
+    run.responseHeaders[IGNORED_FIELDS_HEADER] = ignored.join(',');
 }
 
 /** Plans the request's candidates (the response cache plans first: its key holds them). */

@@ -1,0 +1,96 @@
+import type { ReportedUsage } from '../domain/reported-usage.ts';
+
+/** One request's answer from a vendor's batch, as the client's result will carry it. */
+export interface VendorResult {
+  customId: string;
+  state: 'succeeded' | 'errored' | 'canceled' | 'expired';
+  /** The answer's HTTP status (200 for a success; the error's where the vendor gives one). */
+  statusCode: number;
+  requestId: string;
+  /** JSON: the answer's body, or the error body the client's result file carries. */
+  body: string | null;
+  usage: ReportedUsage | undefined;
+  /** The model that answered, as the vendor names it. */
+  model: string | undefined;
+}
+
+/** Where a vendor's batch is: still running, or ended and how. */
+export type VendorPoll =
+  | { ended: false }
+  | { ended: true; outcome: 'completed' | 'cancelled' | 'expired' | 'failed'; errors?: string };
+
+/** A request as sent upstream: its `custom_id` and its body, the model the vendor's own name. */
+export interface VendorRequest {
+  customId: string;
+  body: Record<string, unknown>;
+}
+
+/** The vendor's batch ids the submission made so far, kept at once (a restart resumes from them). */
+export interface SubmitMarks {
+  /** OpenAI's input file, when an earlier try uploaded it. */
+  fileId: string | null;
+  onFile(fileId: string): Promise<void>;
+}
+
+/**
+ * A vendor's batch API (OpenAI's Files and Batch API, Anthropic's Message Batches) as the
+ * gateway uses it: submit once, find a submission a crash cut short, poll, read results, cancel.
+ * Errors are thrown (the poller tries again later); a refusal of the submission itself is a
+ * VendorRefusal, which ends the batch's requests `errored`.
+ */
+export interface VendorBatchApi {
+  /** Sends the batch; the vendor's batch id. `tag` names the gateway's batch upstream. */
+  submit(
+    tag: string,
+    endpoint: string,
+    requests: readonly VendorRequest[],
+    marks: SubmitMarks,
+  ): Promise<string>;
+  /** The vendor's batch a submission begun at `since` made, if the vendor has it. */
+  find(tag: string, total: number, since: number): Promise<string | undefined>;
+  poll(upstreamId: string): Promise<VendorPoll>;
+  /** Every result line, in the vendor's order. */
+  results(upstreamId: string, each: (result: VendorResult) => Promise<void>): Promise<void>;
+  cancel(upstreamId: string): Promise<void>;
+}
+
+/** The vendor refused the submission (a 4xx): the batch's requests end `errored` with its answer. */
+export class VendorRefusal extends Error {
+  readonly status: number;
+  readonly body: string;
+
+  constructor(status: number, body: string) {
+    super(`the vendor refused the batch (${status})`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** A call to the vendor: its answer's body, or an error (VendorRefusal for a 4xx but 408/409/429). */
+export async function vendorCall(url: string, init: RequestInit, timeoutMs = 60_000): Promise<Response> {
+  const answer = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  if (answer.ok) return answer;
+  const body = await answer.text();
+  if (answer.status >= 400 && answer.status < 500 && ![408, 409, 429].includes(answer.status))
+    throw new VendorRefusal(answer.status, body);
+  throw new Error(`the vendor answered ${answer.status} to ${init.method ?? 'GET'} ${new URL(url).pathname}`);
+}
+
+/** JSON Lines of a body, line by line as they arrive (results can be large). */
+export async function* jsonLines(answer: Response): AsyncGenerator<Record<string, unknown>> {
+  if (answer.body === null) return;
+  const decoder = new TextDecoder();
+  let rest = '';
+  for await (const chunk of answer.body) {
+    rest += decoder.decode(chunk as Uint8Array, { stream: true });
+    let end = rest.indexOf('\n');
+    while (end >= 0) {
+      const line = rest.slice(0, end).trim();
+      rest = rest.slice(end + 1);
+      if (line !== '') yield JSON.parse(line) as Record<string, unknown>;
+      end = rest.indexOf('\n');
+    }
+  }
+  rest += decoder.decode();
+  if (rest.trim() !== '') yield JSON.parse(rest) as Record<string, unknown>;
+}
