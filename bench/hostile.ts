@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { prepareBaseline } from './baseline.ts';
+import { BENCH_GUARDRAILS } from './guardrail-cost.ts';
 import { type HostileCase, hostileCases } from './hostile-bodies.ts';
 import { freePort, ROOT, type Server, startGateway } from './processes.ts';
 import { BENCH_APP, BENCH_SECRET } from './scenarios.ts';
@@ -25,6 +26,8 @@ const { values } = parseArgs({
     'timeout-seconds': { type: 'string', default: '10' },
     cases: { type: 'string' },
     baseline: { type: 'string' },
+    /** The bench app's built-in guards on input and output (bench/guardrail-cost.ts): the scan of each hostile body. */
+    guards: { type: 'boolean', default: false },
   },
 });
 
@@ -121,6 +124,11 @@ async function runGateway(label: string, root: URL): Promise<CaseFigures[]> {
     NODE_ENV: 'production',
     GATEWAY_APPS: `${BENCH_APP}:${BENCH_SECRET}`,
   };
+  if (values.guards) {
+    const file = join(dataDir, 'guardrails.json');
+    writeFileSync(file, JSON.stringify({ guardrails: BENCH_GUARDRAILS }));
+    Object.assign(env, { CONFIG_FILE: file });
+  }
   const selected = hostileCases().filter(
     (c) => values.cases === undefined || values.cases.split(',').some((part) => c.name.includes(part)),
   );
@@ -164,7 +172,7 @@ function table(label: string, rows: CaseFigures[]): string {
 }
 
 const output: string[] = [
-  `Hostile input: GET /health every ${PROBE_EVERY_MS} ms while one client sends each hostile request back to back for ${seconds} s (abandoned after ${timeoutMs / 1000} s).`,
+  `Hostile input: GET /health every ${PROBE_EVERY_MS} ms while one client sends each hostile request back to back for ${seconds} s (abandoned after ${timeoutMs / 1000} s)${values.guards ? ", the bench app's built-in guards on input and output" : ''}.`,
   '',
 ];
 if (values.baseline !== undefined) {

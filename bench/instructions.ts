@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { prepareBaseline } from './baseline.ts';
 import { drive, workloadSpecs } from './drive-requests.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { SCALE, seedGovernanceStore } from './governance-scale.ts';
+import { BENCH_GUARDRAILS } from './guardrail-cost.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
 
 /**
@@ -18,6 +20,7 @@ import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } f
  * agent conversation of bench/agent-workloads.ts (its `--requests` turns), `--workload=huge-relay`
  * the head-of-line case's 1 MiB Messages prompts on the Anthropic door's same-vendor lane. `--baseline=A,B,C`
  * measures several revisions in turn (a bisection), `--baseline-only` leaves this checkout out.
+ * `--guards` also counts this commit with the built-in guards on input and output, beside it.
  */
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,10 @@ const { values } = parseArgs({
     baseline: { type: 'string' },
     /** With `--baseline`: measure only the baselines, not this checkout. */
     'baseline-only': { type: 'boolean', default: false },
+    /** Also this commit with the bench app's built-in guards on input and output (bench/guardrail-cost.ts). */
+    guards: { type: 'boolean', default: false },
+    /** Also this commit with 10,000 apps and 50,000 keys in its store (bench/governance-scale.ts). */
+    'governance-scale': { type: 'boolean', default: false },
   },
 });
 
@@ -71,12 +78,19 @@ function instructionsIn(prefix: string): Counted {
   return counted;
 }
 
-async function measure(label: string, root: URL | undefined, mockPort: number): Promise<Counted> {
+async function measure(
+  label: string,
+  root: URL | undefined,
+  mockPort: number,
+  env: Record<string, string> = {},
+  seed?: (dataDir: string) => void,
+): Promise<Counted> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
   const port = await freePort();
   const prefix = `callgrind-${label.replace(/\W+/g, '-')}`;
+  seed?.(join(dir, `data-${prefix}`));
   const log = openSync(join(dir, `${prefix}.log`), 'a');
   const child = spawn(
     'valgrind',
@@ -96,6 +110,7 @@ async function measure(label: string, root: URL | undefined, mockPort: number): 
         USER: 'bench',
         ...start.env,
         ...gatewayEnv(port, mockPort, join(dir, `data-${prefix}`)),
+        ...env,
       },
       stdio: ['ignore', log, log],
     },
@@ -132,6 +147,17 @@ try {
   const rows: [string, Counted][] = [];
   if (!values['baseline-only'])
     rows.push(['this commit', await measure('this commit', undefined, mock.port)]);
+  if (values.guards) {
+    const file = join(dir, 'guardrails.json');
+    writeFileSync(file, JSON.stringify({ guardrails: BENCH_GUARDRAILS }));
+    const label = 'this commit, built-in guards on input and output';
+    rows.push([label, await measure(label, undefined, mock.port, { CONFIG_FILE: file })]);
+  }
+  if (values['governance-scale'])
+    rows.push([
+      `this commit, ${SCALE.apps} apps and ${SCALE.apps * SCALE.keysPerApp} keys in the store`,
+      await measure('governance scale', undefined, mock.port, {}, (dataDir) => seedGovernanceStore(dataDir)),
+    ]);
   // Several baselines, comma-separated, are measured in turn: a bisection in one command.
   for (const rev of values.baseline?.split(',').filter((name) => name !== '') ?? []) {
     const baseline = prepareBaseline(rev);

@@ -10,6 +10,8 @@ export interface PacedResult {
   firstToken: LatencySummary;
   /** Between successive reads that hold tokens, over every stream. */
   tokenGap: LatencySummary;
+  /** Request sent to the stream's last byte. */
+  end: LatencySummary;
 }
 
 /**
@@ -22,10 +24,14 @@ export async function runPacedStreams(options: {
   spec: HttpRequestSpec & { endMarker: string };
   connections: number;
   seconds: number;
+  /** What a read holding a token looks like (a hold-back window joins tokens into one delta). */
+  tokenPattern?: RegExp;
 }): Promise<PacedResult> {
+  const tokenPattern = options.tokenPattern ?? TOKEN_PATTERN;
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
   const firstTokens: number[] = [];
   const gaps: number[] = [];
+  const ends: number[] = [];
   let failures = 0;
   const deadline = performance.now() + options.seconds * 1000;
   const length = Buffer.byteLength(options.spec.body);
@@ -54,7 +60,7 @@ export async function runPacedStreams(options: {
           res.on('data', (chunk: Buffer) => {
             const now = performance.now();
             const text = chunk.toString('latin1');
-            if (TOKEN_PATTERN.test(text)) {
+            if (tokenPattern.test(text)) {
               if (first === 0) first = now;
               else streamGaps.push(now - previous);
               previous = now;
@@ -66,6 +72,7 @@ export async function runPacedStreams(options: {
             if (res.statusCode !== 200 || first === 0 || !tail.includes(options.spec.endMarker))
               return fail();
             firstTokens.push(first - sent);
+            ends.push(performance.now() - sent);
             gaps.push(...streamGaps);
             resolve();
           });
@@ -86,5 +93,6 @@ export async function runPacedStreams(options: {
     failures,
     firstToken: summarise(firstTokens),
     tokenGap: summarise(gaps),
+    end: summarise(ends),
   };
 }

@@ -38,6 +38,7 @@ export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile
       'ledger-writer-worker': join(root, 'src/storage/embedded/ledger-writer-worker.js'),
       'tokenizer-worker': join(root, 'src/gateway/tokenizer/tokenizer-worker.ts'),
       'json-thread-worker': join(root, 'src/platform/json-thread/json-thread-worker.ts'),
+      'guard-scan-worker': join(root, 'src/gateway/guardrails/guard-scan-worker.ts'),
     },
     outdir: outDir,
     // The metafile's paths are relative to this, whatever folder the build is started from.

@@ -36,7 +36,7 @@ export function serveChat<R extends DoorChatRequest>(
   door: ChatDoor<R>,
 ): Promise<FastifyReply> {
   const lane = door.passThrough;
-  if (lane === undefined || (!lane.outputGuardable && hasOutputGuards(request)))
+  if (lane === undefined || outputGuardsRefuseLane(request, lane.outputGuardable))
     return serveTranslated(request, reply, deps, door);
   const read = lane.read(request);
   const address = resolveModelField(deps, read.model);
@@ -130,7 +130,15 @@ function jsonAsChat(answer: JsonAnswer): ChatAnswer {
   };
 }
 
-function hasOutputGuards(request: FastifyRequest): boolean {
+/**
+ * Whether the same-vendor lane must not be taken because of the output guards: its events are not
+ * guardable (the Gemini door's), or the request streams and an output webhook applies (the lane's
+ * events go through the detectors' window only; the translated stream asks the webhook too).
+ */
+function outputGuardsRefuseLane(request: FastifyRequest, guardable: boolean): boolean {
   const guards = requestGuardsOf(request);
-  return guards !== undefined && guards.output.length > 0;
+  if (guards === undefined || guards.output.length === 0) return false;
+  if (!guardable) return true;
+  const streams = (request.body as { stream?: unknown } | null)?.stream === true;
+  return streams && guards.output.some((guard) => guard.webhook !== undefined);
 }

@@ -84,7 +84,7 @@ export function serveLane<R extends DoorChatRequest>(
     // The key is the parsed body's (but `model`, `stream`, `metadata`): a large one parsed off the loop.
     await settleDeferredBody(request);
     const body = request.body as Record<string, unknown>;
-    const outcome = await runCachedPassThrough(deps, input, body, run, cached, read.stream);
+    const outcome = await runCachedPassThrough(deps, input, body, run, cached, read.stream, lane.keeper);
     try {
       sayCacheOutcome(reply, run, outcome);
       await deliver(outcome.answer);
@@ -111,6 +111,7 @@ export function laneInput<R extends DoorChatRequest>(
   return {
     ...address,
     laneKinds: lane.slotKinds,
+    laneWire: lane.wire,
     // A body an input guard masked goes as the gateway writes it: its original bytes hold the match.
     body:
       read.bytes ??

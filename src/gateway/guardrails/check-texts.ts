@@ -16,10 +16,21 @@ export interface GuardContext {
 export type WebhookFailureListener = (guard: string, phase: GuardPhase, reason: string) => void;
 
 /**
+ * Runs consecutive detector guards over texts, in order (the same as `runDetectorGuards`); the
+ * guardrails stage hands one that moves a large scan to the scan thread (scan-thread.ts).
+ */
+export type DetectorRunner = (
+  phase: GuardPhase,
+  guards: readonly CompiledGuard[],
+  texts: readonly string[],
+) => GuardVerdict | Promise<GuardVerdict>;
+
+/**
  * Runs `guards` (in their configured order) over `texts` in one phase: a guard that finds
  * something blocks (and no later guard runs), masks (later guards see the masked texts) or logs.
- * Detector guards run synchronously; only a webhook guard makes this wait. The verdict's events
- * name guards and actions only.
+ * Detector guards run as a stretch through `runDetectors` (on the event loop unless the caller
+ * moves them); only a webhook guard makes this wait otherwise. The verdict's events name guards
+ * and actions only.
  */
 export async function checkTexts(
   phase: GuardPhase,
@@ -27,34 +38,66 @@ export async function checkTexts(
   texts: readonly string[],
   context: GuardContext,
   onWebhookFailure?: WebhookFailureListener,
+  runDetectors: DetectorRunner = runDetectorGuards,
 ): Promise<GuardVerdict> {
   let current = texts as string[];
   let changed = false;
   const events: GuardEvent[] = [];
-  for (const guard of guards) {
-    if (guard.detector === undefined) {
-      const answer = await askWebhook(guard.webhook as NonNullable<CompiledGuard['webhook']>, {
-        phase,
-        ...context,
-        texts: current,
-      });
-      if (answer.action === 'failed') {
-        onWebhookFailure?.(guard.name, phase, answer.reason);
-        const closed = guard.webhook?.failureMode === 'closed';
-        events.push({ guard: guard.name, phase, action: closed ? 'block' : 'log' });
-        if (closed) return { texts: current, changed, blockedBy: guard.name, events };
-        continue;
-      }
-      if (answer.action === 'allow') continue;
-      const action = guard.action === 'log' ? 'log' : answer.action;
-      events.push({ guard: guard.name, phase, action });
-      if (action === 'block') return { texts: current, changed, blockedBy: guard.name, events };
-      if (action === 'mask' && 'replacements' in answer) {
-        current = answer.replacements;
+  let index = 0;
+  while (index < guards.length) {
+    const guard = guards[index] as CompiledGuard;
+    if (guard.detector !== undefined) {
+      let end = index + 1;
+      while (end < guards.length && (guards[end] as CompiledGuard).detector !== undefined) end++;
+      const verdict = await runDetectors(phase, guards.slice(index, end), current);
+      events.push(...verdict.events);
+      if (verdict.changed) {
+        current = verdict.texts;
         changed = true;
       }
+      if (verdict.blockedBy !== undefined)
+        return { texts: current, changed, blockedBy: verdict.blockedBy, events };
+      index = end;
       continue;
     }
+    index++;
+    const answer = await askWebhook(guard.webhook as NonNullable<CompiledGuard['webhook']>, {
+      phase,
+      ...context,
+      texts: current,
+    });
+    if (answer.action === 'failed') {
+      onWebhookFailure?.(guard.name, phase, answer.reason);
+      const closed = guard.webhook?.failureMode === 'closed';
+      events.push({ guard: guard.name, phase, action: closed ? 'block' : 'log' });
+      if (closed) return { texts: current, changed, blockedBy: guard.name, events };
+      continue;
+    }
+    if (answer.action === 'allow') continue;
+    const action = guard.action === 'log' ? 'log' : answer.action;
+    events.push({ guard: guard.name, phase, action });
+    if (action === 'block') return { texts: current, changed, blockedBy: guard.name, events };
+    if (action === 'mask' && 'replacements' in answer) {
+      current = answer.replacements;
+      changed = true;
+    }
+  }
+  return { texts: current, changed, blockedBy: undefined, events };
+}
+
+/**
+ * Detector guards over texts, in order, synchronously: what `checkTexts` does for a stretch of
+ * them, on the event loop or on the scan thread (the same function either way).
+ */
+export function runDetectorGuards(
+  phase: GuardPhase,
+  guards: readonly CompiledGuard[],
+  texts: readonly string[],
+): GuardVerdict {
+  let current = texts as string[];
+  let changed = false;
+  const events: GuardEvent[] = [];
+  for (const guard of guards) {
     const verdict = runDetector(guard, current);
     if (verdict === undefined) continue;
     events.push({ guard: guard.name, phase, action: guard.action });

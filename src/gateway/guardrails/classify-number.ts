@@ -27,6 +27,17 @@ export function classifyNumber(
     count += (runs[index] as DigitRun).end - (runs[index] as DigitRun).start;
   // Shorter than the shortest phone number, or longer than the longest card: nothing to read.
   if (count < MIN_DIGITS || count > MAX_DIGITS) return undefined;
+  // Most stretches (dates, times, order numbers) can be none of the three by their count of runs
+  // and digits and their first digit alone: answered before any string or array is made.
+  const runCount = last - first + 1;
+  const lead = text.charCodeAt((runs[first] as DigitRun).start);
+  const maybeSsn = !plus && runCount === 3 && count === 9;
+  const maybeCard = !plus && count >= 13 && lead >= 50 && lead <= 54;
+  const maybePhone = plus
+    ? count <= 15 && lead !== 48
+    : runCount >= 2 &&
+      ((runCount === 3 && count === 10) || (runCount === 4 && count === 11) || (lead === 48 && count <= 11));
+  if (!maybeSsn && !maybeCard && !maybePhone) return undefined;
   const sizes: number[] = [];
   const separators: string[] = [];
   let digits = '';
@@ -89,13 +100,19 @@ function isPhone(
 ): boolean {
   if (plus) return digits.length >= 8 && digits.length <= 15 && digits[0] !== '0';
   if (sizes.length < 2 || !separators.every(isPhoneSeparator)) return false;
-  const shape = sizes.join('-');
-  if (shape === '3-3-4') return true;
-  if (shape === '1-3-3-4') return digits[0] === '1';
+  if (sizes.length === 3 && sizes[0] === 3 && sizes[1] === 3 && sizes[2] === 4) return true;
+  if (sizes.length === 4 && sizes[0] === 1 && sizes[1] === 3 && sizes[2] === 3 && sizes[3] === 4)
+    return digits[0] === '1';
   return digits[0] === '0' && digits.length >= 10 && digits.length <= 11 && sizes.every((size) => size >= 2);
 }
 
 /** One or two of space, `-`, `.`, `(`, `)` between groups (`) `, ` (`). */
 function isPhoneSeparator(separator: string): boolean {
-  return separator.length > 0 && separator.length <= 2 && /^[ .()-]+$/.test(separator);
+  if (separator.length === 0 || separator.length > 2) return false;
+  for (let index = 0; index < separator.length; index++) {
+    const code = separator.charCodeAt(index);
+    // space . ( ) -
+    if (code !== 32 && code !== 46 && code !== 40 && code !== 41 && code !== 45) return false;
+  }
+  return true;
 }

@@ -35,7 +35,8 @@ export interface RunGuardrails {
   blocked: Error | undefined;
   /**
    * Called as the run finishes, before its row is made: a stream's output guard lets go of what
-   * its window still holds here, so a match in the stream's last characters is in the row.
+   * its window still holds here, so a match in the stream's last characters is in the row. With
+   * an output webhook it answers a promise: the row waits for the webhook's verdict on that text.
    */
-  settle?: (() => void) | undefined;
+  settle?: (() => void | Promise<void>) | undefined;
 }

@@ -4,6 +4,7 @@ import { CounterFamily } from '../../platform/metrics/metric-families.ts';
 import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
 import { checkTexts, type GuardContext } from './check-texts.ts';
 import { type CompiledGuard, compileGuards, MAX_WINDOW } from './compile-guards.ts';
+import { GuardScanner } from './guard-scanner.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
 
 /** Who a request is: what picks the guards attached to it (CONTRACT 6.9: every level applies). */
@@ -39,6 +40,8 @@ export class Guardrails {
   readonly #settings: GuardrailSettings;
   readonly #cache = new Map<string, RequestGuards>();
   readonly #logger: Logger | undefined;
+  /** The detector guards' scan: cached per text, large texts off the event loop (guard-scanner.ts). */
+  readonly #scanner: GuardScanner;
   readonly #actions = new CounterFamily(
     'gateway_guardrail_actions_total',
     'What guardrails did, by guard, phase (input, output, mcp) and action (block, mask, log). A webhook that failed open counts as log, one that failed closed as block.',
@@ -49,6 +52,7 @@ export class Guardrails {
     this.#settings = settings;
     this.#guards = compileGuards(settings.guards);
     this.#logger = logger;
+    this.#scanner = new GuardScanner(settings.guards);
     registry?.add(this.#actions);
   }
 
@@ -93,18 +97,33 @@ export class Guardrails {
     return guards;
   }
 
-  /** Runs a phase's guards over texts and counts what they did. */
+  /**
+   * Runs a phase's guards over texts and counts what they did (unless `count` is false: a stream's
+   * webhook counts each guard's action once per stream, stream-webhook.ts).
+   */
   async check(
     phase: GuardPhase,
     guards: readonly CompiledGuard[],
     texts: readonly string[],
     context: GuardContext,
+    count = true,
   ): Promise<GuardVerdict> {
-    const verdict = await checkTexts(phase, guards, texts, context, (guard, failedPhase, reason) =>
-      this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
+    const verdict = await checkTexts(
+      phase,
+      guards,
+      texts,
+      context,
+      (guard, failedPhase, reason) =>
+        this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
+      (scanPhase, detectorGuards, scanTexts) => this.#scanner.scan(scanPhase, detectorGuards, scanTexts),
     );
-    this.count(verdict);
+    if (count) this.count(verdict);
     return verdict;
+  }
+
+  /** Ends the scan thread, if one runs (it is unref'd while idle: the process never waits for it). */
+  close(): Promise<void> {
+    return this.#scanner.close();
   }
 
   /** Counts a verdict's events (for a check made outside `check`: the stream's). */

@@ -96,4 +96,44 @@ describe('the hold-back window', () => {
     const { all } = stream(new HoldBack([maskSecrets as never], 64), split(`token ${jwt} end`, 13));
     assert.equal(all, 'token [REDACTED:JWT] end');
   });
+
+  it('masks a match inside the window that a private key right after it releases (found by the matrix test)', () => {
+    const jwt =
+      'eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.MEUCIQDkQ2Z3x4y5z6a7b8c9d0e1f2g3';
+    const pem =
+      '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\n-----END PRIVATE KEY-----';
+    for (const size of [1, 7, 40]) {
+      const { all } = stream(
+        new HoldBack([maskSecrets as never, maskPii as never], 256),
+        split(`jwt = ${jwt}\nmail bob@example.com\nkey = ${pem}\nend`, size),
+      );
+      assert.equal(
+        all,
+        'jwt = [REDACTED:JWT]\nmail [REDACTED:EMAIL]\nkey = [REDACTED:PRIVATE_KEY]\nend',
+        `chunks of ${size}`,
+      );
+    }
+  });
+
+  it('blocks on a blocking match before a private key that is masked', () => {
+    const holdBack = new HoldBack([blockSecrets as never, maskSecrets as never], 256);
+    const { all } = stream(
+      holdBack,
+      split('id AKIAIOSFODNN7EXAMPLE\n-----BEGIN PRIVATE KEY-----\nQUJD\n', 9),
+    );
+    assert.equal(all.includes('AKIAIOSFODNN7EXAMPLE'), false);
+    assert.equal(holdBack.blockedBy, 'block-secrets');
+  });
+
+  it('never cuts a run of token characters at the release point (a look-alike would match its tail)', () => {
+    const lookAlike = 'task-4f3Bz9QpL2mX8vR1tY6wK0jH5gD7cA3eN9uS2iO4pZ8xV1bM';
+    const openAI = compileGuards([
+      { name: 'openai', type: 'secrets', phases: ['output'], action: 'mask', detectors: ['OPENAI_KEY'] },
+    ]);
+    for (const size of [1, 7, 13]) {
+      const text = `${'filler text '.repeat(30)}plain = ${lookAlike}\nmore ${'words '.repeat(60)}`;
+      const { all } = stream(new HoldBack(openAI, 256), split(text, size));
+      assert.equal(all, text, `chunks of ${size}`);
+    }
+  });
 });

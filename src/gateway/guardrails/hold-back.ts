@@ -6,6 +6,8 @@ import { maskOf, mergeFindings } from './mask-text.ts';
 
 /** Text a held match may grow to before it is let go masked (a JWT of several kilobytes). */
 const MAX_HELD = 16 * 1024;
+/** How much of the text let go the detectors read before the held text (an e-mail's local part is 64). */
+const CONTEXT = 64;
 const END_OF_KEY = /-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----/;
 
 /** What a stream's next piece is, once the guards have seen it. */
@@ -32,6 +34,12 @@ export class HoldBack {
   readonly #acted = new Set<string>();
   readonly events: GuardEvent[] = [];
   #held = '';
+  /**
+   * The last characters let go (as the upstream wrote them), read before what is held: a
+   * detector's boundary test sees what preceded the held text, so the tail of `task-…` is not an
+   * OpenAI key `sk-…` because the window's edge fell inside it.
+   */
+  #before = '';
   /** Inside a private key whose END line has not come yet. */
   #inKey = false;
   #blockedBy: string | undefined;
@@ -56,6 +64,7 @@ export class HoldBack {
   /** More text comes after a flush (a tool call between two stretches of text). */
   reopen(): void {
     this.#held = '';
+    this.#before = '';
   }
 
   /** The stream ended: everything held goes out, masked. */
@@ -79,8 +88,18 @@ export class HoldBack {
     const found: (Finding & { guard: CompiledGuard })[] = [];
     for (const guard of this.#guards) {
       const into: Finding[] = [];
-      guard.detector?.(held, into);
-      for (const finding of into) found.push({ ...finding, guard });
+      guard.detector?.(this.#before + held, into);
+      const shift = this.#before.length;
+      for (const finding of into) {
+        // A match that began in text already let go is masked from where the held text starts.
+        if (finding.end <= shift) continue;
+        found.push({
+          ...finding,
+          start: Math.max(0, finding.start - shift),
+          end: finding.end - shift,
+          guard,
+        });
+      }
     }
     let release = final ? held.length : Math.max(0, held.length - this.#window);
     // A run of token characters still being written (a key, a JWT past the window) is held whole.
@@ -113,14 +132,28 @@ export class HoldBack {
       (finding) => finding.type === 'PRIVATE_KEY' && finding.end === held.length && !final,
     );
     if (key !== undefined) {
-      // The key's end may be far past the window: cut here, drop until its END line.
+      // The key's end may be far past the window: cut here, drop until its END line. Everything
+      // before the key goes out now, so every match in it acts now, not only those that were
+      // past the window (a JWT just before the key went out unmasked).
       release = key.start;
-      out = maskSpan(held, 0, release, masks) + maskOf('PRIVATE_KEY');
+      const before = found.filter((finding) => finding.start < release && finding !== key);
+      for (const finding of before) {
+        this.#note(finding.guard);
+        if (finding.guard.action === 'block') {
+          this.#blockedBy = finding.guard.name;
+          this.#held = '';
+          return { text: '', blockedBy: finding.guard.name };
+        }
+      }
+      const masked = before.filter((finding) => finding.guard.action === 'mask');
+      out = maskSpan(held, 0, release, masked) + maskOf('PRIVATE_KEY');
       this.#inKey = !held.slice(key.start).match(END_OF_KEY);
       this.#held = this.#inKey ? held.slice(-64) : '';
+      this.#before = '';
       return { text: out, blockedBy: undefined };
     }
     out = maskSpan(held, 0, release, masks);
+    this.#before = (this.#before + held.slice(0, release)).slice(-CONTEXT);
     this.#held = held.slice(release);
     return { text: out, blockedBy: undefined };
   }

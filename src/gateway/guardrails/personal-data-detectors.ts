@@ -63,12 +63,12 @@ export const detectNumbers: Detector = (text, into) => {
   const length = text.length;
   let index = 0;
   while (index < length) {
-    const code = text.charCodeAt(index);
-    // Most characters are neither a digit nor `+` or `(`: one comparison or two, and on.
-    if (code > 57 || (code < 48 && code !== 43 && code !== 40)) {
-      index++;
-      continue;
-    }
+    // Most characters are neither a digit nor `+` or `(`: the regular expression engine's scan
+    // for a character class passes them several times faster than a loop over char codes.
+    NUMBER_START.lastIndex = index;
+    const next = NUMBER_START.exec(text);
+    if (next === null) return;
+    index = next.index;
     if (index > 0 && isAlphanumeric(text.charCodeAt(index - 1))) {
       index = Math.max(skipWord(text, index), index + 1);
       continue;
@@ -78,6 +78,9 @@ export const detectNumbers: Detector = (text, into) => {
     index = Math.max(span.end, index + 1);
   }
 };
+
+/** Where a number-like stretch may start: a digit, `+` or `(`. */
+const NUMBER_START = /[0-9+(]/g;
 
 interface NumberSpan {
   runs: DigitRun[];

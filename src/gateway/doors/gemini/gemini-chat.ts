@@ -2,6 +2,7 @@ import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import type { ChatDoor, PassThrough } from '../chat-door.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
+import { GEMINI_KEEPER } from './gemini-answer-keeper.ts';
 import { laneBytesOf, rawGeminiBodyOf } from './raw-gemini-body.ts';
 import { type GeminiRequest, readGeminiRequest } from './read-gemini-request.ts';
 import { readRelayFieldsBytes } from './read-relay-fields-bytes.ts';
@@ -66,7 +67,9 @@ export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<Gemini
 /** The same-vendor lane, described (the upstream side is the gemini adapter's `relay`). */
 function geminiPassThrough(target: GenerateTarget): PassThrough {
   return {
-    slotKinds: ['gemini'],
+    // A vertex slot relays a Gemini model's request (its Claude models' go by the Anthropic door).
+    slotKinds: ['gemini', 'vertex'],
+    wire: 'gemini',
     read: (request) => {
       // A body an input guard masked is read (and sent) as the gateway writes it (CONTRACT 6.6).
       const bytes = laneBytesOf(request);
@@ -90,6 +93,7 @@ function geminiPassThrough(target: GenerateTarget): PassThrough {
       contentType: JSON_TEXT,
     }),
     frames: (events) => toRelayedChunks(events, target),
+    keeper: GEMINI_KEEPER,
     replay: (message) => replayRelayedAnswer(message, target),
   };
 }

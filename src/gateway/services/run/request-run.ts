@@ -312,9 +312,16 @@ export class RequestRun implements CallScope {
   finish(error?: unknown): boolean {
     if (this.#finished) return false;
     this.#finished = true;
+    const settling = this.guardrails.settle?.();
+    // An output webhook's verdict on a stream's last text: the row waits for it (at most its timeout).
+    if (settling !== undefined) void settling.then(() => this.#writeRow(error));
+    else this.#writeRow(error);
+    return true;
+  }
+
+  #writeRow(error: unknown): void {
     const deps = this.#deps;
     const usage = this.usage();
-    this.guardrails.settle?.();
     const record = this.#record.toUsageRecord(this, this.guardrails.blocked ?? error, usage);
     record.guardrails = formatGuardEvents(this.guardrails.events);
     for (const release of this.#releases) release();
@@ -327,7 +334,6 @@ export class RequestRun implements CallScope {
     this.#admission
       ?.settle({ tokens: usage.tokensIn + usage.tokensOut, costUsd: usage.estimatedCost })
       .catch(() => {});
-    return true;
   }
 
   /**
