@@ -1,7 +1,7 @@
-import { topLevelIndex } from '../../domain/json-splice.ts';
 import {
   documentSpan,
-  elementsOf,
+  type IndexedValue,
+  indexValue,
   parseSpan,
   standInAt,
   type ValueSpan,
@@ -16,7 +16,7 @@ import { type RelayFields, readRelayFields } from './read-relay-fields.ts';
  * `systemInstruction` are read when first asked. A key given twice counts as its last.
  */
 export function readRelayFieldsBytes(bytes: Buffer): Omit<RelayFields, 'texts'> & { texts: () => string[] } {
-  const members = topLevelIndex(bytes);
+  const members = indexOf(bytes)?.members;
   if (members === undefined) {
     const document = documentSpan(bytes);
     return {
@@ -27,8 +27,7 @@ export function readRelayFieldsBytes(bytes: Buffer): Omit<RelayFields, 'texts'> 
   const skeleton: Record<string, unknown> = {};
   for (const [key, span] of members) {
     if (key === 'contents')
-      skeleton[key] =
-        elementsOf(bytes, span)?.map((item) => standInAt(bytes, item)) ?? standInAt(bytes, span);
+      skeleton[key] = span.elements?.map((item) => standInAt(bytes, item)) ?? standInAt(bytes, span);
     else if (key === 'generationConfig' || key === 'tools') skeleton[key] = parseSpan(bytes, span);
   }
   const read = readRelayFields(skeleton);
@@ -48,7 +47,20 @@ export function readRelayFieldsBytes(bytes: Buffer): Omit<RelayFields, 'texts'> 
 
 /** A top-level field of the bytes, parsed; undefined when absent. */
 export function topLevelFieldOf(bytes: Buffer, key: string): unknown {
-  return parseMember(bytes, topLevelIndex(bytes)?.get(key));
+  return parseMember(bytes, indexOf(bytes)?.members?.get(key));
+}
+
+/** Each body's index two levels down (the body, `contents`), made in one walk and kept for the request. */
+const indexes = new WeakMap<Buffer, IndexedValue | null>();
+
+function indexOf(bytes: Buffer): IndexedValue | undefined {
+  let index = indexes.get(bytes);
+  if (index === undefined) {
+    const document = documentSpan(bytes);
+    index = document === undefined ? null : indexValue(bytes, document, 2);
+    indexes.set(bytes, index);
+  }
+  return index ?? undefined;
 }
 
 function parseMember(bytes: Buffer, span: ValueSpan | undefined): unknown {
