@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { GoogleAuth } from 'google-auth-library';
-import { importPKCS8, SignJWT } from 'jose';
 import { isRecord } from '../json-guards.ts';
 
 /** The scope Vertex AI's calls need. */
@@ -25,12 +23,15 @@ const ASSERTION_SECONDS = 3600;
  * Google's auth library does not honour (it always posts to oauth2.googleapis.com). Anything else
  * (Application Default Credentials: the metadata server, a user's or an external account's file)
  * is Google's auth library's, which fetches and refreshes as it does for every Google client.
+ * Both libraries (with gaxios and gcp-metadata, about 0.3 MB of source) are imported here, when a
+ * vertex slot first needs a token, not at start-up (docs/performance.md, idle memory).
  */
 export async function googleTokenFetch(credentialsFile: string | undefined): Promise<TokenFetch> {
   if (credentialsFile !== undefined) {
     const parsed: unknown = JSON.parse(await readFile(credentialsFile, 'utf8'));
     if (isRecord(parsed) && parsed['type'] === 'service_account') return serviceAccountFetch(parsed);
   }
+  const { GoogleAuth } = await import('google-auth-library');
   const auth = new GoogleAuth({
     scopes: [CLOUD_PLATFORM_SCOPE],
     ...(credentialsFile === undefined ? {} : { keyFile: credentialsFile }),
@@ -44,7 +45,7 @@ export async function googleTokenFetch(credentialsFile: string | undefined): Pro
   };
 }
 
-function serviceAccountFetch(key: Record<string, unknown>): TokenFetch {
+async function serviceAccountFetch(key: Record<string, unknown>): Promise<TokenFetch> {
   const email = key['client_email'];
   const pem = key['private_key'];
   const tokenUri =
@@ -52,6 +53,7 @@ function serviceAccountFetch(key: Record<string, unknown>): TokenFetch {
   if (typeof email !== 'string' || typeof pem !== 'string')
     throw new Error('the service-account file has no client_email or private_key');
   const keyId = typeof key['private_key_id'] === 'string' ? key['private_key_id'] : undefined;
+  const { importPKCS8, SignJWT } = await import('jose');
   const signingKey = importPKCS8(pem, 'RS256');
   return async () => {
     const now = Math.floor(Date.now() / 1000);
