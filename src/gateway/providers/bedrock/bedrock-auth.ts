@@ -38,19 +38,13 @@ export class SigV4Auth implements UpstreamAuth {
   }
 
   async #loadSigner(): Promise<SignatureV4> {
-    const [{ Sha256 }, { fromNodeProviderChain }, { SignatureV4 }] = await Promise.all([
-      import('@aws-crypto/sha256-js'),
-      import('@aws-sdk/credential-providers'),
-      import('@smithy/signature-v4'),
-    ]);
-    const credentials = this.#credentials ?? fromNodeProviderChain();
-    const source = () => fromCredentialSource(this.#slot, 'the AWS credential chain', credentials);
-    return new SignatureV4({
-      service: SIGNING_SERVICE,
-      region: this.#region,
-      credentials: source,
-      sha256: Sha256,
-    });
+    const { sigV4Signer } = await import('./sigv4-signer.ts');
+    return sigV4Signer(
+      SIGNING_SERVICE,
+      this.#region,
+      this.#credentials,
+      (chain) => () => fromCredentialSource(this.#slot, 'the AWS credential chain', chain),
+    );
   }
 
   async headers(request: SignableRequest): Promise<Record<string, string>> {

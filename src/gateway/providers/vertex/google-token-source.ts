@@ -23,26 +23,16 @@ const ASSERTION_SECONDS = 3600;
  * Google's auth library does not honour (it always posts to oauth2.googleapis.com). Anything else
  * (Application Default Credentials: the metadata server, a user's or an external account's file)
  * is Google's auth library's, which fetches and refreshes as it does for every Google client.
- * Both libraries (with gaxios and gcp-metadata, about 0.3 MB of source) are imported here, when a
- * vertex slot first needs a token, not at start-up (docs/performance.md, idle memory).
+ * Each library (Google's with gaxios and gcp-metadata, about 0.3 MB of source) is imported when a
+ * vertex slot first needs a token of its kind, not at start-up (docs/performance.md, idle memory).
  */
 export async function googleTokenFetch(credentialsFile: string | undefined): Promise<TokenFetch> {
   if (credentialsFile !== undefined) {
     const parsed: unknown = JSON.parse(await readFile(credentialsFile, 'utf8'));
     if (isRecord(parsed) && parsed['type'] === 'service_account') return serviceAccountFetch(parsed);
   }
-  const { GoogleAuth } = await import('google-auth-library');
-  const auth = new GoogleAuth({
-    scopes: [CLOUD_PLATFORM_SCOPE],
-    ...(credentialsFile === undefined ? {} : { keyFile: credentialsFile }),
-  });
-  return async () => {
-    const client = await auth.getClient();
-    const answer = await client.getAccessToken();
-    if (typeof answer.token !== 'string' || answer.token === '') throw new Error('no access token');
-    const expiry = (client as { credentials?: { expiry_date?: number | null } }).credentials?.expiry_date;
-    return { token: answer.token, expiresAt: typeof expiry === 'number' ? expiry : Date.now() + 300_000 };
-  };
+  const { applicationDefaultFetch } = await import('./google-adc-fetch.ts');
+  return applicationDefaultFetch(CLOUD_PLATFORM_SCOPE, credentialsFile);
 }
 
 async function serviceAccountFetch(key: Record<string, unknown>): Promise<TokenFetch> {
