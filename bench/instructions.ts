@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { prepareBaseline } from './baseline.ts';
 import { drive, workloadSpecs } from './drive-requests.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { SCALE, seedGovernanceStore } from './governance-scale.ts';
 import { BENCH_GUARDRAILS } from './guardrail-cost.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
 
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     'baseline-only': { type: 'boolean', default: false },
     /** Also this commit with the bench app's built-in guards on input and output (bench/guardrail-cost.ts). */
     guards: { type: 'boolean', default: false },
+    /** Also this commit with 10,000 apps and 50,000 keys in its store (bench/governance-scale.ts). */
+    'governance-scale': { type: 'boolean', default: false },
   },
 });
 
@@ -79,12 +82,14 @@ async function measure(
   root: URL | undefined,
   mockPort: number,
   env: Record<string, string> = {},
+  seed?: (dataDir: string) => void,
 ): Promise<Counted> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
   const port = await freePort();
   const prefix = `callgrind-${label.replace(/\W+/g, '-')}`;
+  seed?.(join(dir, `data-${prefix}`));
   const log = openSync(join(dir, `${prefix}.log`), 'a');
   const child = spawn(
     'valgrind',
@@ -147,6 +152,11 @@ try {
     const label = 'this commit, built-in guards on input and output';
     rows.push([label, await measure(label, undefined, mock.port, { CONFIG_FILE: file })]);
   }
+  if (values['governance-scale'])
+    rows.push([
+      `this commit, ${SCALE.apps} apps and ${SCALE.apps * SCALE.keysPerApp} keys in the store`,
+      await measure('governance scale', undefined, mock.port, {}, (dataDir) => seedGovernanceStore(dataDir)),
+    ]);
   // Several baselines, comma-separated, are measured in turn: a bisection in one command.
   for (const rev of values.baseline?.split(',').filter((name) => name !== '') ?? []) {
     const baseline = prepareBaseline(rev);

@@ -10,6 +10,7 @@ import { batchTable, measureBatchUnderLoad } from './batch-under-load.ts';
 import { measureBoxSpeed } from './box-speed.ts';
 import { describeEveryCore, type EveryCoreMemory, everyCoreMemory } from './every-core-memory.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { governanceScaleSection, measureGovernanceScale, seedGovernanceStore } from './governance-scale.ts';
 import {
   DEFAULT_GUARD_WORKLOADS,
   GUARD_WORKLOADS,
@@ -74,6 +75,9 @@ const { values } = parseArgs({
     /** The built-in guards on input and output against none (bench/guardrail-cost.ts); `--guard-only` runs just them. */
     guards: { type: 'boolean', default: true },
     'guard-only': { type: 'boolean', default: false },
+    /** Chat with 10,000 apps and 50,000 keys in the store against 1 (bench/governance-scale.ts); `--governance-only` runs just it. */
+    governance: { type: 'boolean', default: true },
+    'governance-only': { type: 'boolean', default: false },
   },
   allowNegative: true,
 });
@@ -237,6 +241,39 @@ async function main(): Promise<void> {
     if (values.write) writeFileSync(join(resultsDir, `${date}-${values.label}-guardrails.md`), report);
     return;
   }
+  const governanceRow = async () => {
+    const dataDir = join(tempDir, 'data-governance-scale');
+    const seeded = seedGovernanceStore(dataDir);
+    log(`governance store seeded: ${seeded.apps} apps, ${seeded.keys} keys`);
+    const oneApp = await gateway('governance-one-app', {}, mock.port);
+    const scaled = await gateway('governance-scale', { env: { DATA_DIR: dataDir } }, mock.port);
+    const rows = await measureGovernanceScale({
+      oneApp,
+      scaled,
+      forwarder,
+      mock,
+      concurrencies,
+      seconds,
+      warmupSeconds,
+      rounds,
+      log,
+    });
+    await Promise.all([oneApp.stop(), scaled.stop()]);
+    return governanceScaleSection(rows);
+  };
+  if (values['governance-only']) {
+    const date = new Date().toISOString();
+    const report = [
+      `# Gateway benchmark, governance scale, ${date.slice(0, 10)}`,
+      '',
+      await governanceRow(),
+      '',
+    ].join('\n');
+    process.stdout.write(`\n${report}`);
+    if (values.write)
+      writeFileSync(join(resultsDir, `${date.slice(0, 10)}-${values.label}-governance.md`), report);
+    return;
+  }
   if (values['batch-only']) {
     const report = [
       `# Gateway benchmark, batches, ${new Date().toISOString().slice(0, 10)}`,
@@ -319,6 +356,7 @@ async function main(): Promise<void> {
   const gatewayPeakRssMb = memory(main.pid).peakRssMb;
   await main.stop();
   const forwarderPeakRssMb = memory(forwarder.pid).peakRssMb;
+  const governanceSection = values.governance ? await governanceRow() : undefined;
   await forwarder.stop();
 
   // How much of the gateway's memory a Node proxy needs anyway: the thin forwarder again, on the
@@ -504,6 +542,7 @@ async function main(): Promise<void> {
     ...(agentRun === undefined ? [] : ['', agentRun.section]),
     ...(batchSection === undefined ? [] : ['', batchSection]),
     ...(guardSection === undefined ? [] : ['', guardSection]),
+    ...(governanceSection === undefined ? [] : ['', governanceSection]),
     '',
   ].join('\n');
   process.stdout.write(`\n${report}`);

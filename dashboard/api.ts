@@ -26,6 +26,10 @@ export interface TotalsRow {
   provider?: string | null;
   model?: string | null;
   operation?: string;
+  /** The app's team (null: an app in no team), when grouped by team. */
+  team?: string | null;
+  /** The person behind the requests (null: none named), when grouped by end user. */
+  endUser?: string | null;
   /** An MCP tool call's `server__tool`; null for other requests. */
   tool?: string | null;
   requests: number;
@@ -96,4 +100,24 @@ export interface AppsAnswer {
     today: { requests: number; errors: number; costUsd: number };
     thisMonth: { requests: number; errors: number; costUsd: number };
   }[];
+}
+
+export interface BudgetsAnswer {
+  budgets: {
+    scope: 'team' | 'app';
+    name: string;
+    team: string | null;
+    window: 'day' | 'month';
+    limitUsd: number;
+    spentUsd: number;
+    /** spentUsd / limitUsd, to 4 decimals. */
+    used: number;
+    resetsAt: string;
+  }[];
+}
+
+export interface GuardrailsAnswer {
+  from: string;
+  to: string;
+  rows: { guard: string; phase: string; action: string; requests: number }[];
 }

@@ -82,6 +82,24 @@ export function stackedBars(
   };
 }
 
+/** Bars along the x axis, one per label (a ranking: teams, people, guards), titled on the value axis. */
+export function horizontalBars(
+  labels: string[],
+  series: Map<string, number[]>,
+  axisTitle: string,
+): ChartConfiguration<'bar'> {
+  const config = stackedBars(labels, series, axisTitle);
+  config.options = {
+    indexAxis: 'y',
+    plugins: { legend: { display: series.size > 1 } },
+    scales: {
+      x: { stacked: true, beginAtZero: true, title: { display: true, text: axisTitle } },
+      y: { stacked: true },
+    },
+  };
+  return config;
+}
+
 export function lines(
   labels: string[],
   series: { label: string; data: (number | null)[] }[],

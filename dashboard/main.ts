@@ -1,6 +1,9 @@
 import { caches } from './cache-view.ts';
 import { destroyCharts } from './charts.ts';
 import { element } from './dom.ts';
+import { guardrails } from './guardrails-view.ts';
+import { people } from './people-view.ts';
+import { teams } from './teams-view.ts';
 import { tools } from './tools-view.ts';
 import * as views from './views.ts';
 
@@ -20,6 +23,9 @@ const LOADERS: Record<string, views.ViewLoader> = {
   refusals: views.refusals,
   tools,
   apps: views.apps,
+  teams,
+  people,
+  guardrails,
   failures: views.failures,
 };
 

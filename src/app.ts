@@ -8,6 +8,7 @@ import { DeploymentBalancer } from './gateway/balancing/deployment-balancer.ts';
 import { GATEWAY_API_VERSION } from './gateway/doors/native/openapi-document.ts';
 import { buildGatewayApp } from './gateway/gateway-app.ts';
 import { applyGovernanceSeeds } from './gateway/governance/apply-governance-seeds.ts';
+import { openChangeSignal } from './gateway/governance/change-signal.ts';
 import { governanceAdminOf } from './gateway/governance/governance-admin-of.ts';
 import { GovernanceCache } from './gateway/governance/governance-cache.ts';
 import { keysFromGovernance } from './gateway/governance/governance-keys.ts';
@@ -76,6 +77,8 @@ export interface BuildOptions {
   tokenizer?: TokenizerThread;
   /** The credential checks' limits (the fuzz answers throttled checks without their delay). */
   credentialChecks?: CredentialVerifierOptions;
+  /** How often the governance store's version is read (tests lengthen it to see the Redis signal alone). */
+  governancePollMs?: number;
   /**
    * In a worker of several (CONTRACT 6.8): the channel to the primary, which holds the shared
    * state (without Redis), the embedded database's one writer and the instance's metrics.
@@ -122,7 +125,11 @@ async function buildOpening(
   opened.push(() => storage.close());
   // A worker's primary seeded the apps before starting it.
   if (worker === undefined) await seedApps(storage, config, logger, clock);
-  const governance = new GovernanceCache(storage.governance, logger.child({ component: 'governance' }));
+  const governance = new GovernanceCache(
+    storage.governance,
+    logger.child({ component: 'governance' }),
+    options.governancePollMs === undefined ? {} : { pollMs: options.governancePollMs },
+  );
   await governance.start();
   opened.push(() => governance.stop());
   const keyUses = new KeyUseRecorder(storage.governance, logger.child({ component: 'governance' }));
@@ -130,6 +137,13 @@ async function buildOpening(
 
   const shared = await openSharedState(config, logger, () => clock.now(), worker);
   opened.push(() => shared.close());
+  const changeSignal = await openChangeSignal(
+    shared.redis,
+    config.redisKeyPrefix,
+    governance,
+    logger.child({ component: 'governance' }),
+  );
+  if (changeSignal !== undefined) opened.push(() => changeSignal.close());
   const priceBook = new PriceBook(config.prices);
   await priceBook.load();
   // The tokenizer's thread (about 85 MiB with o200k's tables) starts on the first call that needs
@@ -230,7 +244,7 @@ async function buildOpening(
         metricsRegistry,
         tracing,
         refusals,
-        adminGovernance: governanceAdminOf(storage, governance, clock),
+        adminGovernance: governanceAdminOf(storage, governance, clock, changeSignal?.announce),
         mcpMetrics:
           metricsRegistry === undefined ? undefined : new McpToolMetrics(metricsRegistry, config.mcp),
       })
@@ -265,6 +279,7 @@ async function buildOpening(
       // No request is left to count for: the servers have closed.
       await tokenizer.close();
       governance.stop();
+      await changeSignal?.close();
       await keyUses
         .close()
         .catch((error: unknown) => logger.warn({ err: error }, "keys' last use not written"));

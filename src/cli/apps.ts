@@ -6,19 +6,25 @@ import { exitWith } from '../platform/exit-process.ts';
 import { openStorage } from '../storage/open-storage.ts';
 import { AppExistsError } from '../storage/ports.ts';
 import { CLI, print, readOptions, withGovernance } from './governance-cli.ts';
+import { SETTINGS_USAGE, settingsFromOptions } from './settings-options.ts';
 
 const USAGE = `Manage gateway apps (credentials for x-gateway-app / x-gateway-secret).
 
-  npm run apps -- create <name> [--team <team>] [--models <pattern,...>]
+  npm run apps -- create <name> [--team <team>] [settings]
                                   create an app; prints its secret once
-  npm run apps -- keys create|list|revoke|rotate <app> [id] [--name <name>] [--grace <seconds>]
+  npm run apps -- update <name> [--team <team>|none] [settings]
+                                  changes only what it names (limits are laid over the app's own)
+  npm run apps -- show <name>     an app's team, limits and lists
+  npm run apps -- keys create|list|revoke|rotate <app> [id] [--name <name>] [--expires-at <date-time>] [--grace <seconds>]
                                   an app's keys (up to 20); a new key's secret is printed once
   npm run apps -- list            list apps and their state (never secrets)
   npm run apps -- rotate <name>   replace an app's secret; prints the new one once
   npm run apps -- revoke <name>   revoke an app; its secret stops working
 
-Uses the same DATA_DIR / CONFIG_FILE settings as the server. A running gateway
-sees a change within 5 seconds.`;
+  ${SETTINGS_USAGE}
+
+Uses the same DATA_DIR / DATABASE_URL / CONFIG_FILE settings as the server. A running
+gateway sees a change within 5 seconds.`;
 
 function formatTime(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString();
@@ -27,16 +33,25 @@ function formatTime(ms: number | null): string {
 async function run(args: string[]): Promise<number> {
   const { positional, options } = readOptions(args);
   if (positional[0] === 'keys') return runKeys(positional.slice(1), options);
-  if (positional[0] === 'create' && (options.team !== undefined || options.models !== undefined))
+  const governed = positional[0] === 'update' || positional[0] === 'show';
+  if (governed || (positional[0] === 'create' && Object.keys(options).length > 0))
     return withGovernance(loadConfigWithoutArguments(), async ({ admin }) => {
-      print(
-        await admin.createApp(CLI, {
-          name: positional[1],
-          ...(options.team === undefined ? {} : { team: options.team }),
-          ...(options.models === undefined ? {} : { models: options.models.split(',') }),
-        }),
-      );
-      console.log('\nStore the secret now: it is kept only as a hash and cannot be shown again.');
+      const [command, name] = positional;
+      if (name === undefined) throw new Error(`usage: npm run apps -- ${command} <name>`);
+      if (command === 'show') return print(await admin.showApp(CLI, name));
+      const team = options.team === undefined ? {} : { team: options.team === 'none' ? null : options.team };
+      if (command === 'update') {
+        const current = await admin.showApp(CLI, name);
+        return print(
+          await admin.updateApp(CLI, name, {
+            ...team,
+            ...settingsFromOptions(options, current.limits ?? {}),
+          }),
+        );
+      }
+      print(await admin.createApp(CLI, { name, ...team, ...settingsFromOptions(options) }));
+      // On stderr: stdout stays one JSON document for jq and scripts.
+      console.error('Store the secret now: it is kept only as a hash and cannot be shown again.');
     });
   const [command, name] = positional;
   if (command === undefined || command === 'help' || command === '--help') {
@@ -95,7 +110,12 @@ function runKeys(args: string[], options: Record<string, string>): Promise<numbe
       throw new Error('usage: npm run apps -- keys create|list|revoke|rotate <app> [id]');
     if (command === 'list') print({ data: await keys.listKeys(CLI, app) });
     else if (command === 'create')
-      print(await keys.createKey(CLI, app, options.name === undefined ? {} : { name: options.name }));
+      print(
+        await keys.createKey(CLI, app, {
+          ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options['expires-at'] === undefined ? {} : { expiresAt: options['expires-at'] }),
+        }),
+      );
     else if (id === undefined) throw new Error(`usage: npm run apps -- keys ${command} <app> <id>`);
     else if (command === 'revoke') {
       await keys.revokeKey(CLI, app, id);

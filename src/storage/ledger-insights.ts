@@ -126,6 +126,16 @@ export interface FailureRow {
   createdAt: number;
 }
 
+/** How many requests of a range one guard's action touched (CONTRACT 6.6), from the ledger's `guardrails`. */
+export interface GuardrailActionRow {
+  guard: string;
+  /** `input`, `output` or the MCP phases, as the guard recorded it. */
+  phase: string;
+  /** `block`, `mask`, `flag`…: what the guard did, never what it matched. */
+  action: string;
+  requests: number;
+}
+
 export interface LedgerInsights {
   /** Sums per group, ordered by the grouping fields. */
   totals(query: InsightTotalsQuery): Promise<InsightTotalsRow[]>;
@@ -137,4 +147,6 @@ export interface LedgerInsights {
   addRefusals(counts: readonly RefusalCount[]): Promise<void>;
   /** The newest failed requests first. */
   failures(query: FailureQuery): Promise<FailureRow[]>;
+  /** Requests per guard, phase and action in a range, ordered by those three. */
+  guardrailActions(query: InsightRange): Promise<GuardrailActionRow[]>;
 }

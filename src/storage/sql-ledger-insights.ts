@@ -1,8 +1,10 @@
 import type {
   FailureQuery,
   FailureRow,
+  GuardrailActionRow,
   InsightFilters,
   InsightGroup,
+  InsightRange,
   InsightTotalsQuery,
   InsightTotalsRow,
   LatencyBinRow,
@@ -221,6 +223,33 @@ export class SqlLedgerInsights implements LedgerInsights {
       latencyMs: Number(row.latency_ms),
       createdAt: Number(row.created_at),
     }));
+  }
+
+  /**
+   * Reads only the rows a guard acted on (migration 014's partial index), one count per distinct
+   * `guardrails` value, then counts each `guard:phase:action` item of those values: a request
+   * where two guards acted counts once for each.
+   */
+  async guardrailActions(query: InsightRange): Promise<GuardrailActionRow[]> {
+    const rows = await this.#run(
+      `SELECT guardrails, COUNT(*) AS requests FROM usage_requests
+       WHERE guardrails IS NOT NULL AND created_at >= ? AND created_at < ? GROUP BY guardrails`,
+      [query.from, query.to],
+    );
+    const counts = new Map<string, number>();
+    for (const row of rows) {
+      const items = new Set(String(row.guardrails).split(','));
+      for (const item of items) {
+        if (item.split(':').length !== 3) continue;
+        counts.set(item, (counts.get(item) ?? 0) + Number(row.requests));
+      }
+    }
+    return [...counts]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([item, requests]) => {
+        const [guard, phase, action] = item.split(':') as [string, string, string];
+        return { guard, phase, action, requests };
+      });
   }
 }
 

@@ -4,6 +4,7 @@ import { listenForClients } from '../helpers/anthropic-door-client.ts';
 import { skipUnlessInstalled } from '../helpers/client-package.ts';
 import { APP, SECRET, shareGateway } from '../helpers/gateway-harness.ts';
 import {
+  COMMAND,
   functionResponseOf,
   LOOP_ANSWER,
   LOOP_PROMPT,
@@ -166,19 +167,49 @@ for (const upstream of KINDS) {
 
 describe('Gemini CLI through the gateway, on a simulated slot', { skip }, () => {
   const gw = shareGateway();
-  let origin: string;
+  let proxy: RecordingProxy;
   before(async () => {
-    origin = await listenForClients(gw);
+    proxy = await startRecordingProxy(await listenForClients(gw));
+  });
+  after(() => proxy.close());
+  beforeEach(() => {
+    proxy.requests.length = 0;
   });
 
   it("answers a plain prompt with the simulator's text", async () => {
     const run = await runGemini({
-      baseUrl: origin,
+      baseUrl: proxy.origin,
       apiKey: KEY,
       prompt: 'Say hi.',
       model: 'provider-a/chat',
     });
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     assert.ok((run.result?.['response'] ?? '').length > 0);
+  });
+
+  it("completes a tool loop the prompt's <simulated> directive asks for: runs the command, reads the file, answers", async () => {
+    // The CLI sends no metadata: the directive rides in the prompt, with the arguments to call with.
+    const directive = {
+      toolCall: [
+        { name: 'run_shell_command', arguments: { command: COMMAND } },
+        { name: 'read_file', arguments: { file_path: 'notes.txt' } },
+      ],
+    };
+    const run = await runGemini({
+      baseUrl: proxy.origin,
+      apiKey: KEY,
+      prompt: `Run the command and read notes.txt. <simulated>${JSON.stringify(directive)}</simulated>`,
+      model: 'provider-a/chat',
+      files: { 'notes.txt': NOTES },
+    });
+    assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+    assert.equal(proxy.requests.length, 2, proxy.requests.map((request) => request.path).join('\n'));
+    const [asked, answered] = proxy.requests.map((request) => request.body);
+    assert.ok(JSON.stringify(asked).includes('<simulated>'));
+    // The second request carries what the tools did: the command's output and the file's text.
+    assert.match(JSON.stringify(functionResponseOf(answered, 'run_shell_command')), /tool-loop-ok/);
+    assert.match(JSON.stringify(functionResponseOf(answered, 'read_file')), /heliotrope/);
+    // The simulated model quotes the last tool result in its answer: the file's content.
+    assert.match(run.result?.['response'] ?? '', /heliotrope/);
   });
 });

@@ -26,7 +26,7 @@ describe('Gemini door: the other routes, and the door in the records', () => {
     ai = new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl: origin } });
   });
 
-  it('countTokens counts with the gateway tokenizer, no upstream called', async () => {
+  it('countTokens on another kind counts with the gateway tokenizer, no upstream called', async () => {
     const before = slots.openai.requests.length;
     const counted = await ai.models.countTokens({
       model: 'provider-a/gpt-4o-mini',
@@ -34,6 +34,45 @@ describe('Gemini door: the other routes, and the door in the records', () => {
     });
     assert.ok((counted.totalTokens ?? 0) > 5 && (counted.totalTokens ?? 0) < 40, String(counted.totalTokens));
     assert.equal(slots.openai.requests.length, before);
+  });
+
+  it("countTokens on a gemini slot is Google's count: the body goes there as its bytes, the answer comes back as Google wrote it", async () => {
+    slots.gemini.reset();
+    const text = 'The quick brown fox jumps over the lazy dog.';
+    const counted = await ai.models.countTokens({ model: 'provider-b/gemini-2.5-flash', contents: text });
+    // The mock counts a token per four characters, which the gateway's tokenizer does not.
+    assert.equal(counted.totalTokens, Math.ceil(text.length / 4));
+    const sent = slots.gemini.requests.at(-1);
+    assert.equal(sent?.path, '/v1beta/models/gemini-2.5-flash:countTokens');
+    assert.equal(sent?.headers['x-goog-api-key'], 'gemini-key');
+    const body = '{"contents": [{"role": "user", "parts": [{"text": "h\\u00e9llo"}]}] }';
+    const reply = await fetch(`${origin}/v1beta/models/provider-b/gemini-2.5-flash:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': KEY },
+      body,
+    });
+    assert.equal(reply.status, 200);
+    // Google's answer as it wrote it, the details the SDK does not read included.
+    assert.deepEqual(await reply.json(), {
+      totalTokens: 2,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 2 }],
+    });
+    assert.equal(slots.gemini.requests.at(-1)?.text, body, 'byte for byte');
+  });
+
+  it("countTokens on a gemini slot that refuses: Google's 400 and its message reach the client", async () => {
+    slots.gemini.reset();
+    const reply = await fetch(`${origin}/v1beta/models/provider-b/gemini-2.5-flash:countTokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': KEY },
+      body: JSON.stringify({
+        generateContentRequest: { model: 'models/other', contents: [{ parts: [{ text: 'x' }] }] },
+      }),
+    });
+    assert.equal(reply.status, 400);
+    const error = ((await reply.json()) as any).error;
+    assert.equal(error.status, 'INVALID_ARGUMENT');
+    assert.match(error.message, /Model name mismatch/);
   });
 
   it('embedContent and batchEmbedContents answer the vectors in order, from the gemini slot', async () => {
@@ -136,15 +175,67 @@ describe('Gemini door: the other routes, and the door in the records', () => {
 describe('Gemini door: the response cache', () => {
   const slots = shareVendorSlots();
 
-  it('a gemini-slot request with the cache on goes upstream each time (Google answers are not kept): miss, miss', async () => {
+  it("a gemini-slot request with the cache on: the second is served from the cache, Google's answer as it wrote it, cost 0", async () => {
+    slots.gemini.reset();
     const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Cache me' }] }] });
     const headers = { 'content-type': 'application/json', 'x-goog-api-key': KEY, 'x-gateway-cache': 'use' };
     const url = '/v1beta/models/provider-b/gemini-2.5-flash:generateContent';
     const first = await slots.gw.gateway.inject({ method: 'POST', url, headers, payload: body });
     const second = await slots.gw.gateway.inject({ method: 'POST', url, headers, payload: body });
     assert.deepEqual([first.statusCode, second.statusCode], [200, 200]);
-    assert.deepEqual([first.headers['x-gateway-cache'], second.headers['x-gateway-cache']], ['miss', 'miss']);
-    assert.equal(slots.gemini.requests.length, 2);
+    assert.deepEqual([first.headers['x-gateway-cache'], second.headers['x-gateway-cache']], ['miss', 'hit']);
+    assert.equal(slots.gemini.requests.length, 1, 'the hit called no upstream');
+    assert.equal(slots.gemini.requests[0]?.text, body, 'the miss went by the lane, the bytes untouched');
+    assert.equal(second.body, first.body, "Google's answer as it wrote it");
+    assert.ok(Number(first.headers['x-gateway-cost-usd']) > 0);
+    assert.equal(second.headers['x-gateway-cost-usd'], '0');
+    assert.equal(second.headers['x-gateway-cache-saved-usd'], first.headers['x-gateway-cost-usd']);
+    // Streamed, the same request is the kept answer replayed as one chunk, its cost 0.
+    const streamed = await slots.gw.gateway.inject({
+      method: 'POST',
+      url: '/v1beta/models/provider-b/gemini-2.5-flash:streamGenerateContent?alt=sse',
+      headers,
+      payload: body,
+    });
+    assert.equal(streamed.headers['x-gateway-cache'], 'hit');
+    const frames = streamed.body.split('\r\n\r\n').filter((frame) => frame.startsWith('data: '));
+    assert.equal(frames.length, 1);
+    const replayed = JSON.parse((frames[0] as string).slice('data: '.length));
+    assert.equal(replayed.usageMetadata.costUsd, 0);
+    assert.deepEqual(replayed.candidates, first.json().candidates);
+    assert.equal(slots.gemini.requests.length, 1);
+  });
+
+  it('a gemini-slot stream with the cache on is kept whole: the same request then hits, whole or streamed', async () => {
+    slots.gemini.reset();
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Cache my stream' }] }] });
+    const headers = { 'content-type': 'application/json', 'x-goog-api-key': KEY, 'x-gateway-cache': 'use' };
+    const streamUrl = '/v1beta/models/provider-b/gemini-2.5-flash:streamGenerateContent?alt=sse';
+    const first = await slots.gw.gateway.inject({ method: 'POST', url: streamUrl, headers, payload: body });
+    assert.equal(first.headers['x-gateway-cache'], 'miss');
+    const chunks = first.body
+      .split('\r\n\r\n')
+      .filter((frame) => frame.startsWith('data: '))
+      .map((frame) => JSON.parse(frame.slice('data: '.length)));
+    assert.ok(chunks.length > 1);
+    const whole = await slots.gw.gateway.inject({
+      method: 'POST',
+      url: '/v1beta/models/provider-b/gemini-2.5-flash:generateContent',
+      headers,
+      payload: body,
+    });
+    assert.equal(whole.headers['x-gateway-cache'], 'hit');
+    assert.equal(slots.gemini.requests.length, 1);
+    const answer = whole.json();
+    assert.equal(
+      answer.candidates[0].content.parts.map((part: any) => part.text).join(''),
+      chunks.map((chunk) => chunk.candidates[0].content.parts[0].text).join(''),
+    );
+    assert.equal(answer.candidates[0].finishReason, 'STOP');
+    assert.deepEqual(
+      answer.usageMetadata,
+      (({ costUsd: _, ...usage }) => usage)(chunks.at(-1).usageMetadata),
+    );
   });
 
   it('a translated request with the cache on is a hit the second time, cost 0', async () => {

@@ -24,6 +24,8 @@ export const AUTH = { 'x-gateway-app': APP, 'x-gateway-secret': SECRET } as cons
 export type CallLog = { slot: ProviderSlot; operation: 'chat' | 'stream' | 'embed'; attempt: number }[];
 
 export interface HarnessOptions {
+  /** How often the governance store's version is read (default 1 s). */
+  governancePollMs?: number;
   env?: Record<string, string>;
   /** Written as the YAML CONFIG_FILE. */
   file?: Record<string, unknown>;
@@ -125,6 +127,7 @@ export async function createGateway(options: HarnessOptions = {}): Promise<Harne
     retryWait: async () => {},
     ...(options.tokenizer === undefined ? {} : { tokenizer: options.tokenizer }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.governancePollMs === undefined ? {} : { governancePollMs: options.governancePollMs }),
     adapterFactories: {
       ...ADAPTER_FACTORIES,
       simulated: (settings, shared) => counting(new SimulatedProvider(settings, shared.tokenizer), calls),

@@ -74,7 +74,8 @@ export interface MockGeminiOptions {
   streamEventDelayMs?: number;
 }
 
-const METHOD_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
+const METHOD_PATH =
+  /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents|countTokens)$/;
 const BATCH_LIMIT = 100;
 
 /**
@@ -190,6 +191,8 @@ export class MockGeminiServer {
     }
     const model = decodeURIComponent(match[1] as string);
     let reply: ScriptedReply | undefined;
+    if (match[2] === 'countTokens')
+      return send(res, countTokensAnswer(model, body as Record<string, unknown>));
     if (match[2] !== 'batchEmbedContents') {
       try {
         checkGeminiToolFields(body as Record<string, unknown>, model, new Set(this.issuedSignatures));
@@ -270,6 +273,33 @@ function embedAnswer(
   if (spelled === undefined) return { status: 200, body: { embeddings } };
   const items = texts.map((text) => `    {\n      "values": [\n        ${spelled(text)}\n      ]\n    }`);
   return { status: 200, body: `{\n  "embeddings": [\n${items.join(',\n')}\n  ]\n}\n` };
+}
+
+/**
+ * countTokens as Google answers it: `{totalTokens, promptTokensDetails}` for `contents` or a whole
+ * `generateContentRequest` (whose `model` must be the path's). The mock's count is one token per
+ * four characters of text, so a test tells it from the gateway's tokenizer.
+ */
+function countTokensAnswer(model: string, body: Record<string, unknown>): ScriptedAnswer {
+  const inner = body['generateContentRequest'] as Record<string, unknown> | undefined;
+  if (inner !== undefined && inner['model'] !== `models/${model}`)
+    return googleError(
+      400,
+      'INVALID_ARGUMENT',
+      '* CountTokensRequest.generateContentRequest.model: Model name mismatch.\n',
+    );
+  const contents = (inner ?? body)['contents'];
+  if (!Array.isArray(contents) || contents.length === 0)
+    return googleError(400, 'INVALID_ARGUMENT', '* CountTokensRequest.contents: contents is not specified\n');
+  let characters = 0;
+  for (const content of contents)
+    for (const part of content?.parts ?? [])
+      if (typeof part?.text === 'string') characters += part.text.length;
+  const totalTokens = Math.ceil(characters / 4);
+  return {
+    status: 200,
+    body: { totalTokens, promptTokensDetails: [{ modality: 'TEXT', tokenCount: totalTokens }] },
+  };
 }
 
 function googleError(code: number, status: string, message: string): ScriptedAnswer {

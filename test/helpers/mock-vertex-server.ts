@@ -15,7 +15,7 @@ import type { ScriptedReply } from './scripted-reply.ts';
  * (`POST /token`, the service account's `token_uri`) takes a JWT-bearer grant and verifies its
  * assertion with the public half of an RSA key generated here (issuer, audience, expiry, RS256);
  * model calls must carry a token it issued. Gemini models answer generateContent,
- * streamGenerateContent (`alt=sse`) and predict (embeddings); Claude models rawPredict and
+ * streamGenerateContent (`alt=sse`), countTokens and predict (embeddings); Claude models rawPredict and
  * streamRawPredict with the Messages API's body (`anthropic_version` in it, no `model`).
  * `@google/genai` in Vertex mode and `@anthropic-ai/vertex-sdk` are run against it
  * (test/clients/vertex-mock-sdks.test.ts).
@@ -137,6 +137,17 @@ export async function startMockVertex(options: { project?: string } = {}): Promi
         },
       }));
       return json(response, 200, { predictions });
+    }
+    if (method === 'countTokens' && publisher === 'google') {
+      // Vertex's count: one token per four characters of text here, so a test tells it from the gateway's.
+      let characters = 0;
+      for (const content of body.contents ?? [])
+        for (const part of content?.parts ?? [])
+          if (typeof part?.text === 'string') characters += part.text.length;
+      return json(response, 200, {
+        totalTokens: Math.ceil(characters / 4),
+        totalBillableCharacters: characters,
+      });
     }
     const next = queue.shift() ?? { reply: { text: 'Hello from Vertex.' } };
     if ('status' in next) return json(response, next.status, next.body);

@@ -61,8 +61,9 @@ async function actorOf(
 }
 
 /**
- * A team token reads usage of its team's apps only, one app at a time (`app=`); the latency,
- * refusal, failure and app reports span every app and are the admin's.
+ * A team token reads usage of its team only: one of its apps (`app=`) or the whole team
+ * (`team=<its team>`); the latency, refusal, failure, app, budget and guardrail reports span every
+ * app and are the admin's.
  */
 function scopeReport(
   actor: AdminActor,
@@ -73,16 +74,17 @@ function scopeReport(
   if (actor.kind !== 'team') return;
   const app = query.app === undefined ? undefined : snapshot.app(query.app);
   if (path === '/usage' && app !== undefined && app.team === actor.team) return;
+  if (path === '/usage' && query.app === undefined && query.team === actor.team) return;
   throw new ApiError(
     'forbidden',
     path === '/usage'
-      ? `a team admin token reads the usage of its team's apps: add app=<an app of team '${actor.team}'>`
+      ? `a team admin token reads the usage of its team: add team=${actor.team} or app=<an app of team '${actor.team}'>`
       : "a team admin token reads its team's usage and audit only",
   );
 }
 
 /**
- * GET /admin/api/usage, /latency, /refusals, /failures and /apps: JSON for every app, read from
+ * GET /admin/api/usage, /latency, /refusals, /failures, /apps, /budgets and /guardrails: JSON for every app, read from
  * the ledger (see AdminReports). Anything else, or a caller without the token or a session, gets
  * the gateway's error envelope.
  */
@@ -120,6 +122,8 @@ export function registerAdminApi(
       route('/refusals', (query) => reports.refusals(query));
       route('/failures', (query) => reports.failures(query));
       route('/apps', () => reports.apps());
+      route('/budgets', () => reports.budgets());
+      route('/guardrails', (query) => reports.guardrails(query));
       registerGovernanceRoutes(api, actor, governance.admin, governance.keys);
     },
     { prefix: '/admin/api' },

@@ -12,7 +12,7 @@ import { sessionCookie } from './session-cookie.ts';
  */
 export function registerAdmin(
   app: FastifyInstance,
-  options: AdminReportDeps & {
+  options: Omit<AdminReportDeps, 'teamOf' | 'teams'> & {
     adminToken: string | undefined;
     publicUrl: string;
     governance: AdminGovernance;
@@ -27,7 +27,11 @@ export function registerAdmin(
   };
   registerAdminApi(app, {
     access,
-    reports: new AdminReports(options),
+    reports: new AdminReports({
+      ...options,
+      teamOf: (app) => options.governance.snapshot.teamOfApp(app),
+      teams: () => options.governance.snapshot.teams(),
+    }),
     now: options.now,
     governance: options.governance,
   });

@@ -1,3 +1,4 @@
+import type { AppLimits } from '../../config/config-types.ts';
 import type {
   InsightGroup,
   InsightTotalsRow,
@@ -9,9 +10,13 @@ import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { RefusalCounter } from '../limits/refusal-counter.ts';
 import type { UsageRecorder } from '../services/ledger/usage-recorder.ts';
 import { checkHourly, formatBucket, invalid, parseFilter, parseGroups, parseRange } from './admin-query.ts';
+import { budgetUses, endUserUsage, foldByTeam } from './governance-reports.ts';
 import { latencyPercentiles } from './latency-percentiles.ts';
 
-export const ADMIN_USAGE_GROUPS: readonly InsightGroup[] = [
+/** `team`: the team of the app (foldByTeam); `endUser`: the person behind a request, one app at a time. */
+export type AdminUsageGroup = InsightGroup | 'team' | 'endUser';
+
+export const ADMIN_USAGE_GROUPS: readonly AdminUsageGroup[] = [
   'app',
   'day',
   'hour',
@@ -21,6 +26,8 @@ export const ADMIN_USAGE_GROUPS: readonly InsightGroup[] = [
   'frontDoor',
   'deployment',
   'tool',
+  'team',
+  'endUser',
 ];
 export const REFUSAL_GROUPS: readonly RefusalGroup[] = ['app', 'day', 'hour', 'limit'];
 const MAX_FAILURES = 200;
@@ -43,6 +50,9 @@ export interface AdminReportDeps {
   refusals: RefusalCounter;
   limiter: AppLimiter;
   now: () => number;
+  /** The governance snapshot's teams: the team an app is (or was last) in, and the live teams. */
+  teamOf: (app: string) => string | undefined;
+  teams: () => Iterable<{ name: string; limits: AppLimits }>;
 }
 
 type Query = Record<string, string | undefined>;
@@ -52,10 +62,10 @@ type Query = Record<string, string | undefined>;
  * and the response cache's hit rate (hits / requests), so the dashboard shows figures it never
  * computes.
  */
-function presentTotals(row: InsightTotalsRow) {
+function presentTotals(row: Omit<InsightTotalsRow, 'day'> & { day?: number | string }) {
   const { hour, day, ...rest } = row;
   return {
-    ...(day === undefined ? {} : { day: formatBucket('day', day) }),
+    ...(day === undefined ? {} : { day: typeof day === 'string' ? day : formatBucket('day', day) }),
     ...(hour === undefined ? {} : { hour: formatBucket('hour', hour) }),
     ...rest,
     errorRate: shareOf(row.errors, row.requests),
@@ -97,18 +107,83 @@ export class AdminReports {
       ...optional('deployment', parseFilter(query.deployment, 'deployment')),
       ...optional('tool', parseFilter(query.tool, 'tool')),
     };
+    const team = parseFilter(query.team, 'team');
     await this.#deps.recorder.flushBeforeRead();
-    const [rows, totals] = await Promise.all([
-      this.#deps.storage.insights.totals({ ...range, groupBy, filters }),
-      this.#deps.storage.insights.totals({ ...range, groupBy: [], filters }),
-    ]);
-    return {
+    const answer = (
+      rows: Parameters<typeof presentTotals>[0][],
+      totals: Parameters<typeof presentTotals>[0],
+    ) => ({
       ...rangeOut(range),
       groupBy,
-      filters,
-      totals: presentTotals(totals[0] ?? NO_TOTALS),
+      filters: { ...filters, ...optional('team', team) },
+      totals: presentTotals(totals),
       rows: rows.map(presentTotals),
+    });
+    if (groupBy.includes('endUser')) {
+      const { app, ...others } = filters;
+      if (Object.keys(others).length > 0 || team !== undefined)
+        throw invalid('/groupBy', 'endUser takes the app filter only');
+      const { rows, totals } = await endUserUsage(this.#deps.storage, app, range, groupBy);
+      return answer(rows, totals);
+    }
+    const insightGroups = groupBy.filter((g): g is InsightGroup => g !== 'team' && g !== 'endUser');
+    if (groupBy.includes('team') || team !== undefined) {
+      // Grouped by app in the rollups, then folded to teams (governance-reports.ts).
+      const byApp = insightGroups.includes('app') ? insightGroups : [...insightGroups, 'app' as const];
+      const rows = await this.#deps.storage.insights.totals({ ...range, groupBy: byApp, filters });
+      const folded = foldByTeam(rows, groupBy as (InsightGroup | 'team')[], team, this.#deps.teamOf);
+      return answer(folded.rows, folded.totals);
+    }
+    const [rows, totals] = await Promise.all([
+      this.#deps.storage.insights.totals({ ...range, groupBy: insightGroups, filters }),
+      this.#deps.storage.insights.totals({ ...range, groupBy: [], filters }),
+    ]);
+    return answer(rows, totals[0] ?? NO_TOTALS);
+  }
+
+  /** Each team's and app's daily and monthly budget beside what its window has spent (UTC). */
+  async budgets() {
+    const now = this.#deps.now();
+    const { today, thisMonth, records } = await this.#windowSpend(now);
+    return {
+      budgets: budgetUses({
+        now,
+        teams: this.#deps.teams(),
+        apps: records
+          .filter((record) => record.revokedAt === null)
+          .map((record) => ({
+            name: record.name,
+            team: this.#deps.teamOf(record.name) ?? null,
+            limits: this.#deps.limiter.limitsFor(record.name),
+          })),
+        today,
+        thisMonth,
+        teamOf: this.#deps.teamOf,
+      }),
     };
+  }
+
+  /** What guardrails did in a range: requests per guard, phase and action (never what they matched). */
+  async guardrails(query: Query) {
+    const range = parseRange(query, this.#deps.now());
+    await this.#deps.recorder.flushBeforeRead();
+    const rows = await this.#deps.storage.insights.guardrailActions(range);
+    return { ...rangeOut(range), rows };
+  }
+
+  /** Spend per app in the current UTC day and month, the windows budgets count in. */
+  async #windowSpend(now: number) {
+    const date = new Date(now);
+    const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+    const month = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    const end = Math.ceil((now + 1) / 3_600_000) * 3_600_000;
+    await this.#deps.recorder.flushBeforeRead();
+    const [records, today, thisMonth] = await Promise.all([
+      this.#deps.storage.apps.listApps(),
+      this.#deps.storage.insights.totals({ from: day, to: end, groupBy: ['app'], filters: {} }),
+      this.#deps.storage.insights.totals({ from: month, to: end, groupBy: ['app'], filters: {} }),
+    ]);
+    return { records, today, thisMonth };
   }
 
   async latency(query: Query) {
@@ -186,17 +261,7 @@ export class AdminReports {
 
   /** Every app with its limits and its use in the windows the budgets count in (UTC day and month). */
   async apps() {
-    const now = this.#deps.now();
-    const date = new Date(now);
-    const day = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-    const month = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
-    const end = Math.ceil((now + 1) / 3_600_000) * 3_600_000;
-    await this.#deps.recorder.flushBeforeRead();
-    const [records, today, thisMonth] = await Promise.all([
-      this.#deps.storage.apps.listApps(),
-      this.#deps.storage.insights.totals({ from: day, to: end, groupBy: ['app'], filters: {} }),
-      this.#deps.storage.insights.totals({ from: month, to: end, groupBy: ['app'], filters: {} }),
-    ]);
+    const { records, today, thisMonth } = await this.#windowSpend(this.#deps.now());
     const use = (rows: InsightTotalsRow[], app: string) => {
       const row = rows.find((r) => r.app === app);
       return { requests: row?.requests ?? 0, errors: row?.errors ?? 0, costUsd: row?.costUsd ?? 0 };

@@ -73,6 +73,10 @@ const STACK_BY = `
 <option value="tool">MCP tool</option>
 </select></label>`;
 
+/** Filled by the script with the registered apps (the page is the same for every admin). */
+const APP_PICK = `
+<label>App <select class="app-pick"></select></label>`;
+
 export function dashboardPage(): string {
   return `<!doctype html>
 <html lang="en">
@@ -95,6 +99,9 @@ ${view('latency', 'Latency p50 and p95')}
 ${view('refusals', 'Limit refusals')}
 ${view('tools', 'MCP tool calls')}
 ${view('apps', 'Top apps')}
+${view('teams', 'Spend by team and budgets')}
+${view('people', 'Spend by person', APP_PICK)}
+${view('guardrails', 'What guardrails did')}
 ${view('failures', 'Recent failures')}
 </main>
 </body>

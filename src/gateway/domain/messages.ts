@@ -52,4 +52,11 @@ export type FinishReason = 'stop' | 'length' | 'content_filter' | 'tool_calls' |
  * 4.2; `responses` is the Responses API, 5.4; `gemini` the Gemini API, 6.3), or the MCP gateway (`mcp`, 5.7). Recorded in the
  * ledger and a grouping of `GET /v1/usage`.
  */
+/**
+ * The wire format a same-vendor lane relays (CONTRACT 5.2, 6.3): Anthropic's Messages (the
+ * Anthropic door's) or Google's GenerateContentRequest (the Gemini door's). A slot kind that
+ * serves both (Vertex: Claude and Gemini models) relays the one its model speaks.
+ */
+export type RelayWire = 'messages' | 'gemini';
+
 export type FrontDoor = 'native' | 'openai' | 'anthropic' | 'responses' | 'mcp' | 'gemini';

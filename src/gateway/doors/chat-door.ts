@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { ProviderKind } from '../../config/config-types.ts';
-import type { FrontDoor } from '../domain/messages.ts';
+import type { FrontDoor, RelayWire } from '../domain/messages.ts';
 import type { SessionFields } from '../domain/session-key.ts';
 import type { ChatInput, JsonInput } from '../domain/use-case-inputs.ts';
 import type { RelayedCacheEntry } from '../services/response-cache/response-cache.ts';
+import type { RelayKeeper } from '../services/response-cache/run-cached-messages.ts';
 import type { RelayOut } from '../services/run/relay-stream.ts';
 import type { ChatAnswer } from '../services/use-cases/run-chat.ts';
 import type { ChatStream } from '../services/use-cases/run-chat-stream.ts';
@@ -108,6 +109,8 @@ export interface PassThroughRequest {
 export interface PassThrough {
   /** The slot kinds whose adapters relay this wire format: their attempts take the lane. */
   slotKinds: readonly ProviderKind[];
+  /** The wire format relayed, for a kind that serves two (Vertex): Anthropic's Messages when absent. */
+  wire?: RelayWire;
   /**
    * The body read lightly (the door's 400s for what routing cannot do without); the request's
    * route parameters and query for a door whose model or stream is in its path (Gemini's).
@@ -127,6 +130,11 @@ export interface PassThrough {
   answer(text: string, costUsd: number): DoorAnswer;
   /** The upstream's events as server-sent frames, the cost added where the format carries it. */
   frames(events: AsyncGenerator<RelayOut, void, undefined>): AsyncGenerator<string, string, undefined>;
+  /**
+   * How the response cache judges and rebuilds this lane's answers (its wire format); absent for
+   * Anthropic's Messages (MESSAGES_KEEPER), the first lane.
+   */
+  keeper?: RelayKeeper;
   /** A kept upstream answer replayed as the stream a miss gives (cost 0). */
   replay(
     message: string,

@@ -78,7 +78,7 @@ export function serveLane<R extends DoorChatRequest>(
     // Said on an error answer too: the reply's headers reach the doors' error handler.
     reply.header(CACHE_HEADER, 'miss');
     const body = request.body as Record<string, unknown>;
-    const outcome = await runCachedMessages(deps, input, body, run, cached, read.stream);
+    const outcome = await runCachedMessages(deps, input, body, run, cached, read.stream, lane.keeper);
     try {
       sayCacheOutcome(reply, run, outcome);
       await deliver(outcome.answer);
@@ -104,6 +104,7 @@ export function laneInput<R extends DoorChatRequest>(
   return {
     ...address,
     laneKinds: lane.slotKinds,
+    laneWire: lane.wire,
     // A body an input guard masked goes as the gateway writes it: its original bytes hold the match.
     body:
       (bodyWasRewritten(request) ? undefined : lane.bytes(request)) ??

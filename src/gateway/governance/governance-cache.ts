@@ -59,6 +59,14 @@ export class GovernanceCache {
     this.snapshot.apply(changes);
   }
 
+  /**
+   * Reads the store's version now rather than at the next poll: another instance announced a
+   * change (a Redis message, decision 0026). A nudge while a read is running waits for it.
+   */
+  nudge(): void {
+    this.#poll().catch(() => {});
+  }
+
   async #poll(): Promise<void> {
     try {
       const version = await this.#store.version();

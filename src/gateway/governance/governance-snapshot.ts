@@ -57,6 +57,19 @@ export class GovernanceSnapshot {
     return team === undefined ? undefined : this.#teams.get(team);
   }
 
+  /** Live teams. */
+  teams(): IterableIterator<TeamPolicy> {
+    return this.#teams.values();
+  }
+
+  /**
+   * The team an app was last in, deleted apps included (their rows stay in the store), for the
+   * admin API's spend by team: a deleted app's past spend stays its team's.
+   */
+  teamOfApp(app: string): string | undefined {
+    return this.#appRows.get(app)?.team ?? undefined;
+  }
+
   /** Live team tokens (revoked ones and those of deleted teams are gone). */
   tokens(): IterableIterator<TeamTokenRecord> {
     return this.#tokens.values();

@@ -1,4 +1,5 @@
 import { type ModelMap, mappedModel } from '../../config/cloud-settings.ts';
+import type { RelayWire } from '../domain/messages.ts';
 import type { MessagesRelay, MessagesRelayCall } from './messages-relay.ts';
 import type {
   CallContext,
@@ -28,7 +29,8 @@ class ModelMappedAdapter implements ProviderAdapter {
   readonly kind: ProviderAdapter['kind'];
   readonly capabilities: ProviderAdapter['capabilities'];
   readonly relay?: MessagesRelay;
-  readonly relayFor?: (model: string) => MessagesRelay | undefined;
+  readonly relayFor?: (model: string, wire: RelayWire) => MessagesRelay | undefined;
+  readonly countGeminiTokens?: NonNullable<ProviderAdapter['countGeminiTokens']>;
   readonly #inner: ProviderAdapter;
   readonly #map: ModelMap;
 
@@ -42,10 +44,13 @@ class ModelMappedAdapter implements ProviderAdapter {
     if (inner.relay !== undefined) this.relay = this.#mapped(inner.relay);
     const relayFor = inner.relayFor?.bind(inner);
     if (relayFor !== undefined)
-      this.relayFor = (model) => {
-        const relay = relayFor(this.upstreamModel(model));
+      this.relayFor = (model, wire) => {
+        const relay = relayFor(this.upstreamModel(model), wire);
         return relay === undefined ? undefined : this.#mapped(relay);
       };
+    const count = inner.countGeminiTokens?.bind(inner);
+    if (count !== undefined)
+      this.countGeminiTokens = (model, body, context) => count(this.upstreamModel(model), body, context);
   }
 
   upstreamModel(model: string): string {

@@ -2,7 +2,14 @@ import type { ProviderCapabilities, ProviderKind, ProviderSlot } from '../../con
 
 import type { ContentPart, ReasoningRequest, ThinkingPart } from '../domain/content-parts.ts';
 import type { JsonNumberArray } from '../domain/json-number-array.ts';
-import type { ChatMessage, FinishReason, ToolCall, ToolChoice, ToolDefinition } from '../domain/messages.ts';
+import type {
+  ChatMessage,
+  FinishReason,
+  RelayWire,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+} from '../domain/messages.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 import type { MessagesRelay } from './messages-relay.ts';
 
@@ -136,7 +143,14 @@ export interface ProviderAdapter {
    * bodies (Bedrock's InvokeModel, Vertex's rawPredict; CONTRACT 6.4) and reads any other's
    * across vendors. Wins over `relay`.
    */
-  relayFor?(model: string): MessagesRelay | undefined;
+  relayFor?(model: string, wire: RelayWire): MessagesRelay | undefined;
+  /**
+   * Google's own count of a Gemini API countTokens body, sent as its bytes (a gemini slot; the
+   * Gemini door's `:countTokens`, CONTRACT 6.3): Google's answer as its text, or undefined for a
+   * model Google does not serve on this slot (a Claude model on Vertex). Rejects with
+   * ProviderError as `chat` does.
+   */
+  countGeminiTokens?(model: string, body: Buffer, context: CallContext): Promise<string | undefined>;
   /**
    * The upstream's id for the name a client used, where the slot's `modelMap` maps it (CONTRACT
    * 6.4): the ledger keeps both. Absent: the kind sends the name as it is.
@@ -145,7 +159,14 @@ export interface ProviderAdapter {
   close?(): Promise<void>;
 }
 
-/** The adapter's same-vendor Messages lane for a model, if it has one (CONTRACT 5.2, 6.4). */
-export function messagesRelayOf(adapter: ProviderAdapter, model: string): MessagesRelay | undefined {
-  return adapter.relayFor === undefined ? adapter.relay : adapter.relayFor(model);
+/**
+ * The adapter's same-vendor lane for a model and a wire format, if it has one (CONTRACT 5.2, 6.3,
+ * 6.4): a kind of one wire format has its `relay` (a door's lane names the kinds it takes).
+ */
+export function messagesRelayOf(
+  adapter: ProviderAdapter,
+  model: string,
+  wire: RelayWire = 'messages',
+): MessagesRelay | undefined {
+  return adapter.relayFor === undefined ? adapter.relay : adapter.relayFor(model, wire);
 }

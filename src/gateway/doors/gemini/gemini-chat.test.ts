@@ -21,7 +21,8 @@ describe('geminiChat', () => {
 
   it('on the lane, an attempt that falls over to another kind reads structured output as a chat (no 500)', () => {
     const door = geminiChat(target);
-    assert.deepEqual(door.passThrough?.slotKinds, ['gemini']);
+    assert.deepEqual(door.passThrough?.slotKinds, ['gemini', 'vertex']);
+    assert.equal(door.passThrough?.wire, 'gemini');
     const read = door.read(structured);
     assert.equal(read.use, 'chat');
     assert.equal(read.input.temperature, 0.2);

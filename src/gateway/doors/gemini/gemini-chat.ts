@@ -2,6 +2,7 @@ import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import type { ChatDoor, PassThrough } from '../chat-door.ts';
 import { COST_HEADER, formatUsd } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
+import { GEMINI_KEEPER } from './gemini-answer-keeper.ts';
 import { rawGeminiBodyOf } from './raw-gemini-body.ts';
 import { type GeminiRequest, readGeminiRequest } from './read-gemini-request.ts';
 import { readRelayFields } from './read-relay-fields.ts';
@@ -66,7 +67,9 @@ export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<Gemini
 /** The same-vendor lane, described (the upstream side is the gemini adapter's `relay`). */
 function geminiPassThrough(target: GenerateTarget): PassThrough {
   return {
-    slotKinds: ['gemini'],
+    // A vertex slot relays a Gemini model's request (its Claude models' go by the Anthropic door).
+    slotKinds: ['gemini', 'vertex'],
+    wire: 'gemini',
     read: (body) => ({
       ...readRelayFields(body),
       model: target.model,
@@ -85,6 +88,7 @@ function geminiPassThrough(target: GenerateTarget): PassThrough {
       contentType: JSON_TEXT,
     }),
     frames: (events) => toRelayedChunks(events, target),
+    keeper: GEMINI_KEEPER,
     replay: (message) => replayRelayedAnswer(message, target),
   };
 }

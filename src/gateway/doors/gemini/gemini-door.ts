@@ -5,15 +5,18 @@ import type { TypedInstance } from '../../http/typed-instance.ts';
 import type { GatewayDeps } from '../../services/gateway-deps.ts';
 import { visibleModels } from '../../services/run/model-access.ts';
 import { planOrFail } from '../../services/run/plan-or-fail.ts';
+import { plansLane } from '../../services/run/plans-lane.ts';
 import { listAddressableModels, resolveModelField } from '../../services/use-cases/address-model.ts';
+import { countUpstreamTokens } from '../../services/use-cases/count-upstream-tokens.ts';
 import { serveChat } from '../serve-chat.ts';
+import { JSON_TEXT } from '../serve-run.ts';
 import { serveEmbed } from '../serve-use-case.ts';
 import { findGeminiModel, toGeminiModelList } from '../to-gemini-model-list.ts';
 import { geminiEmbed } from './embed-content.ts';
 import { type GenerateTarget, geminiChat } from './gemini-chat.ts';
 import { geminiErrorHandler } from './gemini-error-body.ts';
 import { readModelMethod } from './gemini-path.ts';
-import { keepRawGeminiBodies } from './raw-gemini-body.ts';
+import { keepRawGeminiBodies, rawGeminiBodyOf } from './raw-gemini-body.ts';
 import { readGeminiRequest } from './read-gemini-request.ts';
 
 /** The API versions Google's clients use; the door answers both alike. */
@@ -95,7 +98,8 @@ function serveModelMethod(
 
 /**
  * Whether the request goes by the door's same-vendor lane: always, but for structured output
- * (a JSON `responseMimeType`) that plans no gemini slot, which the structured-output use case
+ * (a JSON `responseMimeType`) that plans no slot of the lane (a gemini slot, a vertex slot's
+ * Gemini model), which the structured-output use case
  * serves translated (the lane's use case has no schema to validate against); on a gemini slot
  * Google enforces the schema itself.
  */
@@ -112,7 +116,10 @@ function takesLane(deps: GatewayDeps, body: unknown, target: GenerateTarget): bo
   try {
     const address = resolveModelField(deps, target.model);
     const candidates = planOrFail(deps, { operation: 'chat', ...address, tools: false });
-    return candidates.some((candidate) => deps.registry.adapter(candidate.provider).kind === 'gemini');
+    const lane = geminiChat(target).passThrough;
+    return (
+      lane !== undefined && plansLane(deps, candidates, { laneKinds: lane.slotKinds, laneWire: lane.wire })
+    );
   } catch {
     // A request that cannot be planned is refused by the translated way, as every door's is.
     return false;
@@ -120,8 +127,10 @@ function takesLane(deps: GatewayDeps, body: unknown, target: GenerateTarget): bo
 }
 
 /**
- * `countTokens`: counted by the gateway's tokenizer by the rules its estimates use, on every slot
- * (no upstream is called, nothing is charged or recorded), as the Anthropic door's count_tokens.
+ * `countTokens`: Google's own count where the route's first slot is a gemini slot (the body goes
+ * there as its bytes, Google's answer comes back as it wrote it); elsewhere counted by the
+ * gateway's tokenizer by the rules its estimates use, as the Anthropic door's count_tokens. No
+ * upstream is charged and nothing is recorded either way.
  */
 async function countTokens(
   request: FastifyRequest,
@@ -129,16 +138,28 @@ async function countTokens(
   deps: GatewayDeps,
   model: string,
 ): Promise<FastifyReply> {
-  resolveModelField(deps, model);
+  const address = resolveModelField(deps, model);
   const body = request.body as Record<string, unknown> | undefined;
   const inner = body?.['generateContentRequest'];
   const source = typeof inner === 'object' && inner !== null ? inner : body;
+  // Read first on every slot: a body the door cannot read is its 400, whoever would count it.
   const read = readGeminiRequest(source, model, false, false);
+  const bytes = rawGeminiBodyOf(request) ?? Buffer.from(JSON.stringify(body));
+  // The slot's own timeouts bound the call; a client that leaves ends it.
+  const leaving = new AbortController();
+  const leave = () => leaving.abort();
+  reply.raw.once('close', leave);
+  try {
+    const context = { signal: leaving.signal, requestId: String(request.id) };
+    const counted = await countUpstreamTokens(deps, address, bytes, context);
+    if (counted !== undefined) return reply.type(JSON_TEXT).send(counted);
+  } finally {
+    reply.raw.off('close', leave);
+  }
   const tools = read.use === 'chat' ? (read.input.tools ?? []) : [];
-  const messages = read.input.messages;
   const totalTokens = await countChatInputTokens(
     deps.tokenizer,
-    messages,
+    read.input.messages,
     tools.length > 0 ? tools : undefined,
   );
   return reply.send({ totalTokens });

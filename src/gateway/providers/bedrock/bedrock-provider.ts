@@ -2,6 +2,7 @@ import type { Dispatcher } from 'undici';
 import { type ModelMap, mappedModel } from '../../../config/cloud-settings.ts';
 import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
+import type { RelayWire } from '../../domain/messages.ts';
 import { UpstreamHttp } from '../http/upstream-http.ts';
 import type { MessagesRelay } from '../messages-relay.ts';
 import type {
@@ -72,8 +73,8 @@ export class BedrockProvider implements ProviderAdapter {
     return this.#model(model);
   }
 
-  relayFor(model: string): MessagesRelay | undefined {
-    return isClaude(this.#model(model)) ? this.#mappedRelay : undefined;
+  relayFor(model: string, wire: RelayWire): MessagesRelay | undefined {
+    return wire === 'messages' && isClaude(this.#model(model)) ? this.#mappedRelay : undefined;
   }
 
   /** The relay with the client's model name mapped to Bedrock's id. */

@@ -4,7 +4,6 @@ import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
 import { parseWithLiftedEmbeddings } from '../embedding-arrays.ts';
 import { type BufferedResponse, isSuccess, UpstreamHttp } from '../http/upstream-http.ts';
-import type { MessagesRelay } from '../messages-relay.ts';
 import type {
   CallContext,
   ChatCall,
@@ -25,7 +24,7 @@ import {
 } from './gemini-embeddings.ts';
 import { geminiHttpError } from './gemini-error.ts';
 import { geminiMethodPath, geminiModelId } from './gemini-model.ts';
-import { GeminiRelay } from './gemini-relay.ts';
+import { GeminiRelay, geminiApiTransport } from './gemini-relay.ts';
 import { toGeminiRequest } from './to-gemini-request.ts';
 
 /**
@@ -40,13 +39,15 @@ export class GeminiProvider implements ProviderAdapter {
   readonly #http: UpstreamHttp;
   readonly #apiKey: string | undefined;
   /** The Gemini door's same-vendor lane (gemini-relay.ts): the door's description names the gemini kind. */
-  readonly relay: MessagesRelay;
+  readonly relay: GeminiRelay;
 
   constructor(settings: SettingsOfKind<'gemini'>, options: { dispatcher?: Dispatcher } = {}) {
     this.slot = settings.slot;
     this.#apiKey = settings.apiKey;
     this.#http = new UpstreamHttp(settings.slot, settings.baseUrl, settings.timeouts, options.dispatcher);
-    this.relay = new GeminiRelay({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey });
+    this.relay = new GeminiRelay(
+      geminiApiTransport({ slot: settings.slot, http: this.#http, apiKey: settings.apiKey }),
+    );
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
@@ -83,6 +84,10 @@ export class GeminiProvider implements ProviderAdapter {
       vectors.push(...fromBatchEmbedResponse(body, batch.length, this.slot));
     }
     return { model: geminiModelId(call.model), vectors, usage: undefined };
+  }
+
+  countGeminiTokens(model: string, body: Buffer, context: CallContext): Promise<string> {
+    return this.relay.countTokens(model, body, context);
   }
 
   async close(): Promise<void> {

@@ -181,6 +181,17 @@ describe('the mock Gemini API, as seen by the official @google/genai SDK', () =>
     assert.deepEqual(withoutRoles, toBatchEmbedRequest('gemini-embedding-001', inputs));
   });
 
+  it('models.countTokens sends contents to :countTokens and reads totalTokens', async () => {
+    const counted = await ai.models.countTokens({
+      model: 'gemini-2.5-flash',
+      contents: 'Count these words.',
+    });
+    assert.equal(counted.totalTokens, Math.ceil('Count these words.'.length / 4));
+    const sent = mock.requests.at(-1);
+    assert.equal(sent?.path, '/v1beta/models/gemini-2.5-flash:countTokens');
+    assert.deepEqual(sent?.body, { contents: [{ parts: [{ text: 'Count these words.' }], role: 'user' }] });
+  });
+
   it('the mock error bodies are read by the SDK as Google errors', async () => {
     for (const [fixture, status] of [
       ['error-429-per-minute.json', 429],

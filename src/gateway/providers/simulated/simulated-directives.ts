@@ -16,8 +16,16 @@ export const SIMULATED_FAULTS = [
 ] as const;
 export type SimulatedFault = (typeof SIMULATED_FAULTS)[number];
 
+/** One call the `toolCall` directive asks for: a tool's name, and the arguments to call it with. */
+export interface NamedCall {
+  name: string;
+  /** The arguments as JSON text (an object given by the request); else sampled from the schema. */
+  arguments?: string;
+}
+
 /**
- * What a request may ask of the simulated provider through `metadata.simulated`:
+ * What a request may ask of the simulated provider through `metadata.simulated`, or through a
+ * `<simulated>{…}</simulated>` block in its last user message (simulated-prompt-directives.ts):
  * `{ fault, faultAttempts, slots, latencyMs, chunkDelayMs, reply, toolCall }`. Anything
  * unrecognised is ignored.
  */
@@ -32,10 +40,11 @@ export interface SimulatedDirectives {
   /** The reply text to give instead of the generated one (chat only). */
   reply?: string;
   /**
-   * Call this tool (a name), these tools in parallel (names), or one the seed picks (`true`),
-   * when the request offers them; not right after a tool result (see simulated-tool-calls.ts).
+   * Call this tool (a name, or `{name, arguments}`), these tools in parallel (a list of either),
+   * or one the seed picks (`true`), when the request offers them; not right after a tool result
+   * (see simulated-tool-calls.ts).
    */
-  toolCall?: string | string[] | true;
+  toolCall?: string | readonly (string | NamedCall)[] | true;
 }
 
 const MAX_DELAY_MS = 60_000;
@@ -59,12 +68,27 @@ export function readDirectives(metadata: Readonly<Record<string, unknown>> | und
   if (typeof input.reply === 'string') directives.reply = input.reply;
   const toolCall = input.toolCall;
   if (toolCall === true || typeof toolCall === 'string') directives.toolCall = toolCall;
-  else if (Array.isArray(toolCall)) {
-    directives.toolCall = toolCall
+  else if (Array.isArray(toolCall) || isObject(toolCall)) {
+    directives.toolCall = (Array.isArray(toolCall) ? toolCall : [toolCall])
       .slice(0, MAX_TOOL_CALLS_PER_MESSAGE)
-      .filter((name): name is string => typeof name === 'string');
+      .map(readCall)
+      .filter((call): call is string | NamedCall => call !== undefined);
   }
   return directives;
+}
+
+/** A name, or `{name, arguments}` whose arguments (when given) are a JSON object; else nothing. */
+function readCall(value: unknown): string | NamedCall | undefined {
+  if (typeof value === 'string') return value;
+  if (!isObject(value) || typeof value.name !== 'string') return undefined;
+  if (value.arguments === undefined) return { name: value.name };
+  return isObject(value.arguments)
+    ? { name: value.name, arguments: JSON.stringify(value.arguments) }
+    : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isCount(value: unknown): value is number {

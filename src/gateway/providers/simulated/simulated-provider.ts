@@ -12,6 +12,7 @@ import {
 import type {
   CallContext,
   ChatCall,
+  ChatMessage,
   ChatResult,
   ChatStreamEvent,
   EmbedCall,
@@ -22,6 +23,7 @@ import { ProviderError } from '../provider-error.ts';
 import { sampleFromSchema } from './sample-from-schema.ts';
 import { readDirectives, type SimulatedDirectives, type SimulatedFault } from './simulated-directives.ts';
 import { simulateEmbedding } from './simulated-embedding.ts';
+import { promptDirectives } from './simulated-prompt-directives.ts';
 import { simulatedSeed } from './simulated-seed.ts';
 import { simulateReply } from './simulated-text.ts';
 import { simulateToolCalls } from './simulated-tool-calls.ts';
@@ -49,7 +51,7 @@ export class SimulatedProvider implements ProviderAdapter {
   }
 
   async chat(call: ChatCall, context: CallContext): Promise<ChatResult> {
-    const directives = this.#directives(context);
+    const directives = this.#directives(context, call.messages);
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'chat');
     const { result } = await this.#answer(call, context, directives, undefined);
@@ -57,7 +59,7 @@ export class SimulatedProvider implements ProviderAdapter {
   }
 
   async *streamChat(call: ChatCall, context: CallContext): AsyncIterable<ChatStreamEvent> {
-    const directives = this.#directives(context);
+    const directives = this.#directives(context, call.messages);
     await this.#delay(directives.latencyMs ?? this.#settings.latencyMs, context.signal);
     this.#raiseFault(directives, context, 'stream');
     const { result: answer, chunks } = await this.#answer(
@@ -167,8 +169,14 @@ export class SimulatedProvider implements ProviderAdapter {
     }
   }
 
-  #directives(context: CallContext): SimulatedDirectives {
-    return this.#settings.allowRequestDirectives ? readDirectives(context.metadata) : {};
+  /** The request's directives: its prompt's `<simulated>` block, `metadata.simulated` over it. */
+  #directives(context: CallContext, messages?: readonly ChatMessage[]): SimulatedDirectives {
+    if (!this.#settings.allowRequestDirectives) return {};
+    const fromPrompt = messages === undefined ? undefined : promptDirectives(messages);
+    if (fromPrompt === undefined) return readDirectives(context.metadata);
+    const fromMetadata = context.metadata?.['simulated'];
+    const merged = typeof fromMetadata === 'object' && fromMetadata !== null ? fromMetadata : {};
+    return readDirectives({ simulated: { ...fromPrompt, ...merged } });
   }
 
   #faultActive(directives: SimulatedDirectives, context: CallContext): boolean {

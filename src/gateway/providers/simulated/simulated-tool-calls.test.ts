@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { gatewayCompiler } from '../../../../test/helpers/sampler/answer-assertions.ts';
 import { witnessedSchemaArb } from '../../../../test/helpers/sampler/witness-schemas.ts';
 import type { ChatCall, ChatMessage, ToolDefinition } from '../provider.ts';
+import { readDirectives } from './simulated-directives.ts';
 import { simulateToolCalls } from './simulated-tool-calls.ts';
 
 const user: ChatMessage[] = [{ role: 'user', content: 'What is the weather in Lyon?' }];
@@ -64,6 +65,28 @@ describe('simulateToolCalls', () => {
     assert.equal(simulateToolCalls(call({}), { toolCall: true }, 1)?.length, 1);
     // A directive naming no offered tool is no directive.
     assert.equal(simulateToolCalls(call({}), { toolCall: 'missing' }, 1), undefined);
+  });
+
+  it('calls with the arguments the directive gives, forced by toolChoice or not', () => {
+    const given = { name: 'get_weather', arguments: '{"city":"Lyon","unit":"celsius"}' };
+    const directed = simulateToolCalls(call({}), { toolCall: [given, 'lookup'] }, 1);
+    assert.deepEqual(
+      directed?.map((made) => [made.name, made.arguments]),
+      [
+        ['get_weather', given.arguments],
+        ['lookup', directed?.[1]?.arguments],
+      ],
+    );
+    assert.ok(JSON.parse(directed?.[1]?.arguments ?? '').ids.length >= 2, 'sampled where none are given');
+    const forced = simulateToolCalls(call({ toolChoice: { name: 'get_weather' } }), { toolCall: [given] }, 1);
+    assert.equal(forced?.[0]?.arguments, given.arguments);
+    // As read from a request: arguments must be a JSON object, else the call is no directive.
+    const read = readDirectives({
+      simulated: {
+        toolCall: [{ name: 'a', arguments: { x: 1 } }, { name: 'b', arguments: '{}' }, 'c', { name: 'd' }],
+      },
+    });
+    assert.deepEqual(read.toolCall, [{ name: 'a', arguments: '{"x":1}' }, 'c', { name: 'd' }]);
   });
 
   it('answers text after a tool result, with toolChoice none, and without tools', () => {

@@ -18,14 +18,14 @@ type Headers = Record<string, string | string[] | undefined>;
  * model, Google's `{error: {code, status}}` from anything else (quota, auth, Gemini).
  */
 export class VertexCaller {
-  readonly #slot: ProviderSlot;
+  readonly slot: ProviderSlot;
   readonly #http: UpstreamHttp;
   readonly #auth: UpstreamAuth;
   /** `/v1/projects/<p>/locations/<l>/publishers`. */
   readonly publishers: string;
 
   constructor(slot: ProviderSlot, http: UpstreamHttp, auth: UpstreamAuth, project: string, location: string) {
-    this.#slot = slot;
+    this.slot = slot;
     this.#http = http;
     this.#auth = auth;
     this.publishers = `/v1/projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/publishers`;
@@ -62,12 +62,11 @@ export class VertexCaller {
 
   error(status: number, headers: Headers, text: string): ProviderError {
     const body = safeJson(text);
-    if (!isRecord(body) || body['type'] !== 'error')
-      return geminiHttpError(this.#slot, status, headers, text);
+    if (!isRecord(body) || body['type'] !== 'error') return geminiHttpError(this.slot, status, headers, text);
     // Vertex answers Claude's overflow as a 413 "Prompt is too long" where Anthropic answers a 400:
     // it is read as the 400 it means, so that each door answers it in its overflow form (CONTRACT 6.1).
     const overflow = status === 413 && upstreamRejectionOf(400, body).overflow !== undefined;
-    return mapAnthropicHttpError(this.#slot, overflow ? 400 : status, headers, text);
+    return mapAnthropicHttpError(this.slot, overflow ? 400 : status, headers, text);
   }
 }
 

@@ -2,9 +2,11 @@ import type { Dispatcher } from 'undici';
 import { type ModelMap, mappedModel } from '../../../config/cloud-settings.ts';
 import type { ProviderSlot, SettingsOfKind } from '../../../config/config-types.ts';
 import { PROVIDER_KIND_ROWS } from '../../../config/provider-kinds.ts';
+import type { RelayWire } from '../../domain/messages.ts';
 import { CachedBearerAuth } from '../cached-bearer-auth.ts';
 import { fromGeminiResponse } from '../gemini/from-gemini-response.ts';
 import { fromGeminiStream } from '../gemini/from-gemini-stream.ts';
+import { GeminiRelay } from '../gemini/gemini-relay.ts';
 import { toGeminiRequest } from '../gemini/to-gemini-request.ts';
 import { UpstreamHttp } from '../http/upstream-http.ts';
 import type { MessagesRelay } from '../messages-relay.ts';
@@ -21,6 +23,7 @@ import { googleTokenFetch, type TokenFetch } from './google-token-source.ts';
 import { VertexCaller } from './vertex-caller.ts';
 import { isVertexClaude, VertexClaude } from './vertex-claude.ts';
 import { embedOnVertex } from './vertex-embeddings.ts';
+import { vertexGeminiTransport } from './vertex-gemini-transport.ts';
 
 export interface VertexProviderOptions {
   dispatcher?: Dispatcher;
@@ -51,6 +54,7 @@ export class VertexProvider implements ProviderAdapter {
   readonly #caller: VertexCaller;
   readonly #claude: VertexClaude;
   readonly #modelMap: ModelMap;
+  readonly #geminiRelay: GeminiRelay;
   /** The slot's token cache (tests count its fetches). */
   readonly auth: CachedBearerAuth;
 
@@ -85,14 +89,28 @@ export class VertexProvider implements ProviderAdapter {
     this.#caller = new VertexCaller(settings.slot, this.#http, this.auth, project, location);
     this.#claude = new VertexClaude(settings.slot, this.#caller, settings.defaultMaxTokens);
     this.#modelMap = settings.modelMap ?? {};
+    this.#geminiRelay = new GeminiRelay(vertexGeminiTransport(this.#caller, (name) => this.#model(name)));
   }
 
   upstreamModel(model: string): string {
     return this.#model(model);
   }
 
-  relayFor(model: string): MessagesRelay | undefined {
-    return isVertexClaude(this.#model(model)) ? this.#mappedRelay : undefined;
+  /**
+   * The same-vendor lane of the model's own wire format: a Claude model's Messages (the Anthropic
+   * door's, by rawPredict), a Gemini model's GenerateContentRequest (the Gemini door's, by
+   * generateContent); a door of the other format reads it across vendors.
+   */
+  relayFor(model: string, wire: RelayWire): MessagesRelay | undefined {
+    const claude = isVertexClaude(this.#model(model));
+    if (wire === 'messages') return claude ? this.#mappedRelay : undefined;
+    return claude ? undefined : this.#geminiRelay;
+  }
+
+  /** Google's count for a Gemini model (the Gemini door's countTokens); a Claude model's is the gateway's. */
+  async countGeminiTokens(model: string, body: Buffer, context: CallContext): Promise<string | undefined> {
+    if (isVertexClaude(this.#model(model))) return undefined;
+    return this.#geminiRelay.countTokens(model, body, context);
   }
 
   readonly #mappedRelay: MessagesRelay = {

@@ -17,6 +17,35 @@ import { admitCacheHit, lookUpCached } from './cache-hit.ts';
 import type { CachePolicy, RelayedCacheEntry } from './response-cache.ts';
 import type { CacheOutcome } from './run-cached-chat.ts';
 
+/**
+ * How a lane's answers are judged and kept (a door's wire format): whether a whole answer ended
+ * as asked, and the rebuilder of a stream's answer from its events. Absent on a lane's
+ * description: Anthropic's Messages, the first lane.
+ */
+export interface RelayKeeper {
+  /** Whether a whole relayed answer (its text) ended normally, so that it may be kept. */
+  isKept(text: string): boolean;
+  /** A rebuilder of a stream's whole answer, within `maxBytes` of events. */
+  builder(maxBytes: number): RelayedAnswerBuilder;
+}
+
+/** A stream's answer rebuilt from its events as they pass (RelayedMessageBuilder for Messages). */
+export interface RelayedAnswerBuilder {
+  add(event: string, data: string): void;
+  /** The whole answer's JSON, once the stream ended as asked; else undefined. */
+  message(): string | undefined;
+  /** The answering model, as the stream said it. */
+  readonly model: string | undefined;
+  /** The usage as the stream said it, for a replay to say it the same way (Messages' events). */
+  readonly streamUsage?: RelayedCacheEntry['streamUsage'];
+}
+
+/** Anthropic's Messages: a Message that stopped as asked, a stream rebuilt by its events. */
+export const MESSAGES_KEEPER: RelayKeeper = {
+  isKept: isKeptMessageText,
+  builder: (maxBytes) => new RelayedMessageBuilder(maxBytes),
+};
+
 /** A hit: the cached Messages JSON, for the door to send whole or replay as a stream. */
 export interface MessagesHit {
   lane: 'hit';
@@ -57,8 +86,9 @@ export function plansARelay(deps: GatewayDeps, input: MessagesInput): boolean {
 }
 
 /**
- * The Anthropic door's chat behind the response cache, on the same-vendor lane (decision 0021,
- * amended). The key is the app, the plan, the forwarded headers and the client's body (but
+ * A door's chat behind the response cache, on its same-vendor lane (decision 0021, amended):
+ * the Anthropic door's Messages, the Gemini door's generateContent, each judged and rebuilt by
+ * its lane's `keeper`. The key is the app, the plan, the forwarded headers and the client's body (but
  * `model`, `stream`, `metadata`); a hit is admitted and recorded as every hit is (cache-hit.ts)
  * and answered with the upstream's Messages JSON, no upstream call. A miss runs as without the
  * cache, the body going upstream as the client wrote it; a relayed answer that ended normally is
@@ -72,6 +102,7 @@ export async function runCachedMessages(
   run: RequestRun,
   policy: CachePolicy,
   stream: boolean,
+  keeper: RelayKeeper = MESSAGES_KEEPER,
 ): Promise<CachedMessages> {
   const cache = deps.responseCache;
   planMessages(input, run);
@@ -109,7 +140,7 @@ export async function runCachedMessages(
       const answer = await runMessages(deps, input, run);
       // Its characters first: an answer past the entry bound is not parsed to be judged.
       const fits = answer.lane === 'relay' && answer.text.length <= cache.maxEntryBytes;
-      if (policy.write && answer.lane === 'relay' && fits && isKeptMessageText(answer.text)) {
+      if (policy.write && answer.lane === 'relay' && fits && keeper.isKept(answer.text)) {
         const { provider, model, text: message } = answer;
         keep({ kind: 'relayed', provider, model, message, costUsd: answer.usage.estimatedCost });
       }
@@ -117,17 +148,18 @@ export async function runCachedMessages(
     }
     const opened = await openMessagesStream(deps, input, run);
     if (!policy.write || opened.lane !== 'relay') return { answer: opened, outcome, done };
-    const builder = new RelayedMessageBuilder(cache.maxEntryBytes);
-    const events = keeping(opened.events, builder, (message, model, costUsd) =>
-      keep({
+    const builder = keeper.builder(cache.maxEntryBytes);
+    const events = keeping(opened.events, builder, (message, model, costUsd) => {
+      const entry: RelayedCacheEntry = {
         kind: 'relayed',
         provider: opened.provider,
         model,
         message,
         costUsd,
-        streamUsage: builder.streamUsage,
-      }),
-    );
+      };
+      if (builder.streamUsage !== undefined) entry.streamUsage = builder.streamUsage;
+      keep(entry);
+    });
     return { answer: { ...opened, events }, outcome, done };
   } catch (error) {
     done();
@@ -143,7 +175,7 @@ export async function runCachedMessages(
  */
 async function* keeping(
   events: AsyncGenerator<RelayOut, void, undefined>,
-  builder: RelayedMessageBuilder,
+  builder: RelayedAnswerBuilder,
   keep: (message: string, model: string, costUsd: number) => void,
 ): AsyncGenerator<RelayOut, void, undefined> {
   let failed = false;

@@ -316,7 +316,7 @@ function failedCall(
 }
 
 /** The keys configured for a slot and its deployments, which no message from its upstreams may repeat. */
-function configuredKeys(registry: ProviderRegistry, slot: ProviderSlot): string[] {
+export function configuredKeys(registry: ProviderRegistry, slot: ProviderSlot): string[] {
   const settings = registry.settings(slot) as {
     apiKey?: string | undefined;
     deployments?: readonly { apiKey?: string | undefined }[];

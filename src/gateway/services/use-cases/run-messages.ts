@@ -1,4 +1,5 @@
 import type { ProviderKind, ProviderSlot } from '../../../config/config-types.ts';
+import type { RelayWire } from '../../domain/messages.ts';
 import type { PlannedCandidate } from '../../domain/routing.ts';
 import type { ResponseUsage } from '../../domain/usage.ts';
 import type { ChatInput } from '../../domain/use-case-inputs.ts';
@@ -35,6 +36,8 @@ export const IGNORED_FIELDS_HEADER = 'x-gateway-ignored-fields';
 export interface MessagesInput {
   /** The slot kinds whose adapters take the lane (the door's description says which). */
   laneKinds: readonly ProviderKind[];
+  /** The lane's wire format, for a kind that relays two (Vertex): Anthropic's Messages when absent. */
+  laneWire?: RelayWire | undefined;
   provider?: ProviderSlot | undefined;
   model?: string | undefined;
   task?: string | undefined;
@@ -205,10 +208,10 @@ function admitMessages(deps: GatewayDeps, input: MessagesInput, run: RequestRun)
 /** Whether an attempt on this adapter's slot takes the same-vendor lane. */
 export function relayOf(
   adapter: ProviderAdapter,
-  input: MessagesInput,
+  input: Pick<MessagesInput, 'laneKinds' | 'laneWire'>,
   model: string,
 ): MessagesRelay | undefined {
-  return input.laneKinds.includes(adapter.kind) ? messagesRelayOf(adapter, model) : undefined;
+  return input.laneKinds.includes(adapter.kind) ? messagesRelayOf(adapter, model, input.laneWire) : undefined;
 }
 
 function relayCall(input: MessagesInput, candidate: PlannedCandidate): MessagesRelayCall {
