@@ -130,6 +130,24 @@ describe('output webhooks over a stream', () => {
     assert.equal(row.guardrails, 'deny:output:block');
   });
 
+  it("waits for the webhook's verdict on the stream's last text before the row is written", async () => {
+    // The only codename is in the last words: the window lets them go when the upstream ends,
+    // which is when the run finishes; the row must still have the block.
+    const late = `${'The launch plan stays on track. '.repeat(12)}End of Falcon`;
+    shared.openai.replyNext({ text: late, fragmentSize: 7 });
+    const reply = await gw.post(
+      '/v1/chat/completions',
+      { model: 'provider-a/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { headers: STRICT },
+    );
+    assert.equal(reply.status, 200);
+    assert.match(reply.text, /guardrail_blocked/);
+    assert.equal(reply.text.includes('Falcon'), false);
+    const row = await onlyLedgerRow(gw, reply.headers['x-request-id'] as string);
+    assert.equal(row.errorCode, 'guardrail_blocked');
+    assert.equal(row.guardrails, 'deny:output:block');
+  });
+
   it('lets the stream go as written when the webhook times out and fails open, each call bounded by its timeout', async () => {
     const started = Date.now();
     shared.openai.replyNext({ text: answer, fragmentSize: 7 });
