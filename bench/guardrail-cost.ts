@@ -31,6 +31,9 @@ const WINDOW = 256;
 /** CONTRACT 6.6 / issue 42: guards may add at most this much CPU to a chat request. */
 const CPU_BUDGET = 0.15;
 
+/** In the default run, where the section should stay cheap: the native chat and stream. */
+export const DEFAULT_GUARD_WORKLOADS: readonly Workload[] = ['chat', 'stream'];
+/** With `--guard-only`: every door and lane the guards change. */
 export const GUARD_WORKLOADS: readonly Workload[] = [
   'chat',
   'openai-chat',
@@ -75,7 +78,9 @@ export async function measureGuardrailCost(options: {
   warmupSeconds: number;
   rounds: number;
   log: (line: string) => void;
+  workloads?: readonly Workload[];
 }): Promise<GuardrailResults> {
+  const workloads = options.workloads ?? GUARD_WORKLOADS;
   const file = join(options.tempDir, 'guardrails.json');
   // JSON is YAML: the configuration file the guarded gateway reads.
   writeFileSync(file, JSON.stringify({ guardrails: BENCH_GUARDRAILS }));
@@ -101,12 +106,12 @@ export async function measureGuardrailCost(options: {
         seconds: secs,
         warmupSeconds: secs === 1 ? 0 : options.warmupSeconds,
       });
-    for (const workload of GUARD_WORKLOADS)
+    for (const workload of workloads)
       for (const [variant, server] of pair) await measure(server, variant, workload, 10, 1);
     const runs = new Map<string, CaseResult[]>();
     const paced = new Map<string, PacedResult[]>();
     for (let round = 0; round < options.rounds; round++) {
-      for (const workload of GUARD_WORKLOADS)
+      for (const workload of workloads)
         for (const concurrency of options.concurrencies)
           for (const [variant, server] of pair) {
             const row = await measure(server, variant, workload, concurrency, options.seconds);

@@ -12,7 +12,12 @@ import { measureBoxSpeed } from './box-speed.ts';
 import { describeEveryCore, type EveryCoreMemory, everyCoreMemory } from './every-core-memory.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { governanceScaleSection, measureGovernanceScale, seedGovernanceStore } from './governance-scale.ts';
-import { guardrailSection, measureGuardrailCost } from './guardrail-cost.ts';
+import {
+  DEFAULT_GUARD_WORKLOADS,
+  GUARD_WORKLOADS,
+  guardrailSection,
+  measureGuardrailCost,
+} from './guardrail-cost.ts';
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase, medianRound } from './measure.ts';
 import { memory } from './proc-stats.ts';
@@ -216,9 +221,10 @@ async function main(): Promise<void> {
     await server.stop();
     return ['## Live chat while a batch runs (CONTRACT 6.7)', '', batchTable(rows)].join('\n');
   };
-  const guardRows = async () =>
+  const guardRows = async (workloads: readonly Workload[]) =>
     guardrailSection(
       await measureGuardrailCost({
+        workloads,
         start: (name, extra) => gateway(name, extra, mock.port),
         mock,
         tempDir,
@@ -231,7 +237,12 @@ async function main(): Promise<void> {
     );
   if (values['guard-only']) {
     const date = new Date().toISOString().slice(0, 10);
-    const report = [`# Gateway benchmark, guardrails, ${date}`, '', await guardRows(), ''].join('\n');
+    const report = [
+      `# Gateway benchmark, guardrails, ${date}`,
+      '',
+      await guardRows(GUARD_WORKLOADS),
+      '',
+    ].join('\n');
     process.stdout.write(`\n${report}`);
     if (values.write) writeFileSync(join(resultsDir, `${date}-${values.label}-guardrails.md`), report);
     return;
@@ -469,7 +480,7 @@ async function main(): Promise<void> {
 
   const agentRun = values.agent ? await agent() : undefined;
   const batchSection = values.batch ? await batchRow() : undefined;
-  const guardSection = values.guards ? await guardRows() : undefined;
+  const guardSection = values.guards ? await guardRows(DEFAULT_GUARD_WORKLOADS) : undefined;
   const checks = checkTargets(rows, variants, rss);
   const machine = describeMachine();
   const boxSpeed = { startNs: speedAtStart, endNs: measureBoxSpeed() };

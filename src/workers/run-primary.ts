@@ -6,7 +6,6 @@ import { exitWith } from '../platform/exit-process.ts';
 import type { Logger } from '../platform/logger.ts';
 import { Coordinator } from '../storage/coordinator/coordinator.ts';
 import { openStorage } from '../storage/open-storage.ts';
-import { connectRedis } from '../storage/redis/redis-client.ts';
 
 type Surface = 'gateway' | 'site';
 const SURFACE_NAMES: Record<Surface, string> = { gateway: 'gateway (surface A)', site: 'site (surface B)' };
@@ -24,7 +23,11 @@ const DRAIN_MARGIN_MS = 5_000;
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
   // Redis unreachable stops start-up within 10 s (CONTRACT 4.5): the primary asks once, before any
   // worker spends its start-up on finding out (two at once took 13 s on a loaded machine).
-  if (config.redisUrl !== undefined) (await connectRedis(config.redisUrl)).disconnect();
+  // ioredis is imported only then: an instance without Redis never loads it.
+  if (config.redisUrl !== undefined) {
+    const { connectRedis } = await import('../storage/redis/redis-client.ts');
+    (await connectRedis(config.redisUrl)).disconnect();
+  }
   const storage = await openStorage(config);
   await seedApps(storage, config, logger, systemClock);
   const coordinator = new Coordinator({

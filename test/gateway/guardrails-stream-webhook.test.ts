@@ -83,7 +83,7 @@ describe('output webhooks over a stream', () => {
       .filter((event) => event.event === 'delta')
       .map((event) => (event.data as any).content);
     assert.equal(deltas.join(''), masked);
-    assert.equal((reply.events.at(-1)?.data as any).message.content, masked);
+    assert.equal((reply.events.at(-1)?.data as any)?.message?.content, masked);
     const calls = hook.calls.slice(before);
     assert.ok(calls.length >= 1 && calls.length < Math.ceil(answer.length / 7), `${calls.length} calls`);
     assert.ok(calls.every((call) => call.phase === 'output'));
@@ -117,6 +117,24 @@ describe('output webhooks over a stream', () => {
 
   it("ends the stream with the door's error event when the webhook blocks, and the row says so", async () => {
     shared.openai.replyNext({ text: answer, fragmentSize: 7 });
+    const reply = await gw.post(
+      '/v1/chat/completions',
+      { model: 'provider-a/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'x' }] },
+      { headers: STRICT },
+    );
+    assert.equal(reply.status, 200);
+    assert.match(reply.text, /guardrail_blocked/);
+    assert.equal(reply.text.includes('Falcon'), false);
+    const row = await onlyLedgerRow(gw, reply.headers['x-request-id'] as string);
+    assert.equal(row.errorCode, 'guardrail_blocked');
+    assert.equal(row.guardrails, 'deny:output:block');
+  });
+
+  it("waits for the webhook's verdict on the stream's last text before the row is written", async () => {
+    // The only codename is in the last words: the window lets them go when the upstream ends,
+    // which is when the run finishes; the row must still have the block.
+    const late = `${'The launch plan stays on track. '.repeat(12)}End of Falcon`;
+    shared.openai.replyNext({ text: late, fragmentSize: 7 });
     const reply = await gw.post(
       '/v1/chat/completions',
       { model: 'provider-a/gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'x' }] },

@@ -11,10 +11,11 @@ import { startScript } from '../helpers/start-script.ts';
 /**
  * Idle RSS of the built server started as `npm start` starts it (its malloc setting and node
  * flags, read from package.json), once start-up is done. The targets are those of
- * docs/performance.md, and they are the limits: the server holds about 83 and 89 MB, so the drift
- * of one run to the next (under 1 MB) never fails the test, while a module loaded again at
- * start-up (the tokenizer alone is about 38 MB) or the server run unbundled (about 13 MB more for
- * the gateway alone) does.
+ * docs/performance.md, and they are the limits: the server holds about 91 MB (both surfaces) and
+ * 84.5 MB (the gateway alone), so the drift of one run to the next (under 1 MB) never fails the
+ * test, while a module loaded again at start-up (the tokenizer alone is about 38 MB; the cloud
+ * SDKs of Bedrock and Vertex together about 5.5 MB) or the server run unbundled (about 13 MB more
+ * for the gateway alone) does.
  */
 const TARGET_MB = { both: 110, gateway: 90 };
 /** The targets are in megabytes (10^6 bytes); /proc gives kibibytes. */

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { GuardPhase, GuardSettings } from '../../config/guardrail-settings.ts';
 import type { CompiledGuard } from './compile-guards.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
@@ -7,22 +6,39 @@ import { combineOutcomes, type TextOutcome } from './text-outcome.ts';
 
 /** Texts shorter than this are scanned again each time: hashing them would cost what scanning does. */
 const CACHED_FROM_CHARS = 1024;
-/** The cache's bounds: outcomes kept, and characters of masked texts held with them. */
+/** The cache's bounds: outcomes kept, and characters held with them (the texts, and the masked ones). */
 const MAX_ENTRIES = 4096;
-const MAX_MASKED_CHARS = 16 * 1024 * 1024;
+const MAX_CHARS = 16 * 1024 * 1024;
+
+/** A kept outcome, with the text it is the outcome of (a lookup compares it whole). */
+interface Kept {
+  text: string;
+  outcome: TextOutcome;
+}
+
+/**
+ * Where a text's outcome is looked for: the guards, its length and three samples of it. Texts
+ * that share a key are told apart by comparing them whole (a memory compare, far cheaper than a
+ * digest), so no text ever gets another's outcome, however it was made.
+ */
+function cacheKey(names: string, text: string): string {
+  const middle = text.length >> 1;
+  return `${names}\u0000${text.length}\u0000${text.slice(0, 32)}${text.slice(middle, middle + 32)}${text.slice(-32)}`;
+}
 
 /**
  * The detector guards' scan of a request's texts: each text's outcome from the cache when the same
  * text met the same guards before, the rest scanned (on the scan thread when large), the verdict
  * put together from the outcomes. An agent sends its whole history again on every turn, so after
- * the first turn only the new messages are read: the history costs a SHA-256 of each long text
- * (about a millisecond per MiB) where the detectors cost 4-80. The key is the guards' names and
- * the text's digest, never the text; a masked text is kept with its outcome (bounded).
+ * the first turn only the new messages are read: the history costs a comparison of each long text
+ * with the one kept (a memory compare) where the detectors cost 1-14 ms per MiB. The texts kept
+ * are in this process's memory only, bounded with their masked forms (MAX_CHARS).
  */
 export class GuardScanner {
   readonly #thread: ScanThread;
-  readonly #cache = new Map<string, TextOutcome>();
-  #maskedChars = 0;
+  readonly #cache = new Map<string, Kept[]>();
+  #entries = 0;
+  #chars = 0;
 
   constructor(settings: readonly GuardSettings[], options: ScanThreadOptions = {}) {
     this.#thread = new ScanThread(settings, options);
@@ -45,13 +61,14 @@ export class GuardScanner {
     for (let index = 0; index < texts.length; index++) {
       const text = texts[index] as string;
       if (text.length >= CACHED_FROM_CHARS) {
-        const key = `${names}\u0000${hash('sha256', text, 'base64')}`;
-        const known = this.#cache.get(key);
-        if (known !== undefined) {
-          // Most recently used last: the oldest entry is the first to go.
+        const key = cacheKey(names, text);
+        const bucket = this.#cache.get(key);
+        const known = bucket?.find((kept) => kept.text === text);
+        if (bucket !== undefined && known !== undefined) {
+          // Most recently used last: the oldest key is the first to go.
           this.#cache.delete(key);
-          this.#cache.set(key, known);
-          outcomes[index] = known;
+          this.#cache.set(key, bucket);
+          outcomes[index] = known.outcome;
           continue;
         }
         keys[index] = key;
@@ -64,7 +81,7 @@ export class GuardScanner {
         const outcome = found[at] as TextOutcome;
         outcomes[index] = outcome;
         const key = keys[index];
-        if (key !== undefined) this.#keep(key, outcome);
+        if (key !== undefined) this.#keep(key, texts[index] as string, outcome);
       });
       return combineOutcomes(phase, guards, texts, outcomes);
     };
@@ -79,15 +96,21 @@ export class GuardScanner {
     return this.#thread.close();
   }
 
-  #keep(key: string, outcome: TextOutcome): void {
-    const size = outcome.masked?.length ?? 0;
-    if (size > MAX_MASKED_CHARS / 4) return;
-    this.#cache.set(key, outcome);
-    this.#maskedChars += size;
+  #keep(key: string, text: string, outcome: TextOutcome): void {
+    const size = text.length + (outcome.masked?.length ?? 0);
+    if (size > MAX_CHARS / 4) return;
+    const bucket = this.#cache.get(key);
+    if (bucket === undefined) this.#cache.set(key, [{ text, outcome }]);
+    else bucket.push({ text, outcome });
+    this.#entries++;
+    this.#chars += size;
     for (const [oldest, kept] of this.#cache) {
-      if (this.#cache.size <= MAX_ENTRIES && this.#maskedChars <= MAX_MASKED_CHARS) break;
+      if (this.#entries <= MAX_ENTRIES && this.#chars <= MAX_CHARS) break;
       this.#cache.delete(oldest);
-      this.#maskedChars -= kept.masked?.length ?? 0;
+      for (const entry of kept) {
+        this.#entries--;
+        this.#chars -= entry.text.length + (entry.outcome.masked?.length ?? 0);
+      }
     }
   }
 }

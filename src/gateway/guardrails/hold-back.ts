@@ -82,6 +82,8 @@ export class HoldBack {
         return { text: '', blockedBy: undefined };
       }
       this.#held = this.#held.slice(end.index + end[0].length);
+      // What went before the held text is the key's END line (dropped, but a boundary all the same).
+      this.#before = end[0];
       this.#inKey = false;
     }
     const held = this.#held;

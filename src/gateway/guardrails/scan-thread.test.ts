@@ -70,6 +70,23 @@ describe('the guardrails scan thread', () => {
     }
   });
 
+  it('never gives a text the outcome of another that looks alike (same length, same samples)', () => {
+    const scanner = new GuardScanner(SETTINGS);
+    const clean = `${'a'.repeat(480)} ${'b'.repeat(20)} ${'c'.repeat(1500)}`;
+    const secret = `${'a'.repeat(480)} ${'AKIAIOSFODNN7EXAMPLE'} ${'c'.repeat(1500)}`;
+    assert.equal(clean.length, secret.length);
+    const first = scanner.scan('input', MASKERS, [clean]);
+    assert.ok(!(first instanceof Promise));
+    assert.equal(first.changed, false);
+    const second = scanner.scan('input', MASKERS, [secret]);
+    assert.ok(!(second instanceof Promise));
+    assert.equal(second.changed, true);
+    assert.ok(second.texts[0]?.includes('[REDACTED:AWS_ACCESS_KEY]'));
+    // And each is still known as itself.
+    assert.deepEqual(scanner.scan('input', MASKERS, [secret]), second);
+    assert.deepEqual(scanner.scan('input', MASKERS, [clean]), first);
+  });
+
   it('keeps outcomes per set of guards: another stretch of guards reads the text again', () => {
     const scanner = new GuardScanner(SETTINGS);
     const text = `${'plain words '.repeat(200)} falcon AKIAIOSFODNN7EXAMPLE`;

@@ -1,5 +1,5 @@
 import { type ResourceLimits, Worker } from 'node:worker_threads';
-import type { GuardPhase, GuardSettings } from '../../config/guardrail-settings.ts';
+import type { GuardSettings } from '../../config/guardrail-settings.ts';
 import type { CompiledGuard } from './compile-guards.ts';
 import { type TextOutcome, textOutcome } from './text-outcome.ts';
 

@@ -1,6 +1,4 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { ProviderSlot } from '../../../config/config-types.ts';
 import { fromCredentialSource, type SignableRequest, type UpstreamAuth } from '../cloud-auth.ts';
 
@@ -22,22 +20,42 @@ const SIGNING_SERVICE = 'bedrock';
  * shared config and profile, web identity, container and instance roles; CONTRACT 6.4). The chain
  * is memoised by the SDK and refreshes temporary credentials before they expire, so a call costs
  * a signature, not a credential fetch. Every request is signed, its body hashed.
+ *
+ * The SDK's signer and credential chain (about 0.6 MB of source: @smithy, @aws-sdk) are imported
+ * on the first signature, not at start-up: an instance without a SigV4 Bedrock slot never loads
+ * them (docs/performance.md, idle memory).
  */
 export class SigV4Auth implements UpstreamAuth {
-  readonly #signer: SignatureV4;
+  readonly #slot: ProviderSlot;
+  readonly #region: string;
+  readonly #credentials: AwsCredentialSource | undefined;
+  #signer: Promise<SignatureV4> | undefined;
 
-  constructor(
-    slot: ProviderSlot,
-    region: string,
-    credentials: AwsCredentialSource = fromNodeProviderChain(),
-  ) {
-    const source = () => fromCredentialSource(slot, 'the AWS credential chain', credentials);
-    this.#signer = new SignatureV4({ service: SIGNING_SERVICE, region, credentials: source, sha256: Sha256 });
+  constructor(slot: ProviderSlot, region: string, credentials?: AwsCredentialSource) {
+    this.#slot = slot;
+    this.#region = region;
+    this.#credentials = credentials;
+  }
+
+  async #loadSigner(): Promise<SignatureV4> {
+    const { sigV4Signer } = await import('./sigv4-signer.ts');
+    return sigV4Signer(
+      SIGNING_SERVICE,
+      this.#region,
+      this.#credentials,
+      (chain) => () => fromCredentialSource(this.#slot, 'the AWS credential chain', chain),
+    );
   }
 
   async headers(request: SignableRequest): Promise<Record<string, string>> {
     const { url } = request;
-    const signed = await this.#signer.sign({
+    // A failed import is not kept: the next request tries again.
+    this.#signer ??= this.#loadSigner().catch((error: unknown) => {
+      this.#signer = undefined;
+      throw error;
+    });
+    const signer = await this.#signer;
+    const signed = await signer.sign({
       method: request.method,
       protocol: url.protocol,
       hostname: url.hostname,

@@ -3,7 +3,6 @@ import type { ProviderSlot } from '../../../config/config-types.ts';
 import type { UpstreamAuth } from '../cloud-auth.ts';
 import { type BufferedResponse, isSuccess, type UpstreamHttp } from '../http/upstream-http.ts';
 import type { CallContext } from '../provider.ts';
-import { awsEventFraming } from './aws-event-frames.ts';
 import { bedrockHttpError } from './bedrock-error.ts';
 
 /** One frame larger than this fails the stream (AWS's own frames are at most 16 MiB). */
@@ -41,6 +40,9 @@ export class BedrockCaller {
     body: Buffer,
     context: CallContext,
   ): Promise<AsyncIterable<EventSourceMessage>> {
+    // The SDK's frame codec (@smithy/eventstream-codec and @smithy/core's event streams) is loaded
+    // by the first stream, not at start-up: an instance without a Bedrock slot never holds it.
+    const { awsEventFraming } = await import('./aws-event-frames.ts');
     const headers = await this.#signed(path, body, 'application/vnd.amazon.eventstream');
     const opened = await this.#http.openStream(
       { path, headers, written: body, signal: context.signal },

@@ -1,6 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { GoogleAuth } from 'google-auth-library';
-import { importPKCS8, SignJWT } from 'jose';
 import { isRecord } from '../json-guards.ts';
 
 /** The scope Vertex AI's calls need. */
@@ -25,26 +23,19 @@ const ASSERTION_SECONDS = 3600;
  * Google's auth library does not honour (it always posts to oauth2.googleapis.com). Anything else
  * (Application Default Credentials: the metadata server, a user's or an external account's file)
  * is Google's auth library's, which fetches and refreshes as it does for every Google client.
+ * Each library (Google's with gaxios and gcp-metadata, about 0.3 MB of source) is imported when a
+ * vertex slot first needs a token of its kind, not at start-up (docs/performance.md, idle memory).
  */
 export async function googleTokenFetch(credentialsFile: string | undefined): Promise<TokenFetch> {
   if (credentialsFile !== undefined) {
     const parsed: unknown = JSON.parse(await readFile(credentialsFile, 'utf8'));
     if (isRecord(parsed) && parsed['type'] === 'service_account') return serviceAccountFetch(parsed);
   }
-  const auth = new GoogleAuth({
-    scopes: [CLOUD_PLATFORM_SCOPE],
-    ...(credentialsFile === undefined ? {} : { keyFile: credentialsFile }),
-  });
-  return async () => {
-    const client = await auth.getClient();
-    const answer = await client.getAccessToken();
-    if (typeof answer.token !== 'string' || answer.token === '') throw new Error('no access token');
-    const expiry = (client as { credentials?: { expiry_date?: number | null } }).credentials?.expiry_date;
-    return { token: answer.token, expiresAt: typeof expiry === 'number' ? expiry : Date.now() + 300_000 };
-  };
+  const { applicationDefaultFetch } = await import('./google-adc-fetch.ts');
+  return applicationDefaultFetch(CLOUD_PLATFORM_SCOPE, credentialsFile);
 }
 
-function serviceAccountFetch(key: Record<string, unknown>): TokenFetch {
+async function serviceAccountFetch(key: Record<string, unknown>): Promise<TokenFetch> {
   const email = key['client_email'];
   const pem = key['private_key'];
   const tokenUri =
@@ -52,6 +43,7 @@ function serviceAccountFetch(key: Record<string, unknown>): TokenFetch {
   if (typeof email !== 'string' || typeof pem !== 'string')
     throw new Error('the service-account file has no client_email or private_key');
   const keyId = typeof key['private_key_id'] === 'string' ? key['private_key_id'] : undefined;
+  const { importPKCS8, SignJWT } = await import('jose');
   const signingKey = importPKCS8(pem, 'RS256');
   return async () => {
     const now = Math.floor(Date.now() / 1000);

@@ -314,7 +314,11 @@ export class RequestRun implements CallScope {
     this.#finished = true;
     const settling = this.guardrails.settle?.();
     // An output webhook's verdict on a stream's last text: the row waits for it (at most its timeout).
-    if (settling !== undefined) void settling.then(() => this.#writeRow(error));
+    if (settling !== undefined)
+      void settling.then(
+        () => this.#writeRow(error),
+        () => this.#writeRow(error),
+      );
     else this.#writeRow(error);
     return true;
   }

@@ -13,8 +13,9 @@ import type { ChatStream, StreamEvent } from './run-chat-stream.ts';
 /**
  * The output phase (CONTRACT 6.6) over a chat's answer, whole or streamed, on every door that
  * answers in the gateway's translation: a whole answer's text and tool calls are checked at once
- * (a block is the door's 400); a stream's deltas go through a hold-back window (HoldBack), its
- * tool calls are checked whole as they come, and `done` carries what went out. A block after the
+ * (a block is the door's 400); a stream's deltas go through a hold-back window (HoldBack) and,
+ * where output webhooks apply, what the window lets go through them (StreamWebhook); its tool
+ * calls are checked whole as they come, and `done` carries what went out. A block after the
  * first byte is the stream's error event, the upstream let go and the run's row `guardrail_blocked`.
  */
 export async function guardAnswer(
