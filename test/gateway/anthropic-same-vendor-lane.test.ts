@@ -225,6 +225,18 @@ describe('the same-vendor lane: an anthropic slot', () => {
       assert.equal(mock.requests.length, before);
     }
   });
+
+  it('a POST with no body at all is the door’s 400, with no upstream call (found by the endpoint fuzzer)', async () => {
+    const before = mock.requests.length;
+    const reply = await gw.gateway.inject({
+      method: 'POST',
+      url: '/v1/messages',
+      headers: { 'x-gateway-app': APP, 'x-gateway-secret': SECRET },
+    });
+    assert.equal(reply.statusCode, 400, reply.body);
+    assert.equal(reply.json().error.type, 'invalid_request_error');
+    assert.equal(mock.requests.length, before);
+  });
 });
 
 describe('the same-vendor lane falls over to an OpenAI slot through the cross-vendor lane', () => {

@@ -75,6 +75,19 @@ describe("Gemini door: errors in Google's shape", () => {
     );
     assert.equal(malformed.statusCode, 400);
     assert.equal(malformed.json().error.status, 'INVALID_ARGUMENT');
+    // A POST with no body at all (found by the endpoint fuzzer): the same 400 on the lane's routes.
+    for (const url of [
+      '/v1beta/models/provider-b/gemini-2.5-flash:generateContent',
+      '/v1/models/provider-b/gemini-2.5-flash:streamGenerateContent',
+    ]) {
+      const empty = await slots.gw.gateway.inject({
+        method: 'POST',
+        url,
+        headers: { 'x-goog-api-key': KEY },
+      });
+      assert.equal(empty.statusCode, 400, empty.body);
+      assert.equal(empty.json().error.status, 'INVALID_ARGUMENT');
+    }
   });
 
   it("an upstream's daily quota: 429 RESOURCE_EXHAUSTED with Retry-After and RetryInfo", async () => {

@@ -37,7 +37,8 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
     slotKinds: ['anthropic', 'bedrock', 'vertex'],
     read: (request) => {
       // A body an input guard masked is read (and sent) as the gateway writes it (CONTRACT 6.6).
-      const bytes = rawBodyOf(request) ?? Buffer.from(JSON.stringify(parsedBody(request)));
+      // A request with no body has no bytes and no value: `null` is read as the door's 400.
+      const bytes = rawBodyOf(request) ?? Buffer.from(JSON.stringify(parsedBody(request)) ?? 'null');
       return { ...readRelayBytes(bytes), bytes };
     },
     bytes: rawBodyOf,

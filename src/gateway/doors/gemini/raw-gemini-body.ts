@@ -34,6 +34,7 @@ export function rawGeminiBodyOf(request: FastifyRequest): Buffer | undefined {
 export function laneBytesOf(request: FastifyRequest): Buffer {
   return (
     (bodyWasRewritten(request) ? undefined : rawBodies.get(request)) ??
-    Buffer.from(JSON.stringify(parsedBody(request)))
+    // A request with no body has no bytes and no value: `null` is read as the door's 400.
+    Buffer.from(JSON.stringify(parsedBody(request)) ?? 'null')
   );
 }
