@@ -49,7 +49,9 @@ export async function checkTexts(
     if (guard.detector !== undefined) {
       let end = index + 1;
       while (end < guards.length && (guards[end] as CompiledGuard).detector !== undefined) end++;
-      const verdict = await runDetectors(phase, guards.slice(index, end), current);
+      // Every guard a detector (the usual case): the list as it is, no copy per request.
+      const stretch = index === 0 && end === guards.length ? guards : guards.slice(index, end);
+      const verdict = await runDetectors(phase, stretch, current);
       events.push(...verdict.events);
       if (verdict.changed) {
         current = verdict.texts;

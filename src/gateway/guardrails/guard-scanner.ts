@@ -1,4 +1,5 @@
 import type { GuardPhase, GuardSettings } from '../../config/guardrail-settings.ts';
+import { runDetectorGuards } from './check-texts.ts';
 import type { CompiledGuard } from './compile-guards.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
 import { ScanThread, type ScanThreadOptions } from './scan-thread.ts';
@@ -54,6 +55,15 @@ export class GuardScanner {
     guards: readonly CompiledGuard[],
     texts: readonly string[],
   ): GuardVerdict | Promise<GuardVerdict> {
+    // Short texts (a chat's prompt and answer) are neither cached nor sent to the thread: they
+    // are scanned here in place, with nothing kept or put together per text (issue 42).
+    let size = 0;
+    let long = false;
+    for (const text of texts) {
+      size += text.length;
+      if (text.length >= CACHED_FROM_CHARS) long = true;
+    }
+    if (!long && this.#thread.scansHere(size)) return scanInPlace(phase, guards, texts);
     const names = guards.map((guard) => guard.name).join('\u0000');
     const outcomes: TextOutcome[] = new Array(texts.length);
     const missing: number[] = [];
@@ -113,4 +123,18 @@ export class GuardScanner {
       }
     }
   }
+}
+
+/**
+ * `runDetectorGuards`, but a block answers the texts as given, as `combineOutcomes` does (a
+ * blocked request's texts go nowhere), so the verdict is the same whichever path scanned them.
+ */
+function scanInPlace(
+  phase: GuardPhase,
+  guards: readonly CompiledGuard[],
+  texts: readonly string[],
+): GuardVerdict {
+  const verdict = runDetectorGuards(phase, guards, texts);
+  if (verdict.blockedBy === undefined) return verdict;
+  return { texts: [...texts], changed: false, blockedBy: verdict.blockedBy, events: verdict.events };
 }

@@ -2,7 +2,12 @@ import type { GuardPhase, GuardrailSettings } from '../../config/guardrail-setti
 import type { Logger } from '../../platform/logger.ts';
 import { CounterFamily } from '../../platform/metrics/metric-families.ts';
 import type { MetricsRegistry } from '../../platform/metrics/metrics-registry.ts';
-import { checkTexts, type GuardContext } from './check-texts.ts';
+import {
+  checkTexts,
+  type DetectorRunner,
+  type GuardContext,
+  type WebhookFailureListener,
+} from './check-texts.ts';
 import { type CompiledGuard, compileGuards, MAX_WINDOW } from './compile-guards.ts';
 import { GuardScanner } from './guard-scanner.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
@@ -47,6 +52,11 @@ export class Guardrails {
     'What guardrails did, by guard, phase (input, output, mcp) and action (block, mask, log). A webhook that failed open counts as log, one that failed closed as block.',
     ['guard', 'phase', 'action'],
   );
+
+  /** Made once, not per check (issue 42: a chat request's guards cost what they allocate). */
+  readonly #onWebhookFailure: WebhookFailureListener = (guard, phase, reason) =>
+    this.#logger?.warn({ guard, phase }, `guardrail webhook ${reason}`);
+  readonly #scan: DetectorRunner = (phase, guards, texts) => this.#scanner.scan(phase, guards, texts);
 
   constructor(settings: GuardrailSettings, registry?: MetricsRegistry, logger?: Logger) {
     this.#settings = settings;
@@ -108,15 +118,7 @@ export class Guardrails {
     context: GuardContext,
     count = true,
   ): Promise<GuardVerdict> {
-    const verdict = await checkTexts(
-      phase,
-      guards,
-      texts,
-      context,
-      (guard, failedPhase, reason) =>
-        this.#logger?.warn({ guard, phase: failedPhase }, `guardrail webhook ${reason}`),
-      (scanPhase, detectorGuards, scanTexts) => this.#scanner.scan(scanPhase, detectorGuards, scanTexts),
-    );
+    const verdict = await checkTexts(phase, guards, texts, context, this.#onWebhookFailure, this.#scan);
     if (count) this.count(verdict);
     return verdict;
   }

@@ -169,7 +169,9 @@ function openingParenthesis(text: string, start: number): number {
  * of letters and digits (single spaces between groups allowed), passing mod 97.
  */
 export const detectIban: Detector = (text, into) => {
-  const candidates = new RegExp(IBAN_START);
+  // One pattern for every call (detectors are synchronous), not one compiled per text.
+  const candidates = IBAN_START;
+  candidates.lastIndex = 0;
   for (let match = candidates.exec(text); match !== null; match = candidates.exec(text)) {
     const index = match.index;
     const length = IBAN_LENGTHS.get(text.slice(index, index + 2));

@@ -81,6 +81,11 @@ export class ScanThread {
     this.#threshold = options.threshold ?? OFF_THREAD_CHARS;
   }
 
+  /** Whether texts of `size` characters in all are scanned here, on the event loop. */
+  scansHere(size: number): boolean {
+    return size < this.#threshold;
+  }
+
   /** Whether a thread is running now. */
   get running(): boolean {
     return this.#worker !== undefined;
