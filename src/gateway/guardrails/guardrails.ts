@@ -123,6 +123,29 @@ export class Guardrails {
     return verdict;
   }
 
+  /**
+   * `check`, answered at once when it can be: every guard a detector and the texts scanned on the
+   * event loop (a chat's prompt or answer). Then no promise is made and nothing waits a turn,
+   * which a request otherwise pays in every phase (issue 42); a webhook or a large scan waits.
+   */
+  checkNow(
+    phase: GuardPhase,
+    guards: readonly CompiledGuard[],
+    texts: readonly string[],
+    context: GuardContext,
+  ): GuardVerdict | Promise<GuardVerdict> {
+    for (const guard of guards)
+      if (guard.detector === undefined) return this.check(phase, guards, texts, context);
+    const scanned = this.#scanner.scan(phase, guards, texts);
+    if (scanned instanceof Promise) return scanned.then((verdict) => this.#counted(verdict));
+    return this.#counted(scanned);
+  }
+
+  #counted(verdict: GuardVerdict): GuardVerdict {
+    this.count(verdict);
+    return verdict;
+  }
+
   /** Ends the scan thread, if one runs (it is unref'd while idle: the process never waits for it). */
   close(): Promise<void> {
     return this.#scanner.close();

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../platform/errors.ts';
-import { settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
-import { collectBodyTexts, writeBodyTexts } from '../guardrails/body-texts.ts';
-import type { GuardEvent } from '../guardrails/guard-verdict.ts';
+import { isBodyDeferred, settleDeferredBody } from '../../platform/json-thread/deferred-json-body.ts';
+import { collectBodyTexts, type TextSlot, writeBodyTexts } from '../guardrails/body-texts.ts';
+import type { GuardEvent, GuardVerdict } from '../guardrails/guard-verdict.ts';
 import type { Guardrails, RequestGuards } from '../guardrails/guardrails.ts';
 import type { GatewayDeps } from '../services/gateway-deps.ts';
 import type { RequestRun } from '../services/run/request-run.ts';
@@ -31,35 +31,70 @@ export function guardInput(
   deps: Pick<GatewayDeps, 'config' | 'registry' | 'guardrails'>,
 ): void {
   if (!deps.guardrails.active) return;
-  scope.addHook('preHandler', async (request) => {
-    if (request.method !== 'POST' || INFERENCE_ROUTES[request.routeOptions.url ?? ''] === undefined) return;
+  // A callback hook, not an async one: a chat's prompt is checked at once (Guardrails.checkNow),
+  // and the request goes on without a promise or a turn of the event loop (issue 42).
+  scope.addHook('preHandler', (request, _reply, done) => {
+    if (request.method !== 'POST' || INFERENCE_ROUTES[request.routeOptions.url ?? ''] === undefined)
+      return done();
     // The guards read the parsed body: a lane's large body not parsed yet is parsed on the JSON thread.
-    await settleDeferredBody(request);
-    const guards = deps.guardrails.guardsFor({
-      app: request.appName,
-      team: teamOf(request),
-      task: taskOf(deps, request.body),
-    });
-    if (guards === undefined) return;
-    const state: InputGuarding = { guards, events: [], blocked: undefined, rewritten: false };
-    guarded.set(request, state);
-    if (guards.input.length === 0) return;
-    const { slots, texts } = collectBodyTexts(request.body);
-    if (texts.length === 0) return;
-    const verdict = await deps.guardrails.check('input', guards.input, texts, {
-      ...guards.context,
-      model: modelOf(request.body),
-    });
-    state.events.push(...verdict.events);
-    if (verdict.blockedBy !== undefined) {
-      state.blocked = blockedError(verdict.blockedBy, 'input');
+    if (isBodyDeferred(request)) {
+      settleDeferredBody(request)
+        .then(() => guardRequest(deps, request))
+        .then(() => done(), done);
       return;
     }
-    if (verdict.changed) {
-      writeBodyTexts(slots, texts, verdict.texts);
-      state.rewritten = true;
+    let pending: Promise<void> | undefined;
+    try {
+      pending = guardRequest(deps, request);
+    } catch (error) {
+      return done(error as Error);
     }
+    if (pending === undefined) return done();
+    pending.then(() => done(), done);
   });
+}
+
+/** Runs the input guards over the request's body; a promise only when a guard must be waited for. */
+function guardRequest(
+  deps: Pick<GatewayDeps, 'config' | 'registry' | 'guardrails'>,
+  request: FastifyRequest,
+): Promise<void> | undefined {
+  const guards = deps.guardrails.guardsFor({
+    app: request.appName,
+    team: teamOf(request),
+    task: taskOf(deps, request.body),
+  });
+  if (guards === undefined) return undefined;
+  const state: InputGuarding = { guards, events: [], blocked: undefined, rewritten: false };
+  guarded.set(request, state);
+  if (guards.input.length === 0) return undefined;
+  const { slots, texts } = collectBodyTexts(request.body);
+  if (texts.length === 0) return undefined;
+  const verdict = deps.guardrails.checkNow('input', guards.input, texts, {
+    ...guards.context,
+    model: modelOf(request.body),
+  });
+  if (verdict instanceof Promise)
+    return verdict.then((settled) => applyVerdict(state, slots, texts, settled));
+  applyVerdict(state, slots, texts, verdict);
+  return undefined;
+}
+
+function applyVerdict(
+  state: InputGuarding,
+  slots: readonly TextSlot[],
+  texts: readonly string[],
+  verdict: GuardVerdict,
+): void {
+  if (verdict.events.length > 0) state.events.push(...verdict.events);
+  if (verdict.blockedBy !== undefined) {
+    state.blocked = blockedError(verdict.blockedBy, 'input');
+    return;
+  }
+  if (verdict.changed) {
+    writeBodyTexts(slots, texts, verdict.texts);
+    state.rewritten = true;
+  }
 }
 
 /**

@@ -31,13 +31,13 @@ export async function guardAnswer(
     return { start, events: guardEvents(guardrails, guards, run, events, context) };
   }
   const calls = answer.message.toolCalls ?? [];
-  const verdict = await guardrails.check(
+  const verdict = await guardrails.checkNow(
     'output',
     guards.output,
     [answer.message.content, ...calls.map((call) => call.arguments)],
     context,
   );
-  run.guardrails.events.push(...verdict.events);
+  if (verdict.events.length > 0) run.guardrails.events.push(...verdict.events);
   if (verdict.blockedBy !== undefined) throw blockedAnswer(verdict.blockedBy);
   if (!verdict.changed) return answer;
   const [content = '', ...args] = verdict.texts;

@@ -122,7 +122,7 @@ export async function guardRelayedMessage(
         ? JSON.stringify(block.input ?? {})
         : '',
   );
-  const verdict = await guardrails.check('output', guards.output, texts, guards.context);
+  const verdict = await guardrails.checkNow('output', guards.output, texts, guards.context);
   run.guardrails.events.push(...verdict.events);
   if (verdict.blockedBy !== undefined) throw blockedAnswer(verdict.blockedBy);
   if (!verdict.changed) return text;
