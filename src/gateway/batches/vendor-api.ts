@@ -76,8 +76,18 @@ export async function vendorCall(url: string, init: RequestInit, timeoutMs = 60_
   throw new Error(`the vendor answered ${answer.status} to ${init.method ?? 'GET'} ${new URL(url).pathname}`);
 }
 
-/** JSON Lines of a body, line by line as they arrive (results can be large). */
-export async function* jsonLines(answer: Response): AsyncGenerator<Record<string, unknown>> {
+/**
+ * The longest result line read: one request's answer with its body (the live routes' bodies are
+ * bounded far below this). A longer line is a broken upstream, not a result: the read fails, as
+ * any failed read does, and the poller tries again later instead of holding it in memory.
+ */
+export const MAX_RESULT_LINE_CHARS = 64 * 1024 * 1024;
+
+/** JSON Lines of a body, line by line as they arrive (results can be large; each line is bounded). */
+export async function* jsonLines(
+  answer: Response,
+  maxLineChars = MAX_RESULT_LINE_CHARS,
+): AsyncGenerator<Record<string, unknown>> {
   if (answer.body === null) return;
   const decoder = new TextDecoder();
   let rest = '';
@@ -90,6 +100,8 @@ export async function* jsonLines(answer: Response): AsyncGenerator<Record<string
       if (line !== '') yield JSON.parse(line) as Record<string, unknown>;
       end = rest.indexOf('\n');
     }
+    if (rest.length > maxLineChars)
+      throw new Error(`a result line of the vendor's batch is longer than ${maxLineChars} characters`);
   }
   rest += decoder.decode();
   if (rest.trim() !== '') yield JSON.parse(rest) as Record<string, unknown>;
