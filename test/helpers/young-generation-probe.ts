@@ -39,7 +39,7 @@ function settledYoungGenerationMb(): number {
     readings.push(youngGenerationMb());
   }
   readings.sort((a, b) => a - b);
-  return (readings[ROUNDS / 2 - 1] + readings[ROUNDS / 2]) / 2;
+  return ((readings[ROUNDS / 2 - 1] as number) + (readings[ROUNDS / 2] as number)) / 2;
 }
 
 if (isMainThread) {

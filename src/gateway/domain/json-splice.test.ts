@@ -26,6 +26,14 @@ describe('replaceTopLevelValue', () => {
     assert.equal(JSON.parse(out as string).max_tokens, 1000);
   });
 
+  it('gives the same bytes back, not a copy, when the value already reads the same', () => {
+    const bytes = Buffer.from('{"model":"claude-x","messages":[]}');
+    assert.equal(replaceInBytes(bytes, 'model', '"claude-x"'), bytes);
+    const changed = replaceInBytes(bytes, 'model', '"claude-y"') as Buffer;
+    assert.notEqual(changed, bytes);
+    assert.equal(changed.toString(), '{"model":"claude-y","messages":[]}');
+  });
+
   it('takes the last of a repeated key, as JSON.parse does, and decodes escaped keys', () => {
     const text = '{"model":"a","mod\\u0065l":"b"}';
     const out = replaceTopLevelValue(text, 'model', '"c"') as string;

@@ -49,11 +49,18 @@ export function findTopLevelValue(bytes: Uint8Array, key: string): ValueSpan | u
   return topLevelIndex(bytes)?.get(key);
 }
 
-/** `bytes` with the top-level field's value replaced by `valueJson`; undefined when it has no such field. */
+/**
+ * `bytes` with the top-level field's value replaced by `valueJson`; undefined when it has no such
+ * field. When the value already reads `valueJson` byte for byte, `bytes` themselves: the lane's
+ * model is most often the client's own, and copying a megabyte prompt to write the same name again
+ * cost a copy and its collection for nothing.
+ */
 export function replaceTopLevelValue(bytes: Buffer, key: string, valueJson: string): Buffer | undefined {
   const span = findTopLevelValue(bytes, key);
   if (span === undefined) return undefined;
-  return Buffer.concat([bytes.subarray(0, span.start), Buffer.from(valueJson), bytes.subarray(span.end)]);
+  const value = Buffer.from(valueJson);
+  if (bytes.subarray(span.start, span.end).equals(value)) return bytes;
+  return Buffer.concat([bytes.subarray(0, span.start), value, bytes.subarray(span.end)]);
 }
 
 /**
