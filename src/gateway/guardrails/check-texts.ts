@@ -17,12 +17,14 @@ export type WebhookFailureListener = (guard: string, phase: GuardPhase, reason: 
 
 /**
  * Runs consecutive detector guards over texts, in order (the same as `runDetectorGuards`); the
- * guardrails stage hands one that moves a large scan to the scan thread (scan-thread.ts).
+ * guardrails stage hands one that moves a large scan to the scan thread (scan-thread.ts) and
+ * reuses outcomes per app (guard-scanner.ts), which is why it is told who asks.
  */
 export type DetectorRunner = (
   phase: GuardPhase,
   guards: readonly CompiledGuard[],
   texts: readonly string[],
+  context: GuardContext,
 ) => GuardVerdict | Promise<GuardVerdict>;
 
 /**
@@ -51,7 +53,7 @@ export async function checkTexts(
       while (end < guards.length && (guards[end] as CompiledGuard).detector !== undefined) end++;
       // Every guard a detector (the usual case): the list as it is, no copy per request.
       const stretch = index === 0 && end === guards.length ? guards : guards.slice(index, end);
-      const verdict = await runDetectors(phase, stretch, current);
+      const verdict = await runDetectors(phase, stretch, current, context);
       events.push(...verdict.events);
       if (verdict.changed) {
         current = verdict.texts;

@@ -18,13 +18,15 @@ interface Kept {
 }
 
 /**
- * Where a text's outcome is looked for: the guards, its length and three samples of it. Texts
- * that share a key are told apart by comparing them whole (a memory compare, far cheaper than a
- * digest), so no text ever gets another's outcome, however it was made.
+ * Where a text's outcome is looked for: the app that sent it, the guards, its length and three
+ * samples of it. Texts that share a key are told apart by comparing them whole (a memory compare,
+ * far cheaper than a digest), so no text ever gets another's outcome, however it was made. The
+ * app is part of the key so that one app's outcomes never answer another's: a hit answers sooner
+ * than a scan, and a shared cache would let an app time whether another app sent a given text.
  */
-function cacheKey(names: string, text: string): string {
+function cacheKey(app: string, names: string, text: string): string {
   const middle = text.length >> 1;
-  return `${names}\u0000${text.length}\u0000${text.slice(0, 32)}${text.slice(middle, middle + 32)}${text.slice(-32)}`;
+  return `${app}\u0000${names}\u0000${text.length}\u0000${text.slice(0, 32)}${text.slice(middle, middle + 32)}${text.slice(-32)}`;
 }
 
 /**
@@ -33,7 +35,8 @@ function cacheKey(names: string, text: string): string {
  * put together from the outcomes. An agent sends its whole history again on every turn, so after
  * the first turn only the new messages are read: the history costs a comparison of each long text
  * with the one kept (a memory compare) where the detectors cost 1-14 ms per MiB. The texts kept
- * are in this process's memory only, bounded with their masked forms (MAX_CHARS).
+ * are in this process's memory only, bounded with their masked forms (MAX_CHARS), and each is
+ * reused for the app that sent it only.
  */
 export class GuardScanner {
   readonly #thread: ScanThread;
@@ -50,10 +53,12 @@ export class GuardScanner {
     return this.#thread.running;
   }
 
+  /** The verdict of `guards` over `texts`, sent by `app` (whose outcomes alone it may reuse). */
   scan(
     phase: GuardPhase,
     guards: readonly CompiledGuard[],
     texts: readonly string[],
+    app: string,
   ): GuardVerdict | Promise<GuardVerdict> {
     // Short texts (a chat's prompt and answer) are neither cached nor sent to the thread: they
     // are scanned here in place, with nothing kept or put together per text (issue 42).
@@ -71,7 +76,7 @@ export class GuardScanner {
     for (let index = 0; index < texts.length; index++) {
       const text = texts[index] as string;
       if (text.length >= CACHED_FROM_CHARS) {
-        const key = cacheKey(names, text);
+        const key = cacheKey(app, names, text);
         const bucket = this.#cache.get(key);
         const known = bucket?.find((kept) => kept.text === text);
         if (bucket !== undefined && known !== undefined) {

@@ -56,7 +56,8 @@ export class Guardrails {
   /** Made once, not per check (issue 42: a chat request's guards cost what they allocate). */
   readonly #onWebhookFailure: WebhookFailureListener = (guard, phase, reason) =>
     this.#logger?.warn({ guard, phase }, `guardrail webhook ${reason}`);
-  readonly #scan: DetectorRunner = (phase, guards, texts) => this.#scanner.scan(phase, guards, texts);
+  readonly #scan: DetectorRunner = (phase, guards, texts, context) =>
+    this.#scanner.scan(phase, guards, texts, context.app);
 
   constructor(settings: GuardrailSettings, registry?: MetricsRegistry, logger?: Logger) {
     this.#settings = settings;
@@ -136,7 +137,7 @@ export class Guardrails {
   ): GuardVerdict | Promise<GuardVerdict> {
     for (const guard of guards)
       if (guard.detector === undefined) return this.check(phase, guards, texts, context);
-    const scanned = this.#scanner.scan(phase, guards, texts);
+    const scanned = this.#scanner.scan(phase, guards, texts, context.app);
     if (scanned instanceof Promise) return scanned.then((verdict) => this.#counted(verdict));
     return this.#counted(scanned);
   }
