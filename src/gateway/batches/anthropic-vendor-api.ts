@@ -6,6 +6,7 @@ import {
   type VendorRequest,
   type VendorResult,
   vendorCall,
+  vendorJson,
 } from './vendor-api.ts';
 
 const VERSION = '2023-06-01';
@@ -26,14 +27,13 @@ export function anthropicVendorApi(origin: string, apiKey: string | undefined): 
   };
   if (apiKey !== undefined && apiKey !== '') headers['x-api-key'] = apiKey;
   const base = `${origin.replace(/\/+$/, '')}/v1/messages/batches`;
-  const getJson = async (url: string) =>
-    (await (await vendorCall(url, { headers })).json()) as Record<string, unknown>;
+  const getJson = async (url: string) => await vendorJson(await vendorCall(url, { headers }));
 
   return {
     async submit(_tag: string, _endpoint: string, requests: readonly VendorRequest[]) {
       const body = { requests: requests.map((r) => ({ custom_id: r.customId, params: r.body })) };
       const answer = await vendorCall(base, { method: 'POST', headers, body: JSON.stringify(body) });
-      return String(((await answer.json()) as { id: unknown }).id);
+      return String((await vendorJson(answer))['id']);
     },
 
     /**

@@ -8,6 +8,7 @@ import {
   type VendorRequest,
   type VendorResult,
   vendorCall,
+  vendorJson,
 } from './vendor-api.ts';
 
 /** The metadata key that names the gateway's batch on OpenAI's, so a cut submission is found again. */
@@ -26,7 +27,7 @@ export function openAIVendorApi(baseUrl: string, apiKey: string | undefined): Ve
     apiKey === undefined || apiKey === '' ? extra : { ...extra, authorization: `Bearer ${apiKey}` };
   const json = { 'content-type': 'application/json' };
   const getJson = async (path: string) =>
-    (await (await vendorCall(`${baseUrl}${path}`, { headers: headers() })).json()) as Record<string, unknown>;
+    await vendorJson(await vendorCall(`${baseUrl}${path}`, { headers: headers() }));
 
   return {
     async submit(tag: string, endpoint: string, requests: readonly VendorRequest[], marks: SubmitMarks) {
@@ -43,7 +44,7 @@ export function openAIVendorApi(baseUrl: string, apiKey: string | undefined): Ve
           headers: headers(),
           body: form,
         });
-        fileId = String(((await answer.json()) as { id: unknown }).id);
+        fileId = String((await vendorJson(answer))['id']);
         await marks.onFile(fileId);
       }
       const body = {
@@ -57,7 +58,7 @@ export function openAIVendorApi(baseUrl: string, apiKey: string | undefined): Ve
         headers: headers(json),
         body: JSON.stringify(body),
       });
-      return String(((await answer.json()) as { id: unknown }).id);
+      return String((await vendorJson(answer))['id']);
     },
 
     async find(tag: string) {

@@ -1,3 +1,4 @@
+import { readBoundedBody } from '../../platform/read-bounded-body.ts';
 import type { ReportedUsage } from '../domain/reported-usage.ts';
 
 /** One request's answer from a vendor's batch, as the client's result will carry it. */
@@ -66,14 +67,33 @@ export class VendorRefusal extends Error {
   }
 }
 
+/** The most of a vendor's refusal kept (its error is a sentence or two; the rest is not read). */
+export const MAX_REFUSAL_BYTES = 64 * 1024;
+/** The longest answer read as one JSON value: a batch's or a file's description, never results. */
+export const MAX_DESCRIPTION_BYTES = 4 * 1024 * 1024;
+
 /** A call to the vendor: its answer's body, or an error (VendorRefusal for a 4xx but 408/409/429). */
 export async function vendorCall(url: string, init: RequestInit, timeoutMs = 60_000): Promise<Response> {
   const answer = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   if (answer.ok) return answer;
-  const body = await answer.text();
+  const body =
+    (await readBoundedBody(answer, MAX_REFUSAL_BYTES)) ??
+    `(the vendor's answer was longer than ${MAX_REFUSAL_BYTES} bytes)`;
   if (answer.status >= 400 && answer.status < 500 && ![408, 409, 429].includes(answer.status))
     throw new VendorRefusal(answer.status, body);
   throw new Error(`the vendor answered ${answer.status} to ${init.method ?? 'GET'} ${new URL(url).pathname}`);
+}
+
+/**
+ * A vendor's answer read as one JSON value (a batch's or a file's description), up to
+ * MAX_DESCRIPTION_BYTES: a longer one is a broken upstream, and the call fails as a failed read
+ * does (the poller tries again later) instead of holding it.
+ */
+export async function vendorJson(answer: Response): Promise<Record<string, unknown>> {
+  const text = await readBoundedBody(answer, MAX_DESCRIPTION_BYTES);
+  if (text === undefined)
+    throw new Error(`the vendor's answer is longer than ${MAX_DESCRIPTION_BYTES} bytes`);
+  return JSON.parse(text) as Record<string, unknown>;
 }
 
 /**

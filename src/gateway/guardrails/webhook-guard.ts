@@ -1,4 +1,5 @@
 import type { GuardPhase } from '../../config/guardrail-settings.ts';
+import { readBoundedBody } from '../../platform/read-bounded-body.ts';
 
 export interface WebhookSettings {
   url: string;
@@ -46,7 +47,7 @@ export async function askWebhook(settings: WebhookSettings, request: WebhookRequ
       await response.body?.cancel();
       return { action: 'failed', reason: `answered status ${response.status}` };
     }
-    const body = await readBounded(response, settings.maxResponseBytes);
+    const body = await readBoundedBody(response, settings.maxResponseBytes);
     if (body === undefined)
       return { action: 'failed', reason: `answered more than ${settings.maxResponseBytes} bytes` };
     text = body;
@@ -60,24 +61,6 @@ export async function askWebhook(settings: WebhookSettings, request: WebhookRequ
     };
   }
   return readAnswer(text, request.texts.length);
-}
-
-async function readBounded(response: Response, limit: number): Promise<string | undefined> {
-  const reader = response.body?.getReader();
-  if (reader === undefined) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function readAnswer(text: string, count: number): WebhookAnswer {
