@@ -1,5 +1,6 @@
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { GuardSettings } from '../../config/guardrail-settings.ts';
+import { OnDemandWorker } from '../../platform/on-demand-worker.ts';
 import type { CompiledGuard } from './compile-guards.ts';
 import { type TextOutcome, textOutcome } from './text-outcome.ts';
 
@@ -59,26 +60,38 @@ export interface ScanThreadOptions {
  * than reading them through every detector) and each text's outcome sent back. The same function
  * decides on either side (`textOutcome`), so a verdict does not depend on a body's size.
  *
- * Started by the first large scan, unref'd while idle, ended after IDLE_MS without a call. A scan
- * never fails because of the thread: if it cannot start, dies, or answers an error, the texts
- * (still here) are scanned on the event loop, as before the thread.
+ * Started by the first large scan, unref'd while idle, ended after IDLE_MS without a call
+ * (platform/on-demand-worker.ts). A scan never fails because of the thread: if it cannot start,
+ * dies, or answers an error, the texts (still here) are scanned on the event loop, as before the
+ * thread.
  */
 export class ScanThread {
-  readonly #settings: readonly GuardSettings[];
-  readonly #workerUrl: URL;
-  readonly #idleMs: number;
   readonly #threshold: number;
-  readonly #inFlight = new Map<number, Call>();
-  #worker: Worker | undefined;
-  #idleTimer: NodeJS.Timeout | undefined;
-  #nextId = 0;
+  readonly #worker: OnDemandWorker<Call, ScanReply>;
 
   constructor(settings: readonly GuardSettings[], options: ScanThreadOptions = {}) {
     // Only detector guards run there; a webhook's URL and headers stay on the main thread.
-    this.#settings = settings.filter((guard) => guard.type !== 'webhook');
-    this.#workerUrl = options.workerUrl ?? WORKER_URL;
-    this.#idleMs = options.idleMs ?? IDLE_MS;
+    const guards = settings.filter((guard) => guard.type !== 'webhook');
+    const workerUrl = options.workerUrl ?? WORKER_URL;
     this.#threshold = options.threshold ?? OFF_THREAD_CHARS;
+    this.#worker = new OnDemandWorker(
+      'the guardrails scan thread',
+      {
+        create: () =>
+          new Worker(workerUrl, {
+            name: 'guard-scan',
+            resourceLimits: RESOURCE_LIMITS,
+            workerData: { guards },
+          }),
+        answer: (call, reply) =>
+          call.resolve(reply.ok ? reply.outcomes : outcomesHere(call.guards, call.texts)),
+        // The thread is gone: what it was scanning is scanned here (the texts never left).
+        lost: (calls) => {
+          for (const call of calls) call.resolve(outcomesHere(call.guards, call.texts));
+        },
+      },
+      options.idleMs ?? IDLE_MS,
+    );
   }
 
   /** Whether texts of `size` characters in all are scanned here, on the event loop. */
@@ -88,7 +101,7 @@ export class ScanThread {
 
   /** Whether a thread is running now. */
   get running(): boolean {
-    return this.#worker !== undefined;
+    return this.#worker.running;
   }
 
   /** Each text's outcome under the guards, on the thread when the texts are large. */
@@ -101,75 +114,20 @@ export class ScanThread {
     if (size < this.#threshold) return outcomesHere(guards, texts);
     return new Promise((resolve) => {
       const request: ScanRequest = {
-        id: this.#nextId++,
+        id: this.#worker.nextId(),
         guards: guards.map((guard) => guard.name),
         texts: texts as string[],
       };
-      let worker: Worker;
       try {
-        clearTimeout(this.#idleTimer);
-        worker = this.#worker ?? this.#start();
-        worker.postMessage(request);
+        this.#worker.send(request.id, { resolve, texts, guards }, request);
       } catch {
         resolve(outcomesHere(guards, texts));
-        return;
       }
-      this.#inFlight.set(request.id, { resolve, texts, guards });
-      if (this.#inFlight.size === 1) worker.ref();
     });
   }
 
   /** Ends the thread; scans in flight finish on the event loop. */
-  async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    clearTimeout(this.#idleTimer);
-    this.#scanAllHere();
-    await worker?.terminate();
-  }
-
-  #start(): Worker {
-    const worker = new Worker(this.#workerUrl, {
-      name: 'guard-scan',
-      resourceLimits: RESOURCE_LIMITS,
-      workerData: { guards: this.#settings },
-    });
-    worker.unref();
-    worker.on('message', (reply: ScanReply) => this.#answered(worker, reply));
-    worker.on('error', () => {
-      // The exit that follows hands the scans in flight back to the event loop.
-    });
-    worker.on('messageerror', () => void worker.terminate());
-    worker.on('exit', () => {
-      if (this.#worker !== worker) return;
-      this.#worker = undefined;
-      this.#scanAllHere();
-    });
-    this.#worker = worker;
-    return worker;
-  }
-
-  #answered(worker: Worker, reply: ScanReply): void {
-    const call = this.#inFlight.get(reply.id);
-    if (call === undefined) return;
-    this.#inFlight.delete(reply.id);
-    if (this.#inFlight.size === 0) {
-      worker.unref();
-      this.#idleTimer = setTimeout(() => this.#retire(worker), this.#idleMs).unref();
-    }
-    call.resolve(reply.ok ? reply.outcomes : outcomesHere(call.guards, call.texts));
-  }
-
-  #retire(worker: Worker): void {
-    if (this.#worker !== worker || this.#inFlight.size > 0) return;
-    this.#worker = undefined;
-    void worker.terminate();
-  }
-
-  /** The thread is gone: what it was scanning is scanned here (the texts never left). */
-  #scanAllHere(): void {
-    const calls = [...this.#inFlight.values()];
-    this.#inFlight.clear();
-    for (const call of calls) call.resolve(outcomesHere(call.guards, call.texts));
+  close(): Promise<void> {
+    return this.#worker.close(new Error('the guardrails scan thread was closed'));
   }
 }

@@ -1,5 +1,6 @@
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 import { DependencyUnavailableError } from '../dependency-unavailable.ts';
+import { OnDemandWorker } from '../on-demand-worker.ts';
 import type { JsonThreadReply, JsonThreadRequest } from './json-thread-protocol.ts';
 import { ownedBytes } from './owned-bytes.ts';
 import { parseJsonBody } from './parse-json-body.ts';
@@ -72,18 +73,23 @@ export interface JsonThreadOptions {
  * next call starts a new thread.
  */
 export class JsonThread {
-  readonly #workerUrl: URL;
-  readonly #resourceLimits: ResourceLimits;
-  readonly #idleMs: number;
-  readonly #inFlight = new Map<number, Call>();
-  #worker: Worker | undefined;
-  #idleTimer: NodeJS.Timeout | undefined;
-  #nextId = 0;
+  readonly #worker: OnDemandWorker<Call, JsonThreadReply>;
 
   constructor(options: JsonThreadOptions = {}) {
-    this.#workerUrl = options.workerUrl ?? WORKER_URL;
-    this.#resourceLimits = options.resourceLimits ?? RESOURCE_LIMITS;
-    this.#idleMs = options.idleMs ?? IDLE_MS;
+    const workerUrl = options.workerUrl ?? WORKER_URL;
+    const resourceLimits = options.resourceLimits ?? RESOURCE_LIMITS;
+    this.#worker = new OnDemandWorker(
+      DEPENDENCY,
+      {
+        create: () => new Worker(workerUrl, { name: 'json', resourceLimits }),
+        answer: answerCall,
+        lost: (calls, cause) => {
+          const error = new DependencyUnavailableError(DEPENDENCY, cause);
+          for (const call of calls) call.reject(error);
+        },
+      },
+      options.idleMs ?? IDLE_MS,
+    );
   }
 
   /**
@@ -95,7 +101,7 @@ export class JsonThread {
     const buffer = owned.buffer as ArrayBuffer;
     return this.#call(
       {
-        id: this.#nextId++,
+        id: this.#worker.nextId(),
         op: 'parse',
         bytes: buffer,
         byteOffset: owned.byteOffset,
@@ -115,7 +121,7 @@ export class JsonThread {
     const buffer = owned.buffer as ArrayBuffer;
     const reply = (await this.#call(
       {
-        id: this.#nextId++,
+        id: this.#worker.nextId(),
         op: 'check',
         bytes: buffer,
         byteOffset: owned.byteOffset,
@@ -128,7 +134,7 @@ export class JsonThread {
 
   /** `JSON.stringify(value)` as UTF-8 bytes; rejects where the value cannot be sent or written. */
   async stringify(value: unknown): Promise<Buffer> {
-    const reply = (await this.#call({ id: this.#nextId++, op: 'stringify', value }, [])) as {
+    const reply = (await this.#call({ id: this.#worker.nextId(), op: 'stringify', value }, [])) as {
       bytes: ArrayBuffer;
       byteOffset: number;
       byteLength: number;
@@ -138,91 +144,39 @@ export class JsonThread {
 
   /** Calls not answered yet. */
   get pending(): number {
-    return this.#inFlight.size;
+    return this.#worker.pending;
   }
 
   /** Whether a thread is running now (started by a call, ended when idle, closed or dead). */
   get running(): boolean {
-    return this.#worker !== undefined;
+    return this.#worker.running;
   }
 
   /** Ends the thread; calls not answered yet reject. A later call would start a new one. */
-  async close(): Promise<void> {
-    const worker = this.#worker;
-    this.#worker = undefined;
-    clearTimeout(this.#idleTimer);
-    this.#failAll(new Error('the JSON thread was closed'));
-    await worker?.terminate();
+  close(): Promise<void> {
+    return this.#worker.close(new Error('the JSON thread was closed'));
   }
 
   #call(request: JsonThreadRequest, transfer: ArrayBuffer[]): Promise<unknown> {
-    clearTimeout(this.#idleTimer);
     return new Promise((resolve, reject) => {
-      const worker = this.#worker ?? this.#start();
-      // Throws (a value that cannot be cloned) before anything is moved or counted.
-      worker.postMessage(request, transfer);
-      this.#inFlight.set(request.id, { resolve, reject });
-      // A thread with work keeps the process alive until the work is answered; an idle one does not.
-      if (this.#inFlight.size === 1) worker.ref();
+      // Throws (no thread, or a value that cannot be cloned) before anything is moved or kept.
+      this.#worker.send(request.id, { resolve, reject }, request, transfer);
     });
   }
+}
 
-  #start(): Worker {
-    const worker = new Worker(this.#workerUrl, { name: 'json', resourceLimits: this.#resourceLimits });
-    worker.unref();
-    let failure: Error | undefined;
-    worker.on('message', (reply: JsonThreadReply) => this.#answered(worker, reply));
-    worker.on('error', (error) => {
-      failure = error;
-    });
-    // A reply that cannot be read here names no call: end the thread, which fails the calls on
-    // it, rather than leave one waiting for ever.
-    worker.on('messageerror', (error) => {
-      failure = error;
-      void worker.terminate();
-    });
-    worker.on('exit', (code) => {
-      if (this.#worker !== worker) return; // closed
-      this.#worker = undefined;
-      this.#failAll(failure ?? new Error(`the JSON thread exited with code ${code}`));
-    });
-    this.#worker = worker;
-    return worker;
-  }
-
-  #answered(worker: Worker, reply: JsonThreadReply): void {
-    const call = this.#inFlight.get(reply.id);
-    if (call === undefined) return;
-    this.#inFlight.delete(reply.id);
-    if (this.#inFlight.size === 0) {
-      worker.unref();
-      this.#idleTimer = setTimeout(() => this.#retire(worker), this.#idleMs).unref();
+/** A reply given to its call. */
+function answerCall(call: Call, reply: JsonThreadReply): void {
+  if ('returned' in reply) {
+    // Too deep to cross back: read here, as before the thread.
+    const bytes = Buffer.from(reply.returned, reply.byteOffset, reply.byteLength);
+    try {
+      call.resolve(parseJsonBody(bytes.toString('utf8')));
+    } catch (error) {
+      call.reject(new JsonThreadInvalidJson(error instanceof Error ? error.message : String(error)));
     }
-    if ('returned' in reply) {
-      // Too deep to cross back: read here, as before the thread.
-      const bytes = Buffer.from(reply.returned, reply.byteOffset, reply.byteLength);
-      try {
-        call.resolve(parseJsonBody(bytes.toString('utf8')));
-      } catch (error) {
-        call.reject(new JsonThreadInvalidJson(error instanceof Error ? error.message : String(error)));
-      }
-    } else if (!reply.ok) call.reject(new JsonThreadInvalidJson(reply.message));
-    else call.resolve('value' in reply ? reply.value : reply);
-  }
-
-  /** Ends a thread that went the idle time without a call (a later call starts a new one). */
-  #retire(worker: Worker): void {
-    if (this.#worker !== worker || this.#inFlight.size > 0) return;
-    this.#worker = undefined;
-    void worker.terminate();
-  }
-
-  #failAll(cause: Error): void {
-    const calls = [...this.#inFlight.values()];
-    this.#inFlight.clear();
-    const error = new DependencyUnavailableError(DEPENDENCY, cause);
-    for (const call of calls) call.reject(error);
-  }
+  } else if (!reply.ok) call.reject(new JsonThreadInvalidJson(reply.message));
+  else call.resolve('value' in reply ? reply.value : reply);
 }
 
 let shared: JsonThread | undefined;
