@@ -42,6 +42,11 @@ const CSV_COLUMNS: (keyof UsageRecord)[] = [
   'deployment',
   'mcpServer',
   'mcpTool',
+  'team',
+  'endUser',
+  'clientModel',
+  'guardrails',
+  'batchId',
 ];
 
 /** RFC 4180 field: quoted when it holds a comma, quote or line break. */

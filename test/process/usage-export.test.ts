@@ -15,7 +15,14 @@ describe('usage export and retention', () => {
     const storage = openSqliteStorage(dataDir);
     const day = Date.UTC(2026, 10, 20, 12);
     await storage.usage.appendBatch([
-      sampleRecord('e1', { createdAt: day, task: 'has,comma "quoted"' }),
+      sampleRecord('e1', {
+        createdAt: day,
+        task: 'has,comma "quoted"',
+        team: 'payments',
+        endUser: 'ada@example.com',
+        clientModel: 'claude-sonnet-4-5',
+        guardrails: 'pii:input:mask,secrets:input:mask',
+      }),
       sampleRecord('e2', { createdAt: day + 1, app: 'other', frontDoor: 'openai' }),
       sampleRecord('e3', { createdAt: day + 86_400_000 }),
     ]);
@@ -46,10 +53,14 @@ describe('usage export and retention', () => {
     const lines = csv.stdout.trim().split('\n');
     assert.match(
       lines[0] ?? '',
-      /^id,requestId,createdAt,app,.*,errorCode,frontDoor,cacheReadTokens,cacheWrite5mTokens,cacheWrite1hTokens,cacheHit,costSavedUsd,deployment,mcpServer,mcpTool$/,
+      /^id,requestId,createdAt,app,.*,errorCode,frontDoor,cacheReadTokens,cacheWrite5mTokens,cacheWrite1hTokens,cacheHit,costSavedUsd,deployment,mcpServer,mcpTool,team,endUser,clientModel,guardrails,batchId$/,
     );
-    // The agent round's columns come after frontDoor, so readers by position keep working.
-    assert.match(lines[1] ?? '', /,native,0,0,0,false,0,,,$/);
+    // Each round's columns come after the last round's, so readers by position keep working; the
+    // company round's (team, person, the client's model, what guardrails did) last.
+    assert.match(
+      lines[1] ?? '',
+      /,native,0,0,0,false,0,,,,payments,ada@example.com,claude-sonnet-4-5,"pii:input:mask,secrets:input:mask",$/,
+    );
     assert.equal(lines.length, 3, 'header and the two records of app web');
     assert.ok(lines[1]?.includes('"has,comma ""quoted"""'), 'RFC 4180 quoting');
 
