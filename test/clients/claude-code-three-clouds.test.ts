@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { listenForClients, postMessages } from '../helpers/anthropic-door-client.ts';
@@ -15,6 +13,7 @@ import { type RecordingProxy, startRecordingProxy } from '../helpers/recording-p
 import { runClaude } from '../helpers/run-claude.ts';
 import type { ScriptedReply } from '../helpers/scripted-reply.ts';
 import { TEST_AWS_CREDENTIALS } from '../helpers/sigv4-check.ts';
+import { threeCloudProviders, vertexKeyFile } from '../helpers/three-cloud-slot.ts';
 
 /**
  * The real Claude Code on one slot that serves Claude from Anthropic, Bedrock and Vertex (CONTRACT
@@ -41,37 +40,10 @@ describe('Claude Code on a slot of anthropic + bedrock + vertex deployments', { 
     anthropic = await startMockAnthropic();
     bedrock = await startMockBedrock({ region: 'us-east-1' });
     vertex = await startMockVertex();
-    keyFile = vertex.keyFile(mkdtempSync(join(tmpdir(), 'vertex-key-')));
+    keyFile = vertexKeyFile(vertex);
   });
   const gw = shareGateway(() => ({
-    file: {
-      providers: {
-        'provider-a': {
-          kind: 'anthropic',
-          apiKey: 'sk-ant-test',
-          models: ['claude-sonnet-4-5'],
-          deployments: [
-            { name: 'anthropic', baseUrl: anthropic.origin },
-            {
-              name: 'bedrock',
-              kind: 'bedrock',
-              baseUrl: bedrock.origin,
-              region: 'us-east-1',
-              modelMap: { 'claude-sonnet-4-5': 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
-            },
-            {
-              name: 'vertex',
-              kind: 'vertex',
-              baseUrl: vertex.origin,
-              project: vertex.project,
-              location: 'us-east5',
-              credentialsFile: keyFile,
-              modelMap: { 'claude-sonnet-4-5': 'claude-sonnet-4-5@20250929' },
-            },
-          ],
-        },
-      },
-    },
+    file: { providers: threeCloudProviders({ anthropic, bedrock, vertex, keyFile }) },
   }));
   before(async () => {
     proxy = await startRecordingProxy(await listenForClients(gw));

@@ -1,7 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { postMessages } from '../helpers/anthropic-door-client.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';
@@ -10,6 +7,7 @@ import { type MockAnthropicServer, startMockAnthropic } from '../helpers/mock-an
 import { type MockBedrockServer, startMockBedrock } from '../helpers/mock-bedrock-server.ts';
 import { type MockVertexServer, startMockVertex } from '../helpers/mock-vertex-server.ts';
 import { TEST_AWS_CREDENTIALS } from '../helpers/sigv4-check.ts';
+import { threeCloudProviders, vertexKeyFile } from '../helpers/three-cloud-slot.ts';
 
 /**
  * One slot serving Claude from Anthropic, Bedrock and Vertex (CONTRACT 6.4, 5.6): three
@@ -35,37 +33,10 @@ describe('Claude from anthropic + bedrock + vertex deployments in one slot', () 
     anthropic = await startMockAnthropic();
     bedrock = await startMockBedrock({ region: 'us-east-1' });
     vertex = await startMockVertex();
-    keyFile = vertex.keyFile(mkdtempSync(join(tmpdir(), 'vertex-key-')));
+    keyFile = vertexKeyFile(vertex);
   });
   const gw = shareGateway(() => ({
-    file: {
-      providers: {
-        'provider-a': {
-          kind: 'anthropic',
-          apiKey: 'sk-ant-test',
-          models: ['claude-sonnet-4-5'],
-          deployments: [
-            { name: 'anthropic', baseUrl: anthropic.origin },
-            {
-              name: 'bedrock',
-              kind: 'bedrock',
-              baseUrl: bedrock.origin,
-              region: 'us-east-1',
-              modelMap: { 'claude-sonnet-4-5': 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
-            },
-            {
-              name: 'vertex',
-              kind: 'vertex',
-              baseUrl: vertex.origin,
-              project: vertex.project,
-              location: 'us-east5',
-              credentialsFile: keyFile,
-              modelMap: { 'claude-sonnet-4-5': 'claude-sonnet-4-5@20250929' },
-            },
-          ],
-        },
-      },
-    },
+    file: { providers: threeCloudProviders({ anthropic, bedrock, vertex, keyFile }) },
   }));
   after(async () => {
     await Promise.all([anthropicClosed ? undefined : anthropic.close(), bedrock.close(), vertex.close()]);
