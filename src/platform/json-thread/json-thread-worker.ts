@@ -2,6 +2,7 @@
 // large upstream bodies written, so that the event loop never holds a megabyte of JSON. One
 // message at a time: each is one synchronous call.
 import { parentPort } from 'node:worker_threads';
+import { jsonBytesFault } from './json-bytes-fault.ts';
 import { MAX_CROSSING_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import type { JsonThreadReply, JsonThreadRequest } from './json-thread-protocol.ts';
 import { ownedBytes } from './owned-bytes.ts';
@@ -22,14 +23,16 @@ port.on('message', (request: JsonThreadRequest) => {
 
 function answer(request: JsonThreadRequest): JsonThreadReply {
   try {
-    if (request.op === 'parse' || request.op === 'check') {
+    if (request.op === 'check') {
+      // The verdict only, from the bytes, no value built: they go back as they came.
+      const { bytes: returned, byteOffset, byteLength } = request;
+      const fault = jsonBytesFault(new Uint8Array(returned, byteOffset, byteLength));
+      if (fault !== undefined) return { id: request.id, ok: false, message: fault };
+      return { id: request.id, ok: true, bytes: returned, byteOffset, byteLength };
+    }
+    if (request.op === 'parse') {
       const bytes = Buffer.from(request.bytes, request.byteOffset, request.byteLength);
       const value = parseJsonBody(bytes.toString('utf8'));
-      // A check wants the verdict only: the bytes go back, the value stays here for the collector.
-      if (request.op === 'check') {
-        const { bytes: returned, byteOffset, byteLength } = request;
-        return { id: request.id, ok: true, bytes: returned, byteOffset, byteLength };
-      }
       if (nestsDeeperThan(value, MAX_CROSSING_DEPTH)) {
         const { bytes: returned, byteOffset, byteLength } = request;
         return { id: request.id, returned, byteOffset, byteLength };
