@@ -7,7 +7,7 @@ import { agentConversation } from './agent-scenarios.ts';
  * undici was handed it before (`JSON.stringify`, which undici turns into a Buffer) and as
  * `jsonBody` makes it now; user and system CPU per turn, in this one process, rounds
  * interleaved. Start it with `npm start`'s flags to see what the gateway sees:
- * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 --heap-growing-percent=50 bench/upstream-body.ts`.
+ * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=16 --heap-growing-percent=100 bench/upstream-body.ts`.
  */
 const rounds = Number(/--rounds=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 5);
 const conversation = agentConversation(100, 100_000);
