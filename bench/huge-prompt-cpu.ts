@@ -1,10 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { relayMessages } from './agent-scenarios.ts';
 import { HUGE_PROMPT_BYTES, hugeLoops } from './agent-workloads.ts';
 import { gatewayEnv } from './gateway-env.ts';
+import { cpuMsByThreadName } from './proc-stats.ts';
 import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
 import { BENCH_APP, BENCH_SECRET, MOCK_API_KEY } from './scenarios.ts';
 
@@ -25,27 +26,6 @@ const { values } = parseArgs({
   },
 });
 
-/** CPU ms so far of each of the process's threads, by thread name. */
-function cpuByThreadName(pid: number): Map<string, number> {
-  const ticksPerMs = 100 / 1000;
-  const byName = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // The thread ended between the listing and the read.
-    }
-    const close = stat.lastIndexOf(')');
-    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, close);
-    const fields = stat.slice(close + 2).split(' ');
-    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second).
-    const ms = (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
-    byName.set(name, (byName.get(name) ?? 0) + ms);
-  }
-  return byName;
-}
-
 /** A thread's name as the table shows it: V8's helpers together, the rest by name. */
 function kindOf(name: string): string {
   return name.startsWith('V8') || name === 'DelayedTaskSche' ? 'V8 helpers' : name;
@@ -54,7 +34,7 @@ function kindOf(name: string): string {
 async function measure(server: Server, key: string, seconds: number): Promise<string> {
   const spec = relayMessages(key, HUGE_PROMPT_BYTES);
   await hugeLoops(server.port, spec, 1, new Promise((resolve) => setTimeout(resolve, 1500)));
-  const before = cpuByThreadName(server.pid);
+  const before = cpuMsByThreadName(server.pid);
   const prompts = await hugeLoops(
     server.port,
     spec,
@@ -62,7 +42,7 @@ async function measure(server: Server, key: string, seconds: number): Promise<st
     new Promise((resolve) => setTimeout(resolve, seconds * 1000)),
   );
   const kinds = new Map<string, number>();
-  for (const [name, ms] of cpuByThreadName(server.pid)) {
+  for (const [name, ms] of cpuMsByThreadName(server.pid)) {
     const spent = ms - (before.get(name) ?? 0);
     if (spent > 0) kinds.set(kindOf(name), (kinds.get(kindOf(name)) ?? 0) + spent);
   }

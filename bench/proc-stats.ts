@@ -78,9 +78,12 @@ function threadKind(name: string): keyof ThreadCpu {
   return 'other';
 }
 
-/** CPU time by kind of thread, of the threads alive now (a thread that has ended is not counted). */
-export function cpuMsByThread(pid: number): ThreadCpu {
-  const cpu: ThreadCpu = { main: 0, v8: 0, workers: 0, libuv: 0, other: 0 };
+/**
+ * CPU time by thread name (`main` for the event loop's), of the threads alive now (a thread that
+ * has ended is not counted), summed over threads of the same name.
+ */
+export function cpuMsByThreadName(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let stat: string;
     try {
@@ -88,10 +91,16 @@ export function cpuMsByThread(pid: number): ThreadCpu {
     } catch {
       continue; // The thread ended between the listing and the read.
     }
-    const kind =
-      tid === String(pid) ? 'main' : threadKind(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
-    cpu[kind] += statCpuMs(stat);
+    const name = tid === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    byName.set(name, (byName.get(name) ?? 0) + statCpuMs(stat));
   }
+  return byName;
+}
+
+/** CPU time by kind of thread, of the threads alive now. */
+export function cpuMsByThread(pid: number): ThreadCpu {
+  const cpu: ThreadCpu = { main: 0, v8: 0, workers: 0, libuv: 0, other: 0 };
+  for (const [name, ms] of cpuMsByThreadName(pid)) cpu[name === 'main' ? 'main' : threadKind(name)] += ms;
   return cpu;
 }
 
