@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { runConversation } from './agent-workloads.ts';
 import { prepareBaseline } from './baseline.ts';
 import { gatewayEnv } from './gateway-env.ts';
-import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
+import { freePort, ROOT, type Server, startForwarder, startGateway, startHelper } from './processes.ts';
 
 /**
  * `node bench/conversation-cpu.ts --baseline=REV [--rounds=5]`: the agent conversation of
@@ -33,9 +33,7 @@ function median(values: number[]): number {
 try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
-  const forwarder = await startHelper('forwarder', 'bench/forwarder.ts', [
-    `--upstream=http://127.0.0.1:${mock.port}`,
-  ]);
+  const forwarder = await startForwarder(mock);
   running.push(forwarder);
   const servers: [string, Server, 'gateway' | 'upstream'][] = [['forwarder', forwarder, 'upstream']];
   const roots: [string, URL | undefined][] = [['this commit', undefined]];

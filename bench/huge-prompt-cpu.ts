@@ -6,7 +6,7 @@ import { relayMessages } from './agent-scenarios.ts';
 import { HUGE_PROMPT_BYTES, hugeLoops } from './agent-workloads.ts';
 import { gatewayEnv } from './gateway-env.ts';
 import { cpuMsByThreadName } from './proc-stats.ts';
-import { freePort, ROOT, type Server, startGateway, startHelper } from './processes.ts';
+import { freePort, ROOT, type Server, startForwarder, startGateway, startHelper } from './processes.ts';
 import { BENCH_APP, BENCH_SECRET, MOCK_API_KEY } from './scenarios.ts';
 
 /**
@@ -60,9 +60,7 @@ const running: Server[] = [];
 try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
-  const forwarder = await startHelper('forwarder', 'bench/forwarder.ts', [
-    `--upstream=http://127.0.0.1:${mock.port}`,
-  ]);
+  const forwarder = await startForwarder(mock);
   running.push(forwarder);
   const nodeArgs = values['node-args'].split(' ').filter((arg) => arg !== '');
   const gateway = await startGateway({

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { gatewayEnv } from './gateway-env.ts';
 import { measureCase } from './measure.ts';
 import { memory } from './proc-stats.ts';
-import { freePort, ROOT, startCommand, startGateway, startHelper } from './processes.ts';
+import { freePort, ROOT, startCommand, startForwarder, startGateway, startHelper } from './processes.ts';
 import type { Workload } from './scenarios.ts';
 
 /**
@@ -34,13 +34,7 @@ try {
       logFile: join(tempDir, `${workload}.log`),
       nodeArgs: extraArgs,
     });
-    const forwarder = await startHelper(
-      'forwarder-gateway-flags',
-      'bench/forwarder.ts',
-      [`--upstream=http://127.0.0.1:${mock.port}`],
-      start.nodeArgs,
-      start.env,
-    );
+    const forwarder = await startForwarder(mock, 'forwarder-gateway-flags', start.nodeArgs, start.env);
     const cpu: number[] = [];
     for (let round = 0; round < Number(values.rounds); round++) {
       const options = { mock, workload, concurrency: 50, seconds: 3, warmupSeconds: 0.5 };

@@ -30,6 +30,25 @@ function stopper(child: ChildProcess): () => Promise<void> {
 }
 
 /**
+ * The thin forwarder (bench/forwarder.ts) in front of `upstream`: every bench's floor, a proxy
+ * that copies bytes unread. `nodeArgs` and `env` as startHelper's (a run on the gateway's flags).
+ */
+export function startForwarder(
+  upstream: Server,
+  name = 'forwarder',
+  nodeArgs: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Server> {
+  return startHelper(
+    name,
+    'bench/forwarder.ts',
+    [`--upstream=http://127.0.0.1:${upstream.port}`],
+    nodeArgs,
+    env,
+  );
+}
+
+/**
  * Starts a bench helper (`bench/<script>`) that prints `{"port": n}` once it listens; `nodeArgs`
  * go before the script (V8 flags), `env` is added to this process's environment.
  */

@@ -21,7 +21,15 @@ import {
 import { describeMachine } from './machine.ts';
 import { type CaseResult, measureCase, medianRound } from './measure.ts';
 import { memory } from './proc-stats.ts';
-import { freePort, ROOT, type Server, startCommand, startGateway, startHelper } from './processes.ts';
+import {
+  freePort,
+  ROOT,
+  type Server,
+  startCommand,
+  startForwarder,
+  startGateway,
+  startHelper,
+} from './processes.ts';
 import {
   baselineLabel,
   baselineTable,
@@ -181,9 +189,7 @@ async function main(): Promise<void> {
     `--embed-dims=${mockArgs.embedDims}`,
   ]);
   running.push(mock);
-  const forwarder = await startHelper('forwarder', 'bench/forwarder.ts', [
-    `--upstream=http://127.0.0.1:${mock.port}`,
-  ]);
+  const forwarder = await startForwarder(mock);
   running.push(forwarder);
   const agent = () => {
     const baseline = values.baseline === undefined ? undefined : prepareBaseline(values.baseline);
@@ -370,13 +376,7 @@ async function main(): Promise<void> {
   // arenas set much of the peak), once through every workload at the highest concurrency.
   log('thin forwarder on the start settings of the gateway (peak RSS)…');
   const start = startCommand();
-  const sameFlags = await startHelper(
-    'forwarder-gateway-flags',
-    'bench/forwarder.ts',
-    [`--upstream=http://127.0.0.1:${mock.port}`],
-    start.nodeArgs,
-    start.env,
-  );
+  const sameFlags = await startForwarder(mock, 'forwarder-gateway-flags', start.nodeArgs, start.env);
   running.push(sameFlags);
   for (const workload of workloads)
     await measure('forwarder', sameFlags, workload, Math.max(...concurrencies), seconds, warmupSeconds);
