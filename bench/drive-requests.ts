@@ -46,13 +46,16 @@ export async function drive(
  * agent conversation's turns in order (bench/agent-workloads.ts); for `huge-relay` the head-of-line
  * case's 1 MiB Messages prompt on the Anthropic door's same-vendor lane.
  */
-export function workloadSpecs(workload: string): (n: number) => HttpRequestSpec {
+export function workloadSpecs(
+  workload: string,
+  target: 'gateway' | 'forwarder' = 'gateway',
+): (n: number) => HttpRequestSpec {
   if (workload === 'huge-relay') {
     const spec = relayMessages(`${BENCH_APP}:${BENCH_SECRET}`, HUGE_PROMPT_BYTES);
     return () => spec;
   }
   if (workload !== 'conversation') {
-    const spec = requestFor('gateway', workload as Workload);
+    const spec = requestFor(target, workload as Workload);
     return () => spec;
   }
   // The conversation's turns in order, again from the first after the last.

@@ -13,7 +13,9 @@ import { type Dispatcher, Pool } from 'undici';
  * with back-pressure: `pool.request()` plus `pipe` costs about 15 µs more per request (an async
  * resource, a Readable and a pipe), and the floor should be the cheapest way there is.
  */
-const { values } = parseArgs({ options: { upstream: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { upstream: { type: 'string' }, port: { type: 'string', default: '0' } },
+});
 if (values.upstream === undefined) throw new Error('--upstream=<origin> is required');
 
 const pool = new Pool(values.upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -70,7 +72,7 @@ const server = createServer((req, res) => {
   );
 });
 server.keepAliveTimeout = 72_000;
-server.listen(0, '127.0.0.1');
+server.listen(Number(values.port), '127.0.0.1');
 await once(server, 'listening');
 process.stdout.write(`${JSON.stringify({ port: (server.address() as AddressInfo).port })}\n`);
 process.on('SIGTERM', () => process.exit(0));

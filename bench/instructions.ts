@@ -20,7 +20,9 @@ import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } f
  * agent conversation of bench/agent-workloads.ts (its `--requests` turns), `--workload=huge-relay`
  * the head-of-line case's 1 MiB Messages prompts on the Anthropic door's same-vendor lane. `--baseline=A,B,C`
  * measures several revisions in turn (a bisection), `--baseline-only` leaves this checkout out.
- * `--guards` also counts this commit with the built-in guards on input and output, beside it.
+ * `--guards` also counts this commit with the built-in guards on input and output, beside it;
+ * `--forwarder` the thin forwarder on the same requests (user space only: the kernel's share of
+ * each system call is bench/syscalls.ts's to count).
  */
 const { values } = parseArgs({
   options: {
@@ -35,6 +37,8 @@ const { values } = parseArgs({
     guards: { type: 'boolean', default: false },
     /** Also this commit with 10,000 apps and 50,000 keys in its store (bench/governance-scale.ts). */
     'governance-scale': { type: 'boolean', default: false },
+    /** Also the thin forwarder (bench/forwarder.ts) on the same requests, the floor the gateway is compared with. */
+    forwarder: { type: 'boolean', default: false },
   },
 });
 
@@ -78,19 +82,66 @@ function instructionsIn(prefix: string): Counted {
   return counted;
 }
 
-async function measure(
+/** What runs under valgrind: a command line after the interpreter, its environment, and its port. */
+interface Launch {
+  cwd: URL;
+  args: string[];
+  env: Record<string, string>;
+  port: number;
+  target: 'gateway' | 'forwarder';
+}
+
+async function gatewayLaunch(
   label: string,
   root: URL | undefined,
   mockPort: number,
   env: Record<string, string> = {},
   seed?: (dataDir: string) => void,
-): Promise<Counted> {
+): Promise<Launch> {
   const at = root ?? ROOT;
   runPrestart(at);
   const start = startCommand(at);
   const port = await freePort();
-  const prefix = `callgrind-${label.replace(/\W+/g, '-')}`;
-  seed?.(join(dir, `data-${prefix}`));
+  const data = join(dir, `data-${prefixOf(label)}`);
+  seed?.(data);
+  return {
+    cwd: at,
+    args: [...start.nodeArgs, start.entry],
+    env: { ...start.env, ...gatewayEnv(port, mockPort, data), ...env },
+    port,
+    target: 'gateway',
+  };
+}
+
+/** The thin forwarder in front of the same mock, on Node's default flags as the timed bench runs it. */
+async function forwarderLaunch(mockPort: number): Promise<Launch> {
+  const port = await freePort();
+  return {
+    cwd: ROOT,
+    args: ['bench/forwarder.ts', `--upstream=http://127.0.0.1:${mockPort}`, `--port=${port}`],
+    // callgrind_control finds the process by a file named after USER and HOST (see callgrindControl).
+    env: { HOST: '127.0.0.1' },
+    port,
+    target: 'forwarder',
+  };
+}
+
+function prefixOf(label: string): string {
+  return `callgrind-${label.replace(/\W+/g, '-')}`;
+}
+
+/** Answers once the server takes a connection (the forwarder passes `/health` on to the mock). */
+async function listening(port: number): Promise<boolean> {
+  return fetch(`http://127.0.0.1:${port}/health`)
+    .then(async (response) => {
+      await response.arrayBuffer();
+      return true;
+    })
+    .catch(() => false);
+}
+
+async function measure(label: string, launch: Launch): Promise<Counted> {
+  const prefix = prefixOf(label);
   const log = openSync(join(dir, `${prefix}.log`), 'a');
   const child = spawn(
     'valgrind',
@@ -100,33 +151,24 @@ async function measure(
       `--vgdb-prefix=${vgdbPrefix}`,
       `--callgrind-out-file=${join(dir, `${prefix}.%p`)}`,
       process.execPath,
-      ...start.nodeArgs,
-      start.entry,
+      ...launch.args,
     ],
     {
-      cwd: at,
-      env: {
-        PATH: process.env['PATH'] ?? '',
-        USER: 'bench',
-        ...start.env,
-        ...gatewayEnv(port, mockPort, join(dir, `data-${prefix}`)),
-        ...env,
-      },
+      cwd: launch.cwd,
+      env: { PATH: process.env['PATH'] ?? '', USER: 'bench', ...launch.env },
       stdio: ['ignore', log, log],
     },
   );
+  const port = launch.port;
   try {
     const deadline = Date.now() + 300_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${label} exited; see ${prefix}.log`);
-      const up = await fetch(`http://127.0.0.1:${port}/health`)
-        .then((response) => response.ok)
-        .catch(() => false);
-      if (up) break;
+      if (await listening(port)) break;
       if (Date.now() > deadline) throw new Error(`${label} did not start`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    const specs = workloadSpecs(values.workload);
+    const specs = workloadSpecs(values.workload, launch.target);
     await drive(port, specs, Number(values.warmup), Number(values.concurrency));
     // Counters zeroed after the warm-up, dumped after the measured requests (one file a thread).
     await callgrindControl(child.pid as number, '--zero');
@@ -146,24 +188,40 @@ try {
   running.push(mock);
   const rows: [string, Counted][] = [];
   if (!values['baseline-only'])
-    rows.push(['this commit', await measure('this commit', undefined, mock.port)]);
+    rows.push([
+      'this commit',
+      await measure('this commit', await gatewayLaunch('this commit', undefined, mock.port)),
+    ]);
+  if (values.forwarder)
+    rows.push(['thin forwarder', await measure('thin forwarder', await forwarderLaunch(mock.port))]);
   if (values.guards) {
     const file = join(dir, 'guardrails.json');
     writeFileSync(file, JSON.stringify({ guardrails: BENCH_GUARDRAILS }));
     const label = 'this commit, built-in guards on input and output';
-    rows.push([label, await measure(label, undefined, mock.port, { CONFIG_FILE: file })]);
+    rows.push([
+      label,
+      await measure(label, await gatewayLaunch(label, undefined, mock.port, { CONFIG_FILE: file })),
+    ]);
   }
   if (values['governance-scale'])
     rows.push([
       `this commit, ${SCALE.apps} apps and ${SCALE.apps * SCALE.keysPerApp} keys in the store`,
-      await measure('governance scale', undefined, mock.port, {}, (dataDir) => seedGovernanceStore(dataDir)),
+      await measure(
+        'governance scale',
+        await gatewayLaunch('governance scale', undefined, mock.port, {}, (dataDir) =>
+          seedGovernanceStore(dataDir),
+        ),
+      ),
     ]);
   // Several baselines, comma-separated, are measured in turn: a bisection in one command.
   for (const rev of values.baseline?.split(',').filter((name) => name !== '') ?? []) {
     const baseline = prepareBaseline(rev);
     rows.push([
       `baseline ${baseline.commit}`,
-      await measure(`baseline ${baseline.commit}`, baseline.root, mock.port),
+      await measure(
+        `baseline ${baseline.commit}`,
+        await gatewayLaunch(`baseline ${baseline.commit}`, baseline.root, mock.port),
+      ),
     ]);
   }
   process.stdout.write(

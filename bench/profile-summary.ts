@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { SourcePlaces } from './source-place.ts';
 
 /** The parts of a V8 .cpuprofile (Chrome DevTools format) the summary reads. */
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 
@@ -40,7 +41,12 @@ function place(url: string): string {
 export function summariseProfile(
   file: string,
   top = 40,
-): { functions: ProfileLine[]; inclusive: ProfileLine[]; places: ProfileLine[] } {
+): {
+  functions: ProfileLine[];
+  inclusive: ProfileLine[];
+  places: ProfileLine[];
+  placesInclusive: ProfileLine[];
+} {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -52,22 +58,43 @@ export function summariseProfile(
     weight.set(id, (weight.get(id) ?? 0) + delta);
     all += delta;
   });
+  const sources = new SourcePlaces();
+  const nameOf = new Map<number, { name: string; where: string }>();
+  const named = (node: ProfileNode) => {
+    let known = nameOf.get(node.id);
+    if (known === undefined) {
+      const frame = node.callFrame;
+      const origin = sources.find(frame.url, frame.lineNumber, frame.columnNumber);
+      const where = origin?.file ?? (frame.url === '' ? frame.functionName : place(frame.url));
+      const line = origin?.line ?? frame.lineNumber + 1;
+      known = {
+        name: `${frame.functionName || '(anonymous)'} ${origin?.file ?? place(frame.url)}:${line}`,
+        where,
+      };
+      nameOf.set(node.id, known);
+    }
+    return known;
+  };
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   const placeSelf = new Map<string, number>();
+  const placeTotal = new Map<string, number>();
   for (const [id, time] of weight) {
     const node = byId.get(id);
     if (node === undefined) continue;
-    const frame = node.callFrame;
-    const key = `${frame.functionName || '(anonymous)'} ${place(frame.url)}:${frame.lineNumber + 1}`;
+    const { name: key, where } = named(node);
     self.set(key, (self.get(key) ?? 0) + time);
-    const where = frame.url === '' ? frame.functionName : place(frame.url);
     placeSelf.set(where, (placeSelf.get(where) ?? 0) + time);
     const seen = new Set<string>();
+    const seenPlaces = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
-      const f = byId.get(at)?.callFrame;
-      if (f === undefined) break;
-      const name = `${f.functionName || '(anonymous)'} ${place(f.url)}:${f.lineNumber + 1}`;
+      const ancestor = byId.get(at);
+      if (ancestor === undefined) break;
+      const { name, where: file } = named(ancestor);
+      if (!seenPlaces.has(file)) {
+        seenPlaces.add(file);
+        placeTotal.set(file, (placeTotal.get(file) ?? 0) + time);
+      }
       if (seen.has(name)) continue;
       seen.add(name);
       total.set(name, (total.get(name) ?? 0) + time);
@@ -80,7 +107,12 @@ export function summariseProfile(
       .map(([name]) => ({
         name,
         selfPct: ((self.get(name) ?? placeSelf.get(name) ?? 0) / all) * 100,
-        totalPct: ((total.get(name) ?? placeSelf.get(name) ?? 0) / all) * 100,
+        totalPct: ((total.get(name) ?? placeTotal.get(name) ?? 0) / all) * 100,
       }));
-  return { functions: lines(self), inclusive: lines(total), places: lines(placeSelf) };
+  return {
+    functions: lines(self),
+    inclusive: lines(total),
+    places: lines(placeSelf),
+    placesInclusive: lines(placeTotal),
+  };
 }

@@ -105,6 +105,7 @@ try {
   if (file === undefined) throw new Error(`no profile written in ${dir}`);
   const summary = summariseProfile(join(dir, file), Number(values.top));
   print('self%  total%  by file or package (self time)', summary.places);
+  print('self%  total%  by file or package (including callees)', summary.placesInclusive);
   print('self%  total%  by function (self time)', summary.functions);
   print('self%  total%  by function (including callees)', summary.inclusive);
   process.stdout.write(`\nprofile: ${join(dir, file)}\n`);
