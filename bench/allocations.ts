@@ -66,19 +66,29 @@ try {
   const byFile = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let all = 0;
-  const visit = (node: HeapNode) => {
+  const placeOf = (frame: HeapNode['callFrame']) => {
+    const origin = sources.find(frame.url, frame.lineNumber, frame.columnNumber);
+    const file = origin?.file ?? (frame.url === '' ? `(${frame.functionName || 'native'})` : frame.url);
+    return {
+      file,
+      name: `${frame.functionName || '(anonymous)'} ${file}:${origin?.line ?? frame.lineNumber + 1}`,
+    };
+  };
+  // A built-in (Array.prototype.push, JSON.parse…) is named with the nearest caller that has a
+  // place: `push ← toUsageRecord src/…`, since a built-in's bytes are its caller's doing.
+  const visit = (node: HeapNode, caller: string) => {
+    const builtin = node.callFrame.url === '';
+    const here = builtin ? undefined : placeOf(node.callFrame);
     if (node.selfSize > 0) {
-      const frame = node.callFrame;
-      const origin = sources.find(frame.url, frame.lineNumber, frame.columnNumber);
-      const file = origin?.file ?? (frame.url === '' ? `(${frame.functionName || 'native'})` : frame.url);
-      const name = `${frame.functionName || '(anonymous)'} ${file}:${origin?.line ?? frame.lineNumber + 1}`;
+      const { file, name } = here ?? placeOf(node.callFrame);
+      const named = builtin ? `${node.callFrame.functionName || '(native)'} ← ${caller}` : name;
       byFile.set(file, (byFile.get(file) ?? 0) + node.selfSize);
-      byFunction.set(name, (byFunction.get(name) ?? 0) + node.selfSize);
+      byFunction.set(named, (byFunction.get(named) ?? 0) + node.selfSize);
       all += node.selfSize;
     }
-    for (const child of node.children) visit(child);
+    for (const child of node.children) visit(child, here?.name ?? caller);
   };
-  visit((JSON.parse(readFileSync(profileFile, 'utf8')) as { head: HeapNode }).head);
+  visit((JSON.parse(readFileSync(profileFile, 'utf8')) as { head: HeapNode }).head, '(root)');
   const print = (title: string, table: Map<string, number>) => {
     process.stdout.write(`\n${title}\n`);
     for (const [name, bytes] of [...table].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
