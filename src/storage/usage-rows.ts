@@ -107,8 +107,26 @@ export const ATTEMPT_COLUMNS = [
   'deployment',
 ] as const;
 
-export function requestValues(r: UsageRecord): (string | number | null)[] {
-  return [
+export type SqlValue = string | number | null;
+
+export function requestValues(r: UsageRecord): SqlValue[] {
+  const values: SqlValue[] = [];
+  pushRequestValues(r, values);
+  return values;
+}
+
+export function attemptValues(usageId: string, a: UsageAttempt): SqlValue[] {
+  const values: SqlValue[] = [];
+  pushAttemptValues(usageId, a, values);
+  return values;
+}
+
+/**
+ * Appends a usage row's values, in REQUEST_COLUMNS' order, to `into` (the embedded ledger's flat
+ * batch): one push of every value, with no array per row in between.
+ */
+export function pushRequestValues(r: UsageRecord, into: SqlValue[]): void {
+  into.push(
     r.id,
     r.requestId,
     r.app,
@@ -141,11 +159,12 @@ export function requestValues(r: UsageRecord): (string | number | null)[] {
     r.guardrails,
     r.batchId ?? null,
     r.clientModel ?? null,
-  ];
+  );
 }
 
-export function attemptValues(usageId: string, a: UsageAttempt): (string | number | null)[] {
-  return [
+/** Appends an attempt row's values, in ATTEMPT_COLUMNS' order, as pushRequestValues does. */
+export function pushAttemptValues(usageId: string, a: UsageAttempt, into: SqlValue[]): void {
+  into.push(
     usageId,
     a.attempt,
     a.provider,
@@ -161,7 +180,7 @@ export function attemptValues(usageId: string, a: UsageAttempt): (string | numbe
     a.cacheWrite5mTokens,
     a.cacheWrite1hTokens,
     a.deployment,
-  ];
+  );
 }
 
 export function toAttempt(row: AttemptRow): UsageAttempt {

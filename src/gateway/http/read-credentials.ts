@@ -39,6 +39,16 @@ function sameCredentials(a: Credentials, b: Credentials): boolean {
   return constantTimeEqual(a.secret, b.secret) && a.app === b.app;
 }
 
+/** One `<app>:<secret>` form, added to `found` when present; a refusal when present and malformed. */
+function readKeyForm(form: string, given: unknown, found: Credentials[]): CredentialReading | undefined {
+  if (given === undefined) return undefined;
+  const value = single(given as string | string[], MAX_COMBINED_LENGTH);
+  const pair = value === undefined ? undefined : splitPair(value);
+  if (pair === undefined) return { ok: false, reason: `${form} is not <app>:<secret>; ${ACCEPTED_FORMS}` };
+  found.push(pair);
+  return undefined;
+}
+
 /**
  * Reads the request's credentials from any of the three forms. Every form present must be
  * complete and well formed, and when several are present they must name the same credential:
@@ -75,23 +85,16 @@ export function readCredentials(headers: IncomingHttpHeaders, queryKey?: unknown
   }
 
   // Anthropic's SDKs send x-api-key; Google's x-goog-api-key, or `?key=` (CONTRACT 6.3).
-  const keyForms = [
-    ['the x-api-key header', headers['x-api-key']],
-    ['the x-goog-api-key header', headers['x-goog-api-key']],
-    ['the key query parameter', queryKey],
-  ] as const;
-  for (const [form, given] of keyForms) {
-    if (given === undefined) continue;
-    const value = single(given as string | string[], MAX_COMBINED_LENGTH);
-    const pair = value === undefined ? undefined : splitPair(value);
-    if (pair === undefined) return { ok: false, reason: `${form} is not <app>:<secret>; ${ACCEPTED_FORMS}` };
-    found.push(pair);
-  }
+  const keyRefusal =
+    readKeyForm('the x-api-key header', headers['x-api-key'], found) ??
+    readKeyForm('the x-goog-api-key header', headers['x-goog-api-key'], found) ??
+    readKeyForm('the key query parameter', queryKey, found);
+  if (keyRefusal !== undefined) return keyRefusal;
 
-  const [first, ...others] = found;
+  const first = found[0];
   if (first === undefined) return { ok: false, reason: `credentials are required: ${ACCEPTED_FORMS}` };
-  for (const other of others) {
-    if (!sameCredentials(first, other)) {
+  for (let other = 1; other < found.length; other++) {
+    if (!sameCredentials(first, found[other] as Credentials)) {
       return { ok: false, reason: `the credential headers name different credentials; ${ACCEPTED_FORMS}` };
     }
   }

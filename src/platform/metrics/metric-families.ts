@@ -1,10 +1,12 @@
 /**
- * Metric families whose hot path is one Map lookup and an addition. prom-client's own Counter and
+ * Metric families whose hot path is a Map lookup per label and an addition. prom-client's own Counter and
  * Histogram hash the label object on every update (and `labels()` only binds it, so a "child"
  * hashes too); a gateway request updates half a dozen series, so the gateway keeps its series
  * here and hands prom-client's registry only the values, at scrape time (`get`, the interface
  * prom-client's Registry reads).
  */
+
+import { SeriesIndex } from './series-index.ts';
 
 type Labels = Record<string, string>;
 
@@ -28,9 +30,6 @@ export interface MetricFamily {
   get(): CollectedMetric | Promise<CollectedMetric>;
 }
 
-/** Joins label values into a series key; the separator cannot appear in a label value we set. */
-const SEPARATOR = '\u001f';
-
 /**
  * Series per family at most. Label values come from bounded sets (apps, slots, models the
  * configuration or the price data knows, status codes: the gateway maps anything else to `other`),
@@ -38,11 +37,6 @@ const SEPARATOR = '\u001f';
  * series whose every label is `other`, so memory and the scrape stay bounded.
  */
 export const MAX_SERIES_PER_FAMILY = 2_000;
-const OVERFLOW = 'other';
-
-function overflowValues(names: readonly string[]): string[] {
-  return names.map(() => OVERFLOW);
-}
 
 function labelsOf(names: readonly string[], values: readonly string[]): Labels {
   const labels: Labels = {};
@@ -61,10 +55,8 @@ export class CounterSeries {
   }
 }
 
-const newCounterSeries = (labels: Labels) => new CounterSeries(labels);
-
 export class CounterFamily implements MetricFamily {
-  readonly #series = new Map<string, CounterSeries>();
+  readonly #series: SeriesIndex<CounterSeries>;
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
@@ -75,11 +67,16 @@ export class CounterFamily implements MetricFamily {
     this.help = help;
     this.labelNames = labelNames;
     this.divisor = divisor;
+    this.#series = new SeriesIndex(
+      labelNames.length,
+      MAX_SERIES_PER_FAMILY,
+      (values) => new CounterSeries(labelsOf(labelNames, values)),
+    );
   }
 
   /** The series of these label values (in `labelNames` order), created on first use. */
   series(values: readonly string[]): CounterSeries {
-    return seriesOf(this.#series, this.labelNames, values, newCounterSeries);
+    return this.#series.series(values);
   }
 
   get(): CollectedMetric {
@@ -114,9 +111,7 @@ export class HistogramSeries {
 }
 
 export class HistogramFamily implements MetricFamily {
-  readonly #series = new Map<string, HistogramSeries>();
-  /** Made once, so a lookup on the hot path allocates no function. */
-  readonly #newSeries = (labels: Labels) => new HistogramSeries(labels, this.buckets);
+  readonly #series: SeriesIndex<HistogramSeries>;
   readonly name: string;
   readonly help: string;
   readonly labelNames: readonly string[];
@@ -126,10 +121,16 @@ export class HistogramFamily implements MetricFamily {
     this.help = help;
     this.labelNames = labelNames;
     this.buckets = buckets;
+    this.#series = new SeriesIndex(
+      labelNames.length,
+      MAX_SERIES_PER_FAMILY,
+      (values) => new HistogramSeries(labelsOf(labelNames, values), buckets),
+    );
   }
 
+  /** The series of these label values (in `labelNames` order), created on first use. */
   series(values: readonly string[]): HistogramSeries {
-    return seriesOf(this.#series, this.labelNames, values, this.#newSeries);
+    return this.#series.series(values);
   }
 
   get(): CollectedMetric {
@@ -180,28 +181,4 @@ export class CollectedGauge implements MetricFamily {
     }));
     return { name: this.name, help: this.help, type: 'gauge', values, aggregator: 'sum' };
   }
-}
-
-/**
- * The series of these label values in `all`, created on first use; once a family holds
- * MAX_SERIES_PER_FAMILY series, new label values share one overflow series, so a caller cannot
- * grow the registry without bound.
- */
-function seriesOf<S>(
-  all: Map<string, S>,
-  labelNames: readonly string[],
-  values: readonly string[],
-  create: (labels: Labels) => S,
-): S {
-  const key = values.join(SEPARATOR);
-  const known = all.get(key);
-  if (known !== undefined) return known;
-  const full = all.size >= MAX_SERIES_PER_FAMILY;
-  const labelValues = full ? overflowValues(labelNames) : values;
-  const seriesKey = full ? labelValues.join(SEPARATOR) : key;
-  const overflow = all.get(seriesKey);
-  if (overflow !== undefined) return overflow;
-  const series = create(labelsOf(labelNames, labelValues));
-  all.set(seriesKey, series);
-  return series;
 }

@@ -4,10 +4,10 @@ import { ROLLUP_DELETES, wholeBucketsBefore } from '../rollup-retention.ts';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
-  attemptValues,
+  pushAttemptValues,
+  pushRequestValues,
   REQUEST_COLUMNS,
   type RequestRow,
-  requestValues,
   type TotalsRowRaw,
   toRecord,
   toTotalsRow,
@@ -28,10 +28,12 @@ export const ATTEMPT_INSERT: InsertShape = {
 };
 /** Records in the flat form the batch writer takes (see LedgerBatch). */
 export function ledgerBatchOf(records: readonly UsageRecord[]): LedgerBatch {
+  // Grown by pushes, not sized ahead: an array made with `new Array(n)` stays holey, and V8's
+  // structured clone copies a holey array index by index, not as one dense run.
   const batch: LedgerBatch = { requests: [], attempts: [], attemptCounts: [] };
   for (const record of records) {
-    batch.requests.push(...requestValues(record));
-    for (const attempt of record.attempts) batch.attempts.push(...attemptValues(record.id, attempt));
+    pushRequestValues(record, batch.requests);
+    for (const attempt of record.attempts) pushAttemptValues(record.id, attempt, batch.attempts);
     batch.attemptCounts.push(record.attempts.length);
   }
   return batch;
