@@ -104,9 +104,12 @@ export interface AppsAnswer {
 
 export interface BudgetsAnswer {
   budgets: {
-    scope: 'team' | 'app';
+    /** `endUser`: one person's use of an app's or a team's per-end-user daily budget. */
+    scope: 'team' | 'app' | 'endUser';
     name: string;
     team: string | null;
+    /** For `endUser`: the app whose budget it is; null for a team's. */
+    app?: string | null;
     window: 'day' | 'month';
     limitUsd: number;
     spentUsd: number;

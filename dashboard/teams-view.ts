@@ -85,12 +85,19 @@ export const teams: ViewLoader = async (range) => {
             'Budgets: spent in the current UTC day or month against the limit',
             ['scope', 'name', 'window', 'spent', 'limit', 'used', 'resets'],
             budgets.budgets.map((b) => [
-              b.scope,
-              b.name,
+              b.scope === 'endUser' ? 'end user' : b.scope,
+              b.scope === 'endUser'
+                ? `${b.name} (${b.app === null ? `team ${b.team}` : `app ${b.app}`})`
+                : b.name,
               b.window,
               formatUsd(b.spentUsd),
               formatUsd(b.limitUsd),
-              usageBar(b.used, `${b.scope} ${b.name}, ${b.window} budget used`),
+              usageBar(
+                b.used,
+                b.scope === 'endUser'
+                  ? `end user ${b.name}, daily budget used`
+                  : `${b.scope} ${b.name}, ${b.window} budget used`,
+              ),
               `${b.resetsAt.slice(0, 16).replace('T', ' ')} UTC`,
             ]),
           ),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { sampleRecord } from '../contracts/storage-contract.ts';
 import { shareGateway } from '../helpers/gateway-harness.ts';
 import { seedTeams, TEAM_SEED } from '../helpers/team-ledger-seed.ts';
 
@@ -85,13 +86,14 @@ describe('admin API: spend by team and person, budgets, guardrail actions', () =
     const reply = await get('budgets');
     assert.equal(reply.status, 200, reply.text);
     const budgets = reply.body.budgets.map(
-      ({ scope, name, window, limitUsd, spentUsd, used }: Record<string, unknown>) => ({
+      ({ scope, name, window, limitUsd, spentUsd, used, app, team }: Record<string, unknown>) => ({
         scope,
         name,
         window,
         limitUsd,
         spentUsd,
         used,
+        ...(scope === 'endUser' ? { app, team } : {}),
       }),
     );
     for (const budget of expected.budgets)
@@ -102,6 +104,41 @@ describe('admin API: spend by team and person, budgets, guardrail actions', () =
         [budget],
       );
     assert.equal(budgets.length, expected.budgets.length);
+    // Each perEndUser budget's end users, in order: the team's first, then the app's, most spent first.
+    assert.deepEqual(
+      budgets.filter((b: { scope: string }) => b.scope === 'endUser'),
+      expected.budgets.filter((b) => b.scope === 'endUser'),
+    );
+  });
+
+  it('shows at most 20 end users per perEndUser budget, those who spent most', async () => {
+    await seed();
+    const made = await gw.request({
+      method: 'POST',
+      url: '/admin/api/apps',
+      headers: { ...ADMIN, 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'crowd', limits: { perEndUser: { dailyBudgetUsd: 1 } } }),
+    });
+    assert.equal(made.status, 201, made.text);
+    const now = Date.now();
+    const midnight = Math.floor(now / 86_400_000) * 86_400_000;
+    await gw.app.storage.usage.appendBatch(
+      Array.from({ length: 30 }, (_, i) =>
+        sampleRecord(`crowd-${i}`, {
+          app: 'crowd',
+          endUser: `person-${String(i).padStart(2, '0')}`,
+          costUsd: (i + 1) / 100,
+          createdAt: Math.max(midnight, now - 1000),
+        }),
+      ),
+    );
+    const reply = await get('budgets');
+    assert.equal(reply.status, 200, reply.text);
+    const crowd = reply.body.budgets.filter((b: { app?: string }) => b.app === 'crowd');
+    assert.deepEqual(
+      crowd.map((b: { name: string; spentUsd: number }) => [b.name, b.spentUsd]),
+      Array.from({ length: 20 }, (_, i) => [`person-${29 - i}`, (30 - i) / 100]),
+    );
   });
 
   it('counts requests per guard, phase and action, never what the guards matched', async () => {

@@ -10,10 +10,14 @@ import type { Harness } from './gateway-harness.ts';
 export const TEAM_SEED = {
   teams: [
     { name: 'search', limits: { dailyBudgetUsd: 1, monthlyBudgetUsd: 20 } },
-    { name: 'infra', limits: { dailyBudgetUsd: 0.5 } },
+    { name: 'infra', limits: { dailyBudgetUsd: 0.5, perEndUser: { dailyBudgetUsd: 0.5 } } },
   ],
   apps: [
-    { name: 'search-web', team: 'search', limits: { dailyBudgetUsd: 0.4 } },
+    {
+      name: 'search-web',
+      team: 'search',
+      limits: { dailyBudgetUsd: 0.4, perEndUser: { dailyBudgetUsd: 0.1 } },
+    },
     { name: 'search-ci', team: 'search' },
     { name: 'infra-bot', team: 'infra' },
     { name: 'solo' },
@@ -28,6 +32,37 @@ export const TEAM_SEED = {
       { scope: 'team', name: 'search', window: 'month', limitUsd: 20, spentUsd: 0.35, used: 0.0175 },
       { scope: 'team', name: 'infra', window: 'day', limitUsd: 0.5, spentUsd: 0.4, used: 0.8 },
       { scope: 'app', name: 'search-web', window: 'day', limitUsd: 0.4, spentUsd: 0.2, used: 0.5 },
+      // perEndUser: the team's across its apps first, then the app's, the most spent first.
+      {
+        scope: 'endUser',
+        name: 'carol',
+        window: 'day',
+        limitUsd: 0.5,
+        spentUsd: 0.4,
+        used: 0.8,
+        app: null,
+        team: 'infra',
+      },
+      {
+        scope: 'endUser',
+        name: 'alice',
+        window: 'day',
+        limitUsd: 0.1,
+        spentUsd: 0.12,
+        used: 1.2,
+        app: 'search-web',
+        team: 'search',
+      },
+      {
+        scope: 'endUser',
+        name: 'bob',
+        window: 'day',
+        limitUsd: 0.1,
+        spentUsd: 0.08,
+        used: 0.8,
+        app: 'search-web',
+        team: 'search',
+      },
     ],
     guardrails: [
       { guard: 'pii', phase: 'input', action: 'mask', requests: 5 },

@@ -96,6 +96,11 @@ describe("the platform team's day (docs/platform-team-day.md)", () => {
       output,
       /\{"scope":"team","name":"search","window":"day","spentUsd":[\d.e-]+,"limitUsd":40,/,
     );
+    // Alice's use of the team's per-end-user daily budget.
+    assert.match(
+      output,
+      /\{"scope":"endUser","name":"alice@example\.com","window":"day","spentUsd":[\d.e-]+,"limitUsd":5,/,
+    );
     assert.match(output, /\{"actor":"cli","action":"team\.update","target":"team:search"\}/);
     // The team token reads its own team's spend.
     assert.match(output, /\{"app":"search-claude-code","requests":1,/);

@@ -10,7 +10,13 @@ import type { AppLimiter } from '../limits/app-limiter.ts';
 import type { RefusalCounter } from '../limits/refusal-counter.ts';
 import type { UsageRecorder } from '../services/ledger/usage-recorder.ts';
 import { checkHourly, formatBucket, invalid, parseFilter, parseGroups, parseRange } from './admin-query.ts';
-import { budgetUses, endUserUsage, foldByTeam } from './governance-reports.ts';
+import {
+  budgetUses,
+  type EndUserBudget,
+  endUserBudgetUses,
+  endUserUsage,
+  foldByTeam,
+} from './governance-reports.ts';
 import { latencyPercentiles } from './latency-percentiles.ts';
 
 /** `team`: the team of the app (foldByTeam); `endUser`: the person behind a request, one app at a time. */
@@ -141,25 +147,45 @@ export class AdminReports {
     return answer(rows, totals[0] ?? NO_TOTALS);
   }
 
-  /** Each team's and app's daily and monthly budget beside what its window has spent (UTC). */
+  /**
+   * Each team's and app's daily and monthly budget beside what its window has spent (UTC), then
+   * each `perEndUser` daily budget's heaviest end users today (endUserBudgetUses).
+   */
   async budgets() {
     const now = this.#deps.now();
     const { today, thisMonth, records } = await this.#windowSpend(now);
+    const teams = [...this.#deps.teams()];
+    const apps = records
+      .filter((record) => record.revokedAt === null)
+      .map((record) => ({
+        name: record.name,
+        team: this.#deps.teamOf(record.name) ?? null,
+        limits: this.#deps.limiter.limitsFor(record.name),
+      }));
+    const perEndUser: EndUserBudget[] = [];
+    for (const team of teams) {
+      const limitUsd = team.limits.perEndUser?.dailyBudgetUsd;
+      if (limitUsd === undefined) continue;
+      // Every app whose rows count for the team, deleted ones included, as the team's own spend.
+      const members = records.filter((record) => this.#deps.teamOf(record.name) === team.name);
+      perEndUser.push({
+        scope: 'team',
+        name: team.name,
+        team: team.name,
+        limitUsd,
+        apps: members.map((record) => record.name),
+      });
+    }
+    for (const app of apps) {
+      const limitUsd = app.limits.perEndUser?.dailyBudgetUsd;
+      if (limitUsd !== undefined)
+        perEndUser.push({ scope: 'app', name: app.name, team: app.team, limitUsd, apps: [app.name] });
+    }
     return {
-      budgets: budgetUses({
-        now,
-        teams: this.#deps.teams(),
-        apps: records
-          .filter((record) => record.revokedAt === null)
-          .map((record) => ({
-            name: record.name,
-            team: this.#deps.teamOf(record.name) ?? null,
-            limits: this.#deps.limiter.limitsFor(record.name),
-          })),
-        today,
-        thisMonth,
-        teamOf: this.#deps.teamOf,
-      }),
+      budgets: [
+        ...budgetUses({ now, teams, apps, today, thisMonth, teamOf: this.#deps.teamOf }),
+        ...(await endUserBudgetUses(this.#deps.storage, perEndUser, now)),
+      ],
     };
   }
 

@@ -98,9 +98,13 @@ export async function endUserUsage(
 
 /** One budget and what its window has spent so far (the ledger's figures, as the apps report's). */
 export interface BudgetUse {
-  scope: 'team' | 'app';
+  /** `endUser`: one person's use of an app's or a team's `perEndUser` daily budget. */
+  scope: 'team' | 'app' | 'endUser';
+  /** The team or app; for `endUser`, the end user as the ledger keeps them. */
   name: string;
   team: string | null;
+  /** For `endUser`: the app whose `perEndUser` budget it is; null for a team's (counted across its apps). */
+  app?: string | null;
   window: 'day' | 'month';
   limitUsd: number;
   spentUsd: number;
@@ -168,5 +172,69 @@ export function budgetUses(input: {
         resetsAt: new Date(ends.resetAt).toISOString(),
       });
     }
+  return uses;
+}
+
+/** End users shown per `perEndUser` budget, the most spent first: an app may serve thousands of people. */
+export const END_USERS_PER_BUDGET = 20;
+
+/** An app's or a team's `perEndUser` daily budget, and the apps whose rows count for it. */
+export interface EndUserBudget {
+  scope: 'app' | 'team';
+  name: string;
+  team: string | null;
+  limitUsd: number;
+  apps: readonly string[];
+}
+
+/**
+ * Each `perEndUser` daily budget's heaviest users today (UTC): the END_USERS_PER_BUDGET who spent
+ * most, with what they spent. A team's counts across its apps, as the limiter counts it. Read
+ * from the ledger's rows of each app by the (app, created_at, end_user) index, as the spend by
+ * end user is: people are too many to be a key of the rollups.
+ */
+export async function endUserBudgetUses(
+  storage: Storage,
+  budgets: readonly EndUserBudget[],
+  now: number,
+): Promise<BudgetUse[]> {
+  const ends = dayWindow(now);
+  const from = Math.floor(now / 86_400_000) * 86_400_000;
+  const to = Math.ceil((now + 1) / 3_600_000) * 3_600_000;
+  const spentByApp = new Map<string, Promise<readonly UsageTotalsRow[]>>();
+  const spentIn = (app: string) => {
+    let rows = spentByApp.get(app);
+    if (rows === undefined) {
+      rows = storage.usage
+        .totals({ app, from, to, groupBy: ['endUser'] })
+        .then((found) => found.filter((row) => row.endUser !== null && row.endUser !== undefined));
+      spentByApp.set(app, rows);
+    }
+    return rows;
+  };
+  const uses: BudgetUse[] = [];
+  for (const budget of budgets) {
+    const spent = new Map<string, number>();
+    for (const rows of await Promise.all(budget.apps.map(spentIn)))
+      for (const row of rows)
+        spent.set(row.endUser as string, (spent.get(row.endUser as string) ?? 0) + row.costUsd);
+    const heaviest = [...spent]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .slice(0, END_USERS_PER_BUDGET);
+    for (const [endUser, cost] of heaviest) {
+      const spentUsd = roundDollars(cost);
+      uses.push({
+        scope: 'endUser',
+        name: endUser,
+        team: budget.team,
+        app: budget.scope === 'app' ? budget.name : null,
+        window: 'day',
+        limitUsd: budget.limitUsd,
+        spentUsd,
+        used: Math.round((spentUsd / budget.limitUsd) * 10_000) / 10_000,
+        resetsAt: new Date(ends.resetAt).toISOString(),
+      });
+    }
+  }
   return uses;
 }
