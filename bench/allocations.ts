@@ -22,6 +22,8 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     concurrency: { type: 'string', default: '8' },
     top: { type: 'string', default: '30' },
+    /** Also the callers (two levels up) of the functions of this name, by the bytes they have them allocate. */
+    callers: { type: 'string' },
   },
 });
 
@@ -76,17 +78,23 @@ try {
   };
   // A built-in (Array.prototype.push, JSON.parse…) is named with the nearest caller that has a
   // place: `push ← toUsageRecord src/…`, since a built-in's bytes are its caller's doing.
-  const visit = (node: HeapNode, caller: string) => {
+  const byCaller = new Map<string, number>();
+  const visit = (node: HeapNode, caller: string, callers: readonly string[] = []) => {
     const builtin = node.callFrame.url === '';
     const here = builtin ? undefined : placeOf(node.callFrame);
     if (node.selfSize > 0) {
       const { file, name } = here ?? placeOf(node.callFrame);
       const named = builtin ? `${node.callFrame.functionName || '(native)'} ← ${caller}` : name;
+      if (node.callFrame.functionName === values.callers) {
+        const chain = `${callers.slice(-2).join(' → ')} → ${named}`;
+        byCaller.set(chain, (byCaller.get(chain) ?? 0) + node.selfSize);
+      }
       byFile.set(file, (byFile.get(file) ?? 0) + node.selfSize);
       byFunction.set(named, (byFunction.get(named) ?? 0) + node.selfSize);
       all += node.selfSize;
     }
-    for (const child of node.children) visit(child, here?.name ?? caller);
+    const path = here === undefined ? callers : [...callers, here.name];
+    for (const child of node.children) visit(child, here?.name ?? caller, path);
   };
   visit((JSON.parse(readFileSync(profileFile, 'utf8')) as { head: HeapNode }).head, '(root)');
   const print = (title: string, table: Map<string, number>) => {
@@ -99,6 +107,7 @@ try {
   );
   print('by file or package', byFile);
   print('by function', byFunction);
+  if (values.callers !== undefined) print(`${values.callers}, by its callers`, byCaller);
 } finally {
   await Promise.all(running.map((server) => server.stop()));
   rmSync(dir, { recursive: true, force: true });
