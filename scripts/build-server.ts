@@ -36,6 +36,7 @@ export async function buildServer(outDir = join(root, 'dist')): Promise<Metafile
     entryPoints: {
       main: join(root, 'src/main.ts'),
       'ledger-writer-worker': join(root, 'src/storage/embedded/ledger-writer-worker.js'),
+      'ledger-reader-worker': join(root, 'src/storage/embedded/ledger-reader-worker.js'),
       'tokenizer-worker': join(root, 'src/gateway/tokenizer/tokenizer-worker.ts'),
       'json-thread-worker': join(root, 'src/platform/json-thread/json-thread-worker.ts'),
       'guard-scan-worker': join(root, 'src/gateway/guardrails/guard-scan-worker.ts'),

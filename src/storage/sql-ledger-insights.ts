@@ -109,10 +109,14 @@ function filterClauses(filters: InsightFilters): Source {
  * engines cannot drift apart in what they answer.
  */
 export class SqlLedgerInsights implements LedgerInsights {
+  /** Runs the reads (every method but addRefusals). */
   readonly #run: RunSql;
+  readonly #write: RunSql;
 
-  constructor(run: RunSql) {
+  /** `write` runs addRefusals' INSERT; by default `run` does (the embedded store reads on another thread). */
+  constructor(run: RunSql, write: RunSql = run) {
     this.#run = run;
+    this.#write = write;
   }
 
   async totals(query: InsightTotalsQuery): Promise<InsightTotalsRow[]> {
@@ -192,7 +196,7 @@ export class SqlLedgerInsights implements LedgerInsights {
   async addRefusals(counts: readonly RefusalCount[]): Promise<void> {
     if (counts.length === 0) return;
     const values = counts.map(() => '(?, ?, ?, ?)').join(', ');
-    await this.#run(
+    await this.#write(
       `INSERT INTO limit_refusals_hourly AS r (hour, app, limit_name, refusals) VALUES ${values}
        ON CONFLICT (hour, app, limit_name) DO UPDATE SET refusals = r.refusals + excluded.refusals`,
       counts.flatMap((c) => [c.hour, c.app, c.limit, c.refusals]),

@@ -5,6 +5,7 @@ import { SqlAppStore } from '../sql-app-store.ts';
 import { SQLITE_CLAIM, SqlBatchStore } from '../sql-batch-store.ts';
 import { SqlGovernanceStore } from '../sql-governance-store.ts';
 import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
+import { LedgerReaderThread } from './ledger-reader.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
 import { SqliteExecutor } from './sqlite-executor.ts';
@@ -24,21 +25,23 @@ export function openSqliteStorage(dataDir: string): Storage {
   // A read of a table, not `SELECT 1`: that one reads no page of the file, and so passed on a file
   // whose every other statement was refused ("file is not a database").
   const ping = db.prepare('SELECT max(version) FROM schema_migrations');
+  const file = dataDir === ':memory:' ? undefined : join(dataDir, DATABASE_FILE);
   const writer =
-    dataDir === ':memory:'
+    file === undefined
       ? undefined
-      : new LedgerWriterThread({
-          file: join(dataDir, DATABASE_FILE),
-          requestInsert: REQUEST_INSERT,
-          attemptInsert: ATTEMPT_INSERT,
-        });
+      : new LedgerWriterThread({ file, requestInsert: REQUEST_INSERT, attemptInsert: ATTEMPT_INSERT });
+  // The ledger's heavy reads run on a thread of their own (an in-memory database has no file to
+  // share, and stays on its connection).
+  const reader = file === undefined ? undefined : new LedgerReaderThread(file);
+  const read = (sql: string, params: readonly (string | number | null)[]) =>
+    reader === undefined ? Promise.resolve(db.prepare(sql).all(...params)) : reader.all(sql, params);
   const executor = new SqliteExecutor(db);
   return reportUnavailable(
     {
       apps: new SqlAppStore(executor),
       governance: new SqlGovernanceStore(executor),
-      usage: new SqliteUsageLedger(db, writer),
-      insights: new SqlLedgerInsights(async (sql, params) => db.prepare(sql).all(...params)),
+      usage: new SqliteUsageLedger(db, writer, read),
+      insights: new SqlLedgerInsights(read, async (sql, params) => db.prepare(sql).all(...params)),
       subscribers: new SqliteSubscriberStore(db),
       sessionRevocations: new SqliteSessionRevocations(db),
       responses: new SqliteStoredResponses(db),
@@ -48,6 +51,7 @@ export function openSqliteStorage(dataDir: string): Storage {
       },
       close: async () => {
         await writer?.close();
+        await reader?.close();
         if (db.isOpen) db.close();
       },
     },

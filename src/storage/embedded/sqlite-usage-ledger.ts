@@ -47,9 +47,20 @@ export class SqliteUsageLedger implements UsageLedger {
   /** Commits a batch: on the writer thread, or on this connection. */
   readonly #write: (batch: LedgerBatch) => void | Promise<void>;
 
-  /** With a `writer`, batches are written on its thread; without, on this connection. */
-  constructor(db: DatabaseSync, writer?: LedgerWriterThread) {
+  /** Runs a read that may go over many rows (totals): on the reader's thread where there is one. */
+  readonly #read: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>;
+
+  /**
+   * With a `writer`, batches are written on its thread; without, on this connection. `read` runs
+   * the totals' query (ledger-reader.ts); by default on this connection.
+   */
+  constructor(
+    db: DatabaseSync,
+    writer?: LedgerWriterThread,
+    read?: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>,
+  ) {
     this.#db = db;
+    this.#read = read ?? (async (sql, params) => db.prepare(sql).all(...params));
     if (writer !== undefined) this.#write = (batch) => writer.write(batch);
     else {
       const batches = new LedgerBatchWriter(db, REQUEST_INSERT, ATTEMPT_INSERT);
@@ -91,7 +102,7 @@ export class SqliteUsageLedger implements UsageLedger {
   async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
     const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
     const sql = `SELECT ${select} FROM usage_requests WHERE app = ? AND created_at >= ? AND created_at < ? ${group}`;
-    const rows = this.#db.prepare(sql).all(query.app, query.from, query.to) as unknown as TotalsRowRaw[];
+    const rows = (await this.#read(sql, [query.app, query.from, query.to])) as TotalsRowRaw[];
     return rows.map((row) => toTotalsRow(row, query.groupBy));
   }
 

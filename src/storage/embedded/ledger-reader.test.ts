@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { after, describe, it } from 'node:test';
+import { DependencyUnavailableError } from '../../platform/dependency-unavailable.ts';
+import { LedgerReaderThread } from './ledger-reader.ts';
+import { isSqliteUnavailable } from './sqlite-unavailable.ts';
+
+describe('the ledger reader thread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-reader-'));
+  const file = join(dir, 'ledger.db');
+  const db = new DatabaseSync(file);
+  db.exec(
+    "PRAGMA journal_mode = WAL; CREATE TABLE t (a TEXT, b INTEGER); INSERT INTO t VALUES ('x', 1), ('y', 2)",
+  );
+  after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a SELECT with its rows, and sees what another connection committed since', async () => {
+    const reader = new LedgerReaderThread(file);
+    try {
+      assert.deepEqual(
+        (await reader.all('SELECT a, b FROM t WHERE b >= ? ORDER BY b', [1])).map((row) => ({ ...row })),
+        [
+          { a: 'x', b: 1 },
+          { a: 'y', b: 2 },
+        ],
+      );
+      db.exec("INSERT INTO t VALUES ('z', 3)");
+      const rows = await reader.all('SELECT count(*) AS n FROM t', []);
+      assert.equal(rows[0]?.n, 3);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it("refuses to write, and a query's error keeps node:sqlite's code and errcode", async () => {
+    const reader = new LedgerReaderThread(file);
+    try {
+      await assert.rejects(reader.all("INSERT INTO t VALUES ('w', 4)", []), /readonly/);
+      const error = await reader.all('SELECT * FROM missing', []).catch((caught: unknown) => caught);
+      assert.ok(error instanceof Error);
+      assert.equal((error as { code?: unknown }).code, 'ERR_SQLITE_ERROR');
+      assert.equal((error as { errcode?: unknown }).errcode, 1);
+      // A missing table is the query's fault, not the store's: no 503 for it.
+      assert.equal(isSqliteUnavailable(error), false);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('rejects the reads on a thread that dies as the store being unavailable, and starts another', async () => {
+    const dying = new URL(
+      `data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.on('message', () => process.exit(3));")}`,
+    );
+    const reader = new LedgerReaderThread(file, { workerUrl: dying });
+    try {
+      const first = await Promise.allSettled([reader.all('SELECT 1', []), reader.all('SELECT 2', [])]);
+      for (const outcome of first) {
+        assert.equal(outcome.status, 'rejected');
+        assert.ok((outcome as PromiseRejectedResult).reason instanceof DependencyUnavailableError);
+      }
+      assert.equal(reader.pending, 0);
+      await assert.rejects(reader.all('SELECT 3', []), DependencyUnavailableError);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('answers every read in the order sent while several wait', async () => {
+    const reader = new LedgerReaderThread(file);
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => reader.all('SELECT ? AS i', [i]).then((rows) => rows[0]?.i)),
+      );
+      assert.deepEqual(
+        answers,
+        Array.from({ length: 20 }, (_, i) => i),
+      );
+    } finally {
+      await reader.close();
+    }
+  });
+});
