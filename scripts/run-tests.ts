@@ -22,7 +22,7 @@ const RUN_ALONE: readonly string[] = [
   'src/gateway/json/unique-items.test.ts',
   'test/gateway/hostile-input.test.ts',
   'test/gateway/large-body-event-loop.test.ts',
-  'test/gateway/ledger-reads-off-loop.test.ts',
+  'test/gateway/ledger-work-off-loop.test.ts',
   'test/gateway/tokenizer-first-use.test.ts',
   'test/process/credential-flood.test.ts',
 ];

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import type { RollupDelete } from './delete-ledger-before.js';
 import type { InsertShape, LedgerBatch } from './write-ledger-batch.js';
 
 export interface LedgerWriterOptions {
@@ -12,6 +13,8 @@ interface Reply {
   id: number;
   ok: boolean;
   message?: string;
+  /** For a delete: the requests it deleted. */
+  deleted?: number;
 }
 
 /**
@@ -25,7 +28,7 @@ interface Reply {
  */
 export class LedgerWriterThread {
   readonly #options: LedgerWriterOptions;
-  readonly #pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly #pending = new Map<number, { resolve: (reply: Reply) => void; reject: (error: Error) => void }>();
   #worker: Worker | undefined;
   #nextId = 0;
 
@@ -34,13 +37,32 @@ export class LedgerWriterThread {
   }
 
   /** Resolves once the batch is committed; rejects (nothing written) if the transaction failed. */
-  write(batch: LedgerBatch): Promise<void> {
+  async write(batch: LedgerBatch): Promise<void> {
+    await this.#send({ batch });
+  }
+
+  /**
+   * Retention's deletes (delete-ledger-before.js), on this thread: on the main connection they held
+   * the event loop for as long as they ran. One chunk of the oldest requests per call, so that the
+   * batches posted meanwhile are written between two chunks; resolves with the requests deleted.
+   */
+  async deleteOldest(cutoff: number): Promise<number> {
+    return (await this.#send({ deleteBefore: cutoff })).deleted ?? 0;
+  }
+
+  async deleteRollups(rollups: readonly RollupDelete[]): Promise<void> {
+    await this.#send({ deleteRollups: rollups });
+  }
+
+  #send(
+    message: { batch: LedgerBatch } | { deleteBefore: number } | { deleteRollups: readonly RollupDelete[] },
+  ): Promise<Reply> {
     const worker = this.#worker ?? this.#start();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       if (this.#pending.size === 1) worker.ref();
-      worker.postMessage({ id, batch });
+      worker.postMessage({ id, ...message });
     });
   }
 
@@ -62,7 +84,7 @@ export class LedgerWriterThread {
       if (pending === undefined) return;
       this.#pending.delete(reply.id);
       if (this.#pending.size === 0) worker.unref();
-      if (reply.ok) pending.resolve();
+      if (reply.ok) pending.resolve(reply);
       else pending.reject(new Error(`usage ledger write failed: ${reply.message}`));
     });
     const fail = (error: Error) => {

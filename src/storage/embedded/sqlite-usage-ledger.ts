@@ -13,6 +13,7 @@ import {
   toTotalsRow,
   totalsSql,
 } from '../usage-rows.ts';
+import { deleteOldestRequests, deleteRollupBuckets, ROWS_PER_DELETE } from './delete-ledger-before.js';
 import type { LedgerWriterThread } from './ledger-writer.ts';
 import { type InsertShape, type LedgerBatch, LedgerBatchWriter } from './write-ledger-batch.js';
 
@@ -44,6 +45,7 @@ const DAY_EXPRESSION = "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')";
 export class SqliteUsageLedger implements UsageLedger {
   readonly #db: DatabaseSync;
   readonly #selectAttempts: StatementSync;
+  readonly #writer: LedgerWriterThread | undefined;
   /** Commits a batch: on the writer thread, or on this connection. */
   readonly #write: (batch: LedgerBatch) => void | Promise<void>;
 
@@ -60,6 +62,7 @@ export class SqliteUsageLedger implements UsageLedger {
     read?: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>,
   ) {
     this.#db = db;
+    this.#writer = writer;
     this.#read = read ?? (async (sql, params) => db.prepare(sql).all(...params));
     if (writer !== undefined) this.#write = (batch) => writer.write(batch);
     else {
@@ -106,22 +109,26 @@ export class SqliteUsageLedger implements UsageLedger {
     return rows.map((row) => toTotalsRow(row, query.groupBy));
   }
 
+  /**
+   * Retention: on the writer's thread where there is one (delete-ledger-before.js), else on this
+   * connection; ROWS_PER_DELETE requests a transaction, the oldest first, then the rollups' whole
+   * buckets. A sweep cut short leaves only older rows, which the next one deletes.
+   */
   async deleteBefore(cutoff: number): Promise<number> {
-    this.#db.exec('BEGIN');
-    try {
-      this.#db
-        .prepare(
-          'DELETE FROM usage_attempts WHERE usage_id IN (SELECT id FROM usage_requests WHERE created_at < ?)',
-        )
-        .run(cutoff);
-      const { changes } = this.#db.prepare('DELETE FROM usage_requests WHERE created_at < ?').run(cutoff);
-      for (const { sql, grainMs } of ROLLUP_DELETES)
-        this.#db.prepare(sql).run(wholeBucketsBefore(cutoff, grainMs));
-      this.#db.exec('COMMIT');
-      return Number(changes);
-    } catch (error) {
-      this.#db.exec('ROLLBACK');
-      throw error;
+    const writer = this.#writer;
+    let deleted = 0;
+    for (;;) {
+      const chunk =
+        writer === undefined ? deleteOldestRequests(this.#db, cutoff) : await writer.deleteOldest(cutoff);
+      deleted += chunk;
+      if (chunk < ROWS_PER_DELETE) break;
     }
+    const rollups = ROLLUP_DELETES.map(({ sql, grainMs }) => ({
+      sql,
+      before: wholeBucketsBefore(cutoff, grainMs),
+    }));
+    if (writer === undefined) deleteRollupBuckets(this.#db, rollups);
+    else await writer.deleteRollups(rollups);
+    return deleted;
   }
 }

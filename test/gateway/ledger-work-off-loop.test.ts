@@ -30,9 +30,10 @@ async function longestHold(work: () => Promise<unknown> | unknown): Promise<numb
   return widest;
 }
 
-// The embedded ledger's reads over many rows run on the reader's thread (ledger-reader.ts): a
-// day of a busy app's spend by end user is read without holding the event loop.
-describe("the embedded ledger's heavy reads, off the event loop", () => {
+// The embedded ledger's reads over many rows run on the reader's thread (ledger-reader.ts), and
+// retention's deletes on the writer's (delete-ledger-before.js): a day of a busy app's spend by end
+// user is read, and a day of rows deleted, without holding the event loop.
+describe("the embedded ledger's heavy reads and deletes, off the event loop", () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-reads-'));
   let storage: Storage;
   const now = Date.now();
@@ -109,5 +110,22 @@ describe("the embedded ledger's heavy reads, off the event loop", () => {
         .every((name) => name === 'DependencyUnavailableError'),
     );
     assert.ok(outcomes.filter((outcome) => outcome !== 'answered').length >= 300 - 256);
+  });
+
+  it("deletes rows past retention without holding the loop for the delete's length", async (t) => {
+    // Row k was made at midnight + k (modulo the time since midnight): the first half goes.
+    const cutoff = midnight + Math.floor(Math.min(ROWS, Math.max(1, now - midnight)) / 2);
+    const started = performance.now();
+    let deleted = 0;
+    const hold = await longestHold(async () => {
+      deleted = await storage.usage.deleteBefore(cutoff);
+    });
+    const took = performance.now() - started;
+    t.diagnostic(`deleted ${deleted} rows in ${took.toFixed(1)} ms; longest hold ${hold.toFixed(1)} ms`);
+    assert.ok(deleted > ROWS / 4, `${deleted} deleted`);
+    assert.ok(
+      hold < took / 3,
+      `the delete took ${took.toFixed(1)} ms and held the loop ${hold.toFixed(1)} ms`,
+    );
   });
 });
