@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -88,5 +88,22 @@ describe("retention's delete of the embedded ledger", () => {
       plan.join('; '),
     );
     assert.ok(!plan.some((detail) => /^SCAN usage_requests$/.test(detail)), plan.join('; '));
+  });
+
+  it("finds nothing to delete without starting the writer's thread (the sweep at start-up)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-retention-'));
+    const storage = openSqliteStorage(dir);
+    try {
+      const threads = () => readdirSync('/proc/self/task').length;
+      const before = threads();
+      assert.equal(await storage.usage.deleteBefore(CUTOFF), 0);
+      assert.equal(threads(), before, 'no thread was started');
+      // With a row past the cutoff, the sweep does run on the writer's thread.
+      await storage.usage.appendBatch([sampleRecord('old', { createdAt: CUTOFF - 1 })]);
+      assert.equal(await storage.usage.deleteBefore(CUTOFF), 1);
+    } finally {
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
