@@ -215,8 +215,10 @@ export async function endUserBudgetUses(
   const uses: BudgetUse[] = [];
   for (const budget of budgets) {
     const spent = new Map<string, number>();
-    for (const rows of await Promise.all(budget.apps.map(spentIn)))
-      for (const row of rows)
+    // One app at a time: the reads queue on one thread anyway (ledger-reader.ts), and a team of
+    // hundreds of apps must not fill its queue of waiting reads at once.
+    for (const app of budget.apps)
+      for (const row of await spentIn(app))
         spent.set(row.endUser as string, (spent.get(row.endUser as string) ?? 0) + row.costUsd);
     const heaviest = [...spent]
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
