@@ -153,7 +153,7 @@ export class AdminReports {
    */
   async budgets() {
     const now = this.#deps.now();
-    const { today, thisMonth, records } = await this.#windowSpend(now);
+    const { today, thisMonth, records, todayRange } = await this.#windowSpend(now);
     const teams = [...this.#deps.teams()];
     const apps = records
       .filter((record) => record.revokedAt === null)
@@ -184,7 +184,7 @@ export class AdminReports {
     return {
       budgets: [
         ...budgetUses({ now, teams, apps, today, thisMonth, teamOf: this.#deps.teamOf }),
-        ...(await endUserBudgetUses(this.#deps.storage, perEndUser, now)),
+        ...(await endUserBudgetUses(this.#deps.storage, perEndUser, now, todayRange)),
       ],
     };
   }
@@ -209,7 +209,7 @@ export class AdminReports {
       this.#deps.storage.insights.totals({ from: day, to: end, groupBy: ['app'], filters: {} }),
       this.#deps.storage.insights.totals({ from: month, to: end, groupBy: ['app'], filters: {} }),
     ]);
-    return { records, today, thisMonth };
+    return { records, today, thisMonth, todayRange: { from: day, to: end } };
   }
 
   async latency(query: Query) {

@@ -113,6 +113,14 @@ export interface BudgetUse {
   resetsAt: string;
 }
 
+/** A budget's `used` (spent over limit, to 4 decimals) and when its window resets. */
+function useOf(spentUsd: number, limitUsd: number, resetAt: number): Pick<BudgetUse, 'used' | 'resetsAt'> {
+  return {
+    used: Math.round((spentUsd / limitUsd) * 10_000) / 10_000,
+    resetsAt: new Date(resetAt).toISOString(),
+  };
+}
+
 /**
  * Every team's and app's daily and monthly budget with its spend in the current UTC day and month.
  * A team's spend is its apps' (as `foldByTeam` counts it); the limiter's counters, which also hold
@@ -168,8 +176,7 @@ export function budgetUses(input: {
         window,
         limitUsd,
         spentUsd,
-        used: Math.round((spentUsd / limitUsd) * 10_000) / 10_000,
-        resetsAt: new Date(ends.resetAt).toISOString(),
+        ...useOf(spentUsd, limitUsd, ends.resetAt),
       });
     }
   return uses;
@@ -188,8 +195,8 @@ export interface EndUserBudget {
 }
 
 /**
- * Each `perEndUser` daily budget's heaviest users today (UTC): the END_USERS_PER_BUDGET who spent
- * most, with what they spent. A team's counts across its apps, as the limiter counts it. Read
+ * Each `perEndUser` daily budget's heaviest users `today` (the UTC day so far, as the budgets'
+ * other figures read it): the END_USERS_PER_BUDGET who spent most, with what they spent. A team's counts across its apps, as the limiter counts it. Read
  * from the ledger's rows of each app by the (app, created_at, end_user) index, as the spend by
  * end user is: people are too many to be a key of the rollups.
  */
@@ -197,10 +204,10 @@ export async function endUserBudgetUses(
   storage: Storage,
   budgets: readonly EndUserBudget[],
   now: number,
+  today: InsightRange,
 ): Promise<BudgetUse[]> {
   const ends = dayWindow(now);
-  const from = Math.floor(now / 86_400_000) * 86_400_000;
-  const to = Math.ceil((now + 1) / 3_600_000) * 3_600_000;
+  const { from, to } = today;
   const spentByApp = new Map<string, Promise<readonly UsageTotalsRow[]>>();
   const spentIn = (app: string) => {
     let rows = spentByApp.get(app);
@@ -233,8 +240,7 @@ export async function endUserBudgetUses(
         window: 'day',
         limitUsd: budget.limitUsd,
         spentUsd,
-        used: Math.round((spentUsd / budget.limitUsd) * 10_000) / 10_000,
-        resetsAt: new Date(ends.resetAt).toISOString(),
+        ...useOf(spentUsd, budget.limitUsd, ends.resetAt),
       });
     }
   }

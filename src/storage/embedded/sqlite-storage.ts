@@ -33,15 +33,19 @@ export function openSqliteStorage(dataDir: string): Storage {
   // The ledger's heavy reads run on a thread of their own (an in-memory database has no file to
   // share, and stays on its connection).
   const reader = file === undefined ? undefined : new LedgerReaderThread(file);
-  const read = (sql: string, params: readonly (string | number | null)[]) =>
-    reader === undefined ? Promise.resolve(db.prepare(sql).all(...params)) : reader.all(sql, params);
+  const onConnection = async (sql: string, params: readonly (string | number | null)[]) =>
+    db.prepare(sql).all(...params);
+  const read =
+    reader === undefined
+      ? onConnection
+      : (sql: string, params: readonly (string | number | null)[]) => reader.all(sql, params);
   const executor = new SqliteExecutor(db);
   return reportUnavailable(
     {
       apps: new SqlAppStore(executor),
       governance: new SqlGovernanceStore(executor),
       usage: new SqliteUsageLedger(db, writer, read),
-      insights: new SqlLedgerInsights(read, async (sql, params) => db.prepare(sql).all(...params)),
+      insights: new SqlLedgerInsights(read, onConnection),
       subscribers: new SqliteSubscriberStore(db),
       sessionRevocations: new SqliteSessionRevocations(db),
       responses: new SqliteStoredResponses(db),

@@ -54,16 +54,16 @@ export class SqliteUsageLedger implements UsageLedger {
 
   /**
    * With a `writer`, batches are written on its thread; without, on this connection. `read` runs
-   * the totals' query (ledger-reader.ts); by default on this connection.
+   * the totals' query: on the reader's thread (ledger-reader.ts), or on this connection.
    */
   constructor(
     db: DatabaseSync,
-    writer?: LedgerWriterThread,
-    read?: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>,
+    writer: LedgerWriterThread | undefined,
+    read: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>,
   ) {
     this.#db = db;
     this.#writer = writer;
-    this.#read = read ?? (async (sql, params) => db.prepare(sql).all(...params));
+    this.#read = read;
     if (writer !== undefined) this.#write = (batch) => writer.write(batch);
     else {
       const batches = new LedgerBatchWriter(db, REQUEST_INSERT, ATTEMPT_INSERT);
