@@ -22,7 +22,8 @@ import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } f
  * measures several revisions in turn (a bisection), `--baseline-only` leaves this checkout out.
  * `--guards` also counts this commit with the built-in guards on input and output, beside it;
  * `--forwarder` the thin forwarder on the same requests (user space only: the kernel's share of
- * each system call is bench/syscalls.ts's to count).
+ * each system call is bench/syscalls.ts's to count). `--node-flags='--a --b'` starts every gateway
+ * with those node flags added (CALLGRIND_ARGS in the environment adds callgrind's own options).
  */
 const { values } = parseArgs({
   options: {
@@ -39,9 +40,17 @@ const { values } = parseArgs({
     'governance-scale': { type: 'boolean', default: false },
     /** Also the thin forwarder (bench/forwarder.ts) on the same requests, the floor the gateway is compared with. */
     forwarder: { type: 'boolean', default: false },
+    /**
+     * Node flags added to every gateway's start (space-separated). `--min-semi-space-size=16
+     * --max-semi-space-size=16` fixes the young generation's size, so that two builds' counts are
+     * not apart by where V8's sizing of it stood: the main thread's scavenges moved by 15k
+     * instructions a request between runs of the same code without it.
+     */
+    'node-flags': { type: 'string' },
   },
 });
 
+const NODE_FLAGS = values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? [];
 const dir = join(fileURLToPath(new URL('bench/results/tmp/', ROOT)), `instructions-${process.pid}`);
 mkdirSync(dir, { recursive: true });
 const running: Server[] = [];
@@ -106,7 +115,7 @@ async function gatewayLaunch(
   seed?.(data);
   return {
     cwd: at,
-    args: [...start.nodeArgs, start.entry],
+    args: [...start.nodeArgs, ...NODE_FLAGS, start.entry],
     env: { ...start.env, ...gatewayEnv(port, mockPort, data), ...env },
     port,
     target: 'gateway',
@@ -148,6 +157,8 @@ async function measure(label: string, launch: Launch): Promise<Counted> {
     [
       '--tool=callgrind',
       '--separate-threads=yes',
+      // CALLGRIND_ARGS adds callgrind's own options, e.g. --separate-callers=3 to see who calls a runtime function.
+      ...(process.env.CALLGRIND_ARGS?.split(' ').filter((arg) => arg !== '') ?? []),
       `--vgdb-prefix=${vgdbPrefix}`,
       `--callgrind-out-file=${join(dir, `${prefix}.%p`)}`,
       process.execPath,
@@ -225,7 +236,7 @@ try {
     ]);
   }
   process.stdout.write(
-    `${values.workload}, ${values.requests} requests after ${values.warmup}, ${values.concurrency} at a time\n`,
+    `${values.workload}, ${values.requests} requests after ${values.warmup}, ${values.concurrency} at a time${NODE_FLAGS.length === 0 ? '' : `, gateways started with ${NODE_FLAGS.join(' ')}`}\n`,
   );
   for (const [label, perRequest] of rows)
     process.stdout.write(
