@@ -17,7 +17,16 @@ export function formatCost(usage: ResponseUsage): string {
 
 /** The cost header of a non-streamed answer (OpenAI's body has no field for it; CONTRACT 4.2). */
 export function costHeader(usage: ResponseUsage): Record<string, string> {
-  return { [COST_HEADER]: formatCost(usage) };
+  return costHeaderOf(usage.estimatedCost);
+}
+
+/**
+ * The cost header for a cost in US dollars. The name is written out rather than computed
+ * (`{ [COST_HEADER]: … }`), which V8 defines through its runtime on every answer; `satisfies`
+ * keeps it COST_HEADER's.
+ */
+export function costHeaderOf(usd: number): Record<string, string> {
+  return { 'x-gateway-cost-usd': formatUsd(usd) } satisfies Record<typeof COST_HEADER, string>;
 }
 
 /** US dollars in plain decimals (see formatCost): the cost header's, and the response cache's saved cost. */

@@ -1,7 +1,7 @@
 import { parsedBody } from '../../../platform/json-thread/deferred-json-body.ts';
 import { encodeEvent } from '../../../platform/sse.ts';
 import type { ChatDoor } from '../chat-door.ts';
-import { COST_HEADER, formatCost, formatUsd } from '../cost-header.ts';
+import { costHeader, costHeaderOf } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
 import { rawBodyOf } from './raw-messages-body.ts';
 import { type MessagesRequest, readMessagesRequest } from './read-messages-request.ts';
@@ -27,7 +27,7 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
   renameFault: renameAnthropicFault,
   headers: (context) => ({ 'request-id': context.requestId }),
   answer: (answer, request) => ({
-    headers: { [COST_HEADER]: formatCost(answer.usage) },
+    headers: costHeader(answer.usage),
     body: toAnthropicMessage(answer, request.singleToolCall),
   }),
   frames: (stream, request) =>
@@ -45,7 +45,7 @@ export const ANTHROPIC_CHAT: ChatDoor<MessagesRequest> = {
     forwardedHeaders: ['anthropic-version', 'anthropic-beta'],
     outputGuardable: true,
     answer: (text, costUsd) => ({
-      headers: { [COST_HEADER]: formatUsd(costUsd) },
+      headers: costHeaderOf(costUsd),
       body: text,
       contentType: JSON_TEXT,
     }),

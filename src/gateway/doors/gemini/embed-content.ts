@@ -1,6 +1,6 @@
 import type { EmbedInput } from '../../domain/use-case-inputs.ts';
 import type { EmbedAnswer } from '../../services/use-cases/run-embed.ts';
-import { COST_HEADER, formatUsd } from '../cost-header.ts';
+import { costHeaderOf } from '../cost-header.ts';
 import { embeddingNumbersMaxBytes, toEmbeddingNumbers, writeEmbeddingNumbers } from '../embedding-numbers.ts';
 import { JSON_TEXT } from '../serve-run.ts';
 import type { EmbedDoor, EmbedReading } from '../serve-use-case.ts';
@@ -88,7 +88,7 @@ export function geminiEmbed(model: string, one: boolean): EmbedDoor<EmbedReading
       return { input, task: undefined, metadata: undefined };
     },
     answer: (answer) => ({
-      headers: { [COST_HEADER]: formatUsd(answer.usage.estimatedCost) },
+      headers: costHeaderOf(answer.usage.estimatedCost),
       body: one ? embedContentBody(answer.embeddings) : batchEmbedContentsBody(answer.embeddings),
       contentType: JSON_TEXT,
     }),

@@ -1,6 +1,6 @@
 import { KEEP_ALIVE_COMMENT } from '../../http/write-event-stream.ts';
 import type { ChatDoor, PassThrough } from '../chat-door.ts';
-import { COST_HEADER, formatUsd } from '../cost-header.ts';
+import { costHeaderOf } from '../cost-header.ts';
 import { JSON_TEXT } from '../serve-run.ts';
 import { GEMINI_KEEPER } from './gemini-answer-keeper.ts';
 import { laneBytesOf, rawGeminiBodyOf } from './raw-gemini-body.ts';
@@ -53,7 +53,7 @@ export function geminiChat(target: GenerateTarget, lane = true): ChatDoor<Gemini
       return headers;
     },
     answer: (answer) => ({
-      headers: { [COST_HEADER]: formatUsd(answer.usage.estimatedCost) },
+      headers: costHeaderOf(answer.usage.estimatedCost),
       body: toGeminiResponse(answer),
     }),
     frames: (stream) => toGeminiChunks(stream, { sse: target.sse }),
@@ -88,7 +88,7 @@ function geminiPassThrough(target: GenerateTarget): PassThrough {
     // guard-relay.ts reads Anthropic's events, not Google's chunks: an output guard takes the translated way.
     outputGuardable: false,
     answer: (text, costUsd) => ({
-      headers: { [COST_HEADER]: formatUsd(costUsd) },
+      headers: costHeaderOf(costUsd),
       body: text,
       contentType: JSON_TEXT,
     }),

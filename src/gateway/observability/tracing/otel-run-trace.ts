@@ -130,8 +130,6 @@ export class OtelRunTrace implements RunTrace {
       'gen_ai.operation.name': this.#operation,
       'gen_ai.usage.input_tokens': record.tokensIn,
       'gen_ai.usage.output_tokens': record.tokensOut,
-      [GEN_AI_CACHE_READ_TOKENS]: record.cacheReadTokens,
-      [GEN_AI_CACHE_CREATION_TOKENS]: record.cacheWrite5mTokens + record.cacheWrite1hTokens,
       'gateway.app': record.app,
       'gateway.operation': record.operation,
       'gateway.front_door': record.frontDoor,
@@ -140,6 +138,10 @@ export class OtelRunTrace implements RunTrace {
       'gateway.usage_estimated': record.usageEstimated,
       'gateway.attempts': record.attempts.length,
     };
+    // Assigned, not computed names in the literal: V8 defines every property from the first
+    // computed name on through its runtime (about 1,400 instructions each).
+    attributes[GEN_AI_CACHE_READ_TOKENS] = record.cacheReadTokens;
+    attributes[GEN_AI_CACHE_CREATION_TOKENS] = record.cacheWrite5mTokens + record.cacheWrite1hTokens;
     if (this.#requestModel !== undefined) attributes['gen_ai.request.model'] = this.#requestModel;
     if (this.#finishReasons !== undefined) attributes['gen_ai.response.finish_reasons'] = this.#finishReasons;
     if (record.provider !== null) {
