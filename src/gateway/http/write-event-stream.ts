@@ -30,7 +30,10 @@ export async function writeEventStream(
   const raw = reply.raw;
   reply.hijack();
   // A door may name another content type (the Gemini door's JSON-array stream).
-  raw.writeHead(200, { ...SSE_HEADERS, ...headers, 'x-request-id': String(reply.request.id) });
+  const head: Record<string, string> = { ...SSE_HEADERS, ...headers };
+  // Assigned, not written after the spread in the literal, which V8 would define through its runtime.
+  head['x-request-id'] = String(reply.request.id);
+  raw.writeHead(200, head);
   let lastWrite = Date.now();
   const keepAlive = setInterval(
     () => {
