@@ -17,10 +17,15 @@ import type {
 } from './ledger-insights.ts';
 import { roundDollars } from './usage-rows.ts';
 
-/** Runs one statement written with `?` placeholders; the engine's adapter renumbers them if it must. */
+/**
+ * Runs one statement written with `?` placeholders; the engine's adapter renumbers them if it must.
+ * `owner` is the app a read is scoped to (undefined: the operator's), for the embedded reader's
+ * share of its queue per app (ledger-reader.ts).
+ */
 export type RunSql = (
   sql: string,
   params: readonly (string | number)[],
+  owner?: string,
 ) => Promise<Record<string, unknown>[]>;
 
 const DAY_MS = 86_400_000;
@@ -134,7 +139,7 @@ export class SqlLedgerInsights implements LedgerInsights {
     sums.push('SUM(cache_read_tokens) AS cache_read_tokens', 'SUM(cache_write_tokens) AS cache_write_tokens');
     sums.push('SUM(cache_hits) AS cache_hits', 'SUM(cost_saved_usd) AS cost_saved_usd');
     const sql = `SELECT ${[...columns, ...sums].join(', ')} FROM (${source.sql}) AS r ${groupAndOrder(columns.length)}`;
-    const rows = await this.#run(sql, source.params);
+    const rows = await this.#run(sql, source.params, query.filters.app);
     return rows.map((row) => {
       const result: InsightTotalsRow = {
         requests: Number(row.requests ?? 0),
@@ -180,7 +185,7 @@ export class SqlLedgerInsights implements LedgerInsights {
     const columns = query.groupBy.map((group) => REFUSAL_COLUMNS[group]);
     const sql = `SELECT ${[...columns, 'SUM(refusals) AS refusals'].join(', ')}
       FROM limit_refusals_hourly WHERE hour >= ? AND hour < ?${filter.sql} ${groupAndOrder(columns.length)}`;
-    const rows = await this.#run(sql, [query.from, query.to, ...filter.params]);
+    const rows = await this.#run(sql, [query.from, query.to, ...filter.params], query.app);
     return rows.map((row) => {
       const result: RefusalRow = { refusals: Number(row.refusals ?? 0) };
       for (const group of query.groupBy) {
@@ -214,6 +219,7 @@ export class SqlLedgerInsights implements LedgerInsights {
       `SELECT id, request_id, app, operation, provider, model, status, error_code, latency_ms, created_at
        FROM usage_requests WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`,
       [...params, query.limit],
+      query.app,
     );
     return rows.map((row) => ({
       id: String(row.id),

@@ -85,4 +85,41 @@ describe('the ledger reader thread', () => {
       await reader.close();
     }
   });
+
+  it("gives each owner a share of the queue: one app's waiting reads cannot refuse another's", async () => {
+    // Holds every read until one says `go`, then answers them all.
+    const holding = new URL(
+      `data:text/javascript,${encodeURIComponent(
+        "import { parentPort } from 'node:worker_threads'; const held = []; parentPort.on('message', (m) => { held.push(m.id); if (m.sql === 'go') for (const id of held.splice(0)) parentPort.postMessage({ id, ok: true, rows: [] }); });",
+      )}`,
+    );
+    const reader = new LedgerReaderThread(file, {
+      workerUrl: holding,
+      maxPending: 10,
+      maxPendingPerOwner: 2,
+    });
+    try {
+      const busy = [reader.all('SELECT 1', [], 'busy'), reader.all('SELECT 2', [], 'busy')];
+      const third = reader.all('SELECT 3', [], 'busy').then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+      const other = reader.all('SELECT 4', [], 'other');
+      const operator = reader.all('SELECT 5', []);
+      assert.equal(reader.pending, 4, "the busy app's third read was not queued; the others' were");
+      await reader.all('go', [], 'go');
+      await Promise.all([...busy, other, operator]);
+      assert.ok(
+        (await third) instanceof DependencyUnavailableError,
+        'the busy app past its share is refused',
+      );
+      // Answered reads give their places back.
+      const again = [reader.all('SELECT 6', [], 'busy'), reader.all('SELECT 7', [], 'busy')];
+      await reader.all('go', [], 'go');
+      assert.equal((await Promise.all(again)).length, 2);
+      assert.equal(reader.pending, 0);
+    } finally {
+      await reader.close();
+    }
+  });
 });

@@ -24,6 +24,14 @@ const DEPENDENCY = 'the ledger reader';
 const IDLE_MS = 30_000;
 /** Reads waiting at most: past it a read is refused (503, Retry-After) rather than queued without end. */
 export const MAX_PENDING_READS = 256;
+/**
+ * Reads one owner (an app; the operator's reads are one owner) may have waiting: past it that
+ * owner's next read is refused, while the others still find places. Without it one app asking
+ * `GET /v1/usage` again and again filled the queue, and every other app's reads were refused.
+ * The queue is answered in order, so another app's read waits behind at most this many of each
+ * busy owner's.
+ */
+export const MAX_PENDING_READS_PER_OWNER = 32;
 /** Its young generation, as the JSON thread's; the old generation is V8's default, as the main thread's. */
 const RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 16 };
 
@@ -32,6 +40,7 @@ export interface LedgerReaderOptions {
   workerUrl?: URL;
   idleMs?: number;
   maxPending?: number;
+  maxPendingPerOwner?: number;
 }
 
 /**
@@ -49,10 +58,14 @@ export interface LedgerReaderOptions {
 export class LedgerReaderThread {
   readonly #worker: OnDemandWorker<Call, Reply>;
   readonly #maxPending: number;
+  readonly #maxPendingPerOwner: number;
+  /** Reads waiting, by owner; an owner with none is not kept. */
+  readonly #pendingByOwner = new Map<string, number>();
 
   constructor(file: string, options: LedgerReaderOptions = {}) {
     const workerUrl = options.workerUrl ?? new URL('./ledger-reader-worker.js', import.meta.url);
     this.#maxPending = options.maxPending ?? MAX_PENDING_READS;
+    this.#maxPendingPerOwner = options.maxPendingPerOwner ?? MAX_PENDING_READS_PER_OWNER;
     this.#worker = new OnDemandWorker(
       DEPENDENCY,
       {
@@ -78,21 +91,38 @@ export class LedgerReaderThread {
     );
   }
 
-  /** The rows of a SELECT, run on the reader's thread. */
-  all(sql: string, params: readonly SqlParam[]): Promise<Row[]> {
+  /**
+   * The rows of a SELECT, run on the reader's thread. `owner` is whose read it is (the app a
+   * read is scoped to; '' for the operator's), for its share of the queue.
+   */
+  all(sql: string, params: readonly SqlParam[], owner = ''): Promise<Row[]> {
     if (this.#worker.pending >= this.#maxPending)
-      return Promise.reject(
-        new DependencyUnavailableError(
-          DEPENDENCY,
-          new Error(`${this.#maxPending} reads are waiting already`),
-        ),
-      );
+      return refused(`${this.#maxPending} reads are waiting already`);
+    const waiting = this.#pendingByOwner.get(owner) ?? 0;
+    if (waiting >= this.#maxPendingPerOwner)
+      return refused(`${this.#maxPendingPerOwner} reads of the same app are waiting already`);
+    this.#pendingByOwner.set(owner, waiting + 1);
+    const settled = () => {
+      const left = (this.#pendingByOwner.get(owner) ?? 1) - 1;
+      if (left === 0) this.#pendingByOwner.delete(owner);
+      else this.#pendingByOwner.set(owner, left);
+    };
     return new Promise((resolve, reject) => {
       const id = this.#worker.nextId();
+      const call: Call = {
+        resolve: (rows) => {
+          settled();
+          resolve(rows);
+        },
+        reject: (error) => {
+          settled();
+          reject(error);
+        },
+      };
       try {
-        this.#worker.send(id, { resolve, reject }, { id, sql, params });
+        this.#worker.send(id, call, { id, sql, params });
       } catch (error) {
-        reject(new DependencyUnavailableError(DEPENDENCY, error));
+        call.reject(new DependencyUnavailableError(DEPENDENCY, error));
       }
     });
   }
@@ -105,4 +135,8 @@ export class LedgerReaderThread {
   async close(): Promise<void> {
     await this.#worker.close(new Error('the ledger reader was closed'));
   }
+}
+
+function refused(why: string): Promise<never> {
+  return Promise.reject(new DependencyUnavailableError(DEPENDENCY, new Error(why)));
 }

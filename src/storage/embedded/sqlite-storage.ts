@@ -38,7 +38,8 @@ export function openSqliteStorage(dataDir: string): Storage {
   const read =
     reader === undefined
       ? onConnection
-      : (sql: string, params: readonly (string | number | null)[]) => reader.all(sql, params);
+      : (sql: string, params: readonly (string | number | null)[], owner?: string) =>
+          reader.all(sql, params, owner);
   const executor = new SqliteExecutor(db);
   return reportUnavailable(
     {

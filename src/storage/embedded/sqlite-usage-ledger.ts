@@ -50,7 +50,11 @@ export class SqliteUsageLedger implements UsageLedger {
   readonly #write: (batch: LedgerBatch) => void | Promise<void>;
 
   /** Runs a read that may go over many rows (totals): on the reader's thread where there is one. */
-  readonly #read: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>;
+  readonly #read: (
+    sql: string,
+    params: readonly (string | number | null)[],
+    owner?: string,
+  ) => Promise<unknown[]>;
 
   /**
    * With a `writer`, batches are written on its thread; without, on this connection. `read` runs
@@ -59,7 +63,7 @@ export class SqliteUsageLedger implements UsageLedger {
   constructor(
     db: DatabaseSync,
     writer: LedgerWriterThread | undefined,
-    read: (sql: string, params: readonly (string | number | null)[]) => Promise<unknown[]>,
+    read: (sql: string, params: readonly (string | number | null)[], owner?: string) => Promise<unknown[]>,
   ) {
     this.#db = db;
     this.#writer = writer;
@@ -105,7 +109,7 @@ export class SqliteUsageLedger implements UsageLedger {
   async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
     const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
     const sql = `SELECT ${select} FROM usage_requests WHERE app = ? AND created_at >= ? AND created_at < ? ${group}`;
-    const rows = (await this.#read(sql, [query.app, query.from, query.to])) as TotalsRowRaw[];
+    const rows = (await this.#read(sql, [query.app, query.from, query.to], query.app)) as TotalsRowRaw[];
     return rows.map((row) => toTotalsRow(row, query.groupBy));
   }
 
