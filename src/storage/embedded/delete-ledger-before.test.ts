@@ -61,6 +61,44 @@ describe("retention's delete of the embedded ledger", () => {
     }
   });
 
+  it('batches appended while a sweep runs are written between its chunks, and every one of their rows is kept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-retention-'));
+    const storage = openSqliteStorage(dir);
+    try {
+      await seed(storage);
+      const order: string[] = [];
+      const sweep = storage.usage.deleteBefore(CUTOFF).then((deleted) => {
+        order.push('sweep');
+        return deleted;
+      });
+      const appends = Array.from({ length: 5 }, (_, batch) =>
+        storage.usage
+          .appendBatch(
+            Array.from({ length: 100 }, (_, i) =>
+              sampleRecord(`new-${batch}-${i}`, { createdAt: CUTOFF + 1_000 + i }),
+            ),
+          )
+          .then(() => order.push(`batch ${batch}`)),
+      );
+      assert.equal(await sweep, OLD, 'the sweep deletes the old rows and none of the new');
+      await Promise.all(appends);
+      assert.ok(order.indexOf('batch 0') < order.indexOf('sweep'), `not held for the whole sweep: ${order}`);
+      const db = new DatabaseSync(join(dir, DATABASE_FILE), { readOnly: true });
+      const after = counts(db);
+      const fresh = Number(
+        (db.prepare("SELECT count(*) AS n FROM usage_requests WHERE id LIKE 'new-%'").get() as { n: number })
+          .n,
+      );
+      db.close();
+      assert.equal(fresh, 500);
+      assert.equal(after.requests, KEPT + 500);
+      assert.equal(after.oldAttempts, 0);
+    } finally {
+      await storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('in memory, on its own connection, the same', async () => {
     const storage = openSqliteStorage(':memory:');
     try {
