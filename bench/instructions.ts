@@ -9,6 +9,7 @@ import { gatewayEnv } from './gateway-env.ts';
 import { SCALE, seedGovernanceStore } from './governance-scale.ts';
 import { BENCH_GUARDRAILS } from './guardrail-cost.ts';
 import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } from './processes.ts';
+import { formatRuntimeCallers, readPerfMap, runtimeCallers } from './runtime-callers.ts';
 
 /**
  * `node bench/instructions.ts --workload=chat --requests=2000 --baseline=REV`: the instructions a
@@ -24,6 +25,8 @@ import { freePort, ROOT, runPrestart, type Server, startCommand, startHelper } f
  * `--forwarder` the thin forwarder on the same requests (user space only: the kernel's share of
  * each system call is bench/syscalls.ts's to count). `--node-flags='--a --b'` starts every gateway
  * with those node flags added (CALLGRIND_ARGS in the environment adds callgrind's own options).
+ * `--runtime-callers` also prints which JavaScript enters V8's runtime functions on this commit's
+ * main thread, and how much that costs a request (bench/runtime-callers.ts).
  */
 const { values } = parseArgs({
   options: {
@@ -47,10 +50,23 @@ const { values } = parseArgs({
      * instructions a request between runs of the same code without it.
      */
     'node-flags': { type: 'string' },
+    /**
+     * Which JavaScript enters V8's runtime functions (this commit's main thread): callgrind keeps
+     * three callers per function, node writes its perf map. Its counts are not to be set beside
+     * a run's without it: the map's writes and callgrind's contexts add to them.
+     */
+    'runtime-callers': { type: 'boolean', default: false },
   },
 });
 
-const NODE_FLAGS = values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? [];
+const NODE_FLAGS = [
+  ...(values['node-flags']?.split(' ').filter((flag) => flag !== '') ?? []),
+  ...(values['runtime-callers'] ? ['--perf-basic-prof'] : []),
+];
+const CALLGRIND_OPTIONS = [
+  ...(process.env.CALLGRIND_ARGS?.split(' ').filter((arg) => arg !== '') ?? []),
+  ...(values['runtime-callers'] ? ['--separate-callers=3'] : []),
+];
 const dir = join(fileURLToPath(new URL('bench/results/tmp/', ROOT)), `instructions-${process.pid}`);
 mkdirSync(dir, { recursive: true });
 const running: Server[] = [];
@@ -75,18 +91,24 @@ interface Counted {
   total: number;
   /** The main thread (the event loop): the steadiest figure, as V8's helper threads may still be compiling. */
   main: number;
+  /** The main thread's dump, and the process it was of. */
+  mainFile?: string;
+  pid?: number;
 }
 
 /** Instructions (Ir) of every callgrind dump under `prefix` (one file per thread), in all and of the main thread. */
 function instructionsIn(prefix: string): Counted {
-  const counted = { total: 0, main: 0 };
+  const counted: Counted = { total: 0, main: 0 };
   for (const file of readdirSync(dir).filter((name) => name.startsWith(prefix) && !name.endsWith('.log'))) {
     const text = readFileSync(join(dir, file), 'utf8');
     if (!/^desc: Trigger: dump measured/m.test(text)) continue;
     const summary = /^summary:\s+(\d+)/m.exec(text);
     if (summary === null) continue;
     counted.total += Number(summary[1]);
-    if (/^thread: 1$/m.test(text)) counted.main += Number(summary[1]);
+    if (/^thread: 1$/m.test(text)) {
+      counted.main += Number(summary[1]);
+      counted.mainFile = join(dir, file);
+    }
   }
   return counted;
 }
@@ -157,8 +179,7 @@ async function measure(label: string, launch: Launch): Promise<Counted> {
     [
       '--tool=callgrind',
       '--separate-threads=yes',
-      // CALLGRIND_ARGS adds callgrind's own options, e.g. --separate-callers=3 to see who calls a runtime function.
-      ...(process.env.CALLGRIND_ARGS?.split(' ').filter((arg) => arg !== '') ?? []),
+      ...CALLGRIND_OPTIONS,
       `--vgdb-prefix=${vgdbPrefix}`,
       `--callgrind-out-file=${join(dir, `${prefix}.%p`)}`,
       process.execPath,
@@ -191,7 +212,12 @@ async function measure(label: string, launch: Launch): Promise<Counted> {
   }
   const counted = instructionsIn(prefix);
   const requests = Number(values.requests);
-  return { total: counted.total / requests, main: counted.main / requests };
+  return {
+    total: counted.total / requests,
+    main: counted.main / requests,
+    ...(counted.mainFile === undefined ? {} : { mainFile: counted.mainFile }),
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
+  };
 }
 
 try {
@@ -242,6 +268,16 @@ try {
     process.stdout.write(
       `${label}: ${(perRequest.total / 1000).toFixed(1)} k instructions per request, of which the main thread ${(perRequest.main / 1000).toFixed(1)} k\n`,
     );
+  const thisCommit = rows.find(([label]) => label === 'this commit')?.[1];
+  if (values['runtime-callers'] && thisCommit?.mainFile !== undefined && thisCommit.pid !== undefined) {
+    // node writes its map where perf looks for it; it is read here, and every gateway's removed.
+    const map = `/tmp/perf-${thisCommit.pid}.map`;
+    const uses = runtimeCallers(thisCommit.mainFile, readPerfMap(map), Number(values.requests));
+    process.stdout.write(formatRuntimeCallers(uses));
+  }
+  if (values['runtime-callers'])
+    for (const [, counted] of rows)
+      if (counted.pid !== undefined) rmSync(`/tmp/perf-${counted.pid}.map`, { force: true });
 } finally {
   for (const server of running) await server.stop();
   if (process.env.KEEP === undefined) rmSync(dir, { recursive: true, force: true });
