@@ -196,9 +196,10 @@ export interface EndUserBudget {
 
 /**
  * Each `perEndUser` daily budget's heaviest users `today` (the UTC day so far, as the budgets'
- * other figures read it): the END_USERS_PER_BUDGET who spent most, with what they spent. A team's counts across its apps, as the limiter counts it. Read
- * from the ledger's rows of each app by the (app, created_at, end_user) index, as the spend by
- * end user is: people are too many to be a key of the rollups.
+ * other figures read it): the END_USERS_PER_BUDGET who spent most, with what they spent. A team's
+ * counts across its apps, as the limiter counts it. Read from the ledger's rows of each app by the
+ * (app, created_at, end_user) index, as the spend by end user is: people are too many to be a key
+ * of the rollups.
  */
 export async function endUserBudgetUses(
   storage: Storage,

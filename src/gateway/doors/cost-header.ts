@@ -6,15 +6,6 @@ import type { ResponseUsage } from '../domain/usage.ts';
  */
 export const COST_HEADER = 'x-gateway-cost-usd';
 
-/**
- * The cost in US dollars in plain decimals, to the ten places costs are rounded to: `String()`
- * would write a cost under a millionth of a dollar as `3e-8`, which header parsers that expect a
- * decimal misread.
- */
-export function formatCost(usage: ResponseUsage): string {
-  return formatUsd(usage.estimatedCost);
-}
-
 /** The cost header of a non-streamed answer (OpenAI's body has no field for it; CONTRACT 4.2). */
 export function costHeader(usage: ResponseUsage): Record<string, string> {
   return costHeaderOf(usage.estimatedCost);
@@ -29,7 +20,11 @@ export function costHeaderOf(usd: number): Record<string, string> {
   return { 'x-gateway-cost-usd': formatUsd(usd) } satisfies Record<typeof COST_HEADER, string>;
 }
 
-/** US dollars in plain decimals (see formatCost): the cost header's, and the response cache's saved cost. */
+/**
+ * US dollars in plain decimals, to the ten places costs are rounded to (the cost header's, and the
+ * response cache's saved cost): `String()` would write a cost under a millionth of a dollar as
+ * `3e-8`, which header parsers that expect a decimal misread.
+ */
 export function formatUsd(usd: number): string {
   return usd.toFixed(10).replace(/\.?0+$/, '');
 }

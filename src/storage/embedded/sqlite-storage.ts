@@ -4,7 +4,7 @@ import { reportUnavailable } from '../report-unavailable.ts';
 import { SqlAppStore } from '../sql-app-store.ts';
 import { SQLITE_CLAIM, SqlBatchStore } from '../sql-batch-store.ts';
 import { SqlGovernanceStore } from '../sql-governance-store.ts';
-import { SqlLedgerInsights } from '../sql-ledger-insights.ts';
+import { type RunSql, SqlLedgerInsights } from '../sql-ledger-insights.ts';
 import { LedgerReaderThread } from './ledger-reader.ts';
 import { LedgerWriterThread } from './ledger-writer.ts';
 import { DATABASE_FILE, openSqlite } from './open-sqlite.ts';
@@ -33,13 +33,9 @@ export function openSqliteStorage(dataDir: string): Storage {
   // The ledger's heavy reads run on a thread of their own (an in-memory database has no file to
   // share, and stays on its connection).
   const reader = file === undefined ? undefined : new LedgerReaderThread(file);
-  const onConnection = async (sql: string, params: readonly (string | number | null)[]) =>
-    db.prepare(sql).all(...params);
-  const read =
-    reader === undefined
-      ? onConnection
-      : (sql: string, params: readonly (string | number | null)[], owner?: string) =>
-          reader.all(sql, params, owner);
+  const onConnection: RunSql = async (sql, params) => db.prepare(sql).all(...params);
+  const read: RunSql =
+    reader === undefined ? onConnection : (sql, params, owner) => reader.all(sql, params, owner);
   const executor = new SqliteExecutor(db);
   return reportUnavailable(
     {

@@ -1,6 +1,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { UsageLedger, UsageQuery, UsageRecord, UsageTotalsQuery, UsageTotalsRow } from '../ports.ts';
 import { ROLLUP_DELETES, wholeBucketsBefore } from '../rollup-retention.ts';
+import type { RunSql } from '../sql-ledger-insights.ts';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -50,21 +51,13 @@ export class SqliteUsageLedger implements UsageLedger {
   readonly #write: (batch: LedgerBatch) => void | Promise<void>;
 
   /** Runs a read that may go over many rows (totals): on the reader's thread where there is one. */
-  readonly #read: (
-    sql: string,
-    params: readonly (string | number | null)[],
-    owner?: string,
-  ) => Promise<unknown[]>;
+  readonly #read: RunSql;
 
   /**
    * With a `writer`, batches are written on its thread; without, on this connection. `read` runs
    * the totals' query: on the reader's thread (ledger-reader.ts), or on this connection.
    */
-  constructor(
-    db: DatabaseSync,
-    writer: LedgerWriterThread | undefined,
-    read: (sql: string, params: readonly (string | number | null)[], owner?: string) => Promise<unknown[]>,
-  ) {
+  constructor(db: DatabaseSync, writer: LedgerWriterThread | undefined, read: RunSql) {
     this.#db = db;
     this.#writer = writer;
     this.#read = read;
@@ -109,7 +102,11 @@ export class SqliteUsageLedger implements UsageLedger {
   async totals(query: UsageTotalsQuery): Promise<UsageTotalsRow[]> {
     const { select, group } = totalsSql(query.groupBy, DAY_EXPRESSION);
     const sql = `SELECT ${select} FROM usage_requests WHERE app = ? AND created_at >= ? AND created_at < ? ${group}`;
-    const rows = (await this.#read(sql, [query.app, query.from, query.to], query.app)) as TotalsRowRaw[];
+    const rows = (await this.#read(
+      sql,
+      [query.app, query.from, query.to],
+      query.app,
+    )) as unknown as TotalsRowRaw[];
     return rows.map((row) => toTotalsRow(row, query.groupBy));
   }
 
