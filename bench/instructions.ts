@@ -275,7 +275,8 @@ try {
     const uses = runtimeCallers(thisCommit.mainFile, readPerfMap(map), Number(values.requests));
     process.stdout.write(formatRuntimeCallers(uses));
   }
-  if (values['runtime-callers'])
+  // KEEP=1 keeps the maps beside the dumps, to name compiled code in them afterwards.
+  if (values['runtime-callers'] && process.env.KEEP === undefined)
     for (const [, counted] of rows)
       if (counted.pid !== undefined) rmSync(`/tmp/perf-${counted.pid}.map`, { force: true });
 } finally {
