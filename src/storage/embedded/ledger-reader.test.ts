@@ -71,6 +71,25 @@ describe('the ledger reader thread', () => {
     }
   });
 
+  it("gives a dead thread's reads their owner's places back", async () => {
+    const dying = new URL(
+      `data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.on('message', () => process.exit(3));")}`,
+    );
+    const reader = new LedgerReaderThread(file, { workerUrl: dying, maxPendingPerOwner: 2 });
+    try {
+      const lost = [reader.all('SELECT 1', [], 'busy'), reader.all('SELECT 2', [], 'busy')];
+      assert.equal(reader.pending, 2);
+      await Promise.allSettled(lost);
+      // Were the places kept, the app would be refused from now on without its reads being queued.
+      const next = [reader.all('SELECT 3', [], 'busy'), reader.all('SELECT 4', [], 'busy')];
+      assert.equal(reader.pending, 2, 'both of the next reads were queued, on a new thread');
+      for (const outcome of await Promise.allSettled(next)) assert.equal(outcome.status, 'rejected');
+      assert.equal(reader.pending, 0);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('answers every read in the order sent while several wait', async () => {
     const reader = new LedgerReaderThread(file);
     try {
