@@ -243,6 +243,15 @@ describe('the Responses door on an OpenAI slot', () => {
     assert.equal(call.type, 'function_call');
     assert.equal(call.name, 'read');
     assert.equal(call.namespace, 'mcp__files');
+    assert.deepEqual(Object.keys(call), [
+      'type',
+      'id',
+      'status',
+      'call_id',
+      'name',
+      'namespace',
+      'arguments',
+    ]);
   });
 
   it('leaves hosted tools out and names their types in x-gateway-ignored-tools', async () => {

@@ -50,28 +50,22 @@ export function callItem(
   origin: ToolOrigin | undefined,
   status: 'in_progress' | 'completed',
 ): OutputItem {
-  const named =
-    origin?.namespace === undefined
-      ? { name: origin?.name ?? call.name }
-      : { name: origin.name, namespace: origin.namespace };
+  // Four literals rather than a spread of the name between the fields: a property after a spread
+  // that is not first is defined through V8's runtime (architecture.md, "A request's path"), and
+  // the fields keep the order the client reads them in.
+  const name = origin?.name ?? call.name;
+  const namespace = origin?.namespace;
+  const completed = status === 'completed';
   if (origin?.kind === 'custom') {
-    return {
-      type: 'custom_tool_call',
-      id,
-      status,
-      call_id: call.id,
-      ...named,
-      input: status === 'completed' ? customInput(call.arguments) : '',
-    };
+    const input = completed ? customInput(call.arguments) : '';
+    return namespace === undefined
+      ? { type: 'custom_tool_call', id, status, call_id: call.id, name, input }
+      : { type: 'custom_tool_call', id, status, call_id: call.id, name, namespace, input };
   }
-  return {
-    type: 'function_call',
-    id,
-    status,
-    call_id: call.id,
-    ...named,
-    arguments: status === 'completed' ? call.arguments : '',
-  };
+  const args = completed ? call.arguments : '';
+  return namespace === undefined
+    ? { type: 'function_call', id, status, call_id: call.id, name, arguments: args }
+    : { type: 'function_call', id, status, call_id: call.id, name, namespace, arguments: args };
 }
 
 /** The free-form input of a custom tool's call, from the `{"input": …}` the upstream wrote. */
