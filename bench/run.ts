@@ -44,6 +44,7 @@ import {
   variantTable,
 } from './report.ts';
 import type { Target, Workload } from './scenarios.ts';
+import { describeSettled, settle } from './settle.ts';
 import { checkTargets, type PeakRss } from './targets.ts';
 
 /**
@@ -56,6 +57,11 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '0.5' },
+    /**
+     * Before the rounds, each server is loaded on each workload until V8 has compiled what it runs
+     * (bench/settle.ts), at most this many seconds; 0 warms each for one second, as before.
+     */
+    settle: { type: 'string', default: '20' },
     workloads: {
       type: 'string',
       default:
@@ -97,6 +103,7 @@ const seconds = Number(values.seconds);
 /** The label of a gateway with a worker per CPU, in the variants and the agent workloads. */
 const EVERY_CORE = `GATEWAY_WORKERS=auto (${availableParallelism()})`;
 const warmupSeconds = Number(values.warmup);
+const settleSeconds = Number(values.settle);
 const rounds = Number(values.rounds);
 const workloads = values.workloads.split(',') as Workload[];
 const concurrencies = values.concurrency.split(',').map(Number);
@@ -331,9 +338,21 @@ async function main(): Promise<void> {
       ...(variant === undefined ? {} : { variant }),
     });
 
+  /** Each server's warm-up on a workload, before any round: until it settles, or one second. */
+  const settled: string[] = [];
+  const warm = async (target: Target, server: Server, workload: Workload, name: string) => {
+    if (settleSeconds <= 0) {
+      await measure(target, server, workload, 10, 1, 0);
+      return;
+    }
+    const slice = () => measure(target, server, workload, Math.max(...concurrencies), 1, 0);
+    const line = describeSettled(`${name} on ${workload}`, await settle(slice, settleSeconds));
+    settled.push(line);
+    log(line);
+  };
   log('warming up every server on every workload…');
   for (const workload of workloads)
-    for (const target of TARGETS) await measure(target, servers[target], workload, 10, 1, 0);
+    for (const target of TARGETS) await warm(target, servers[target], workload, target);
 
   // One run on this shared 2-core VM varies by 10-20% from the next: every case runs `rounds`
   // times, and each round takes every workload and every target in turn, so that what is compared
@@ -416,7 +435,7 @@ async function main(): Promise<void> {
       [baselineLabel(commit), await gateway(`compare-${commit}`, { root }, mock.port)],
     ];
     for (const workload of workloads)
-      for (const [, server] of pair) await measure('gateway', server, workload, 10, 1, 0);
+      for (const [label, server] of pair) await warm('gateway', server, workload, label);
     for (const workload of workloads)
       for (const concurrency of concurrencies)
         compared.push(...(await sideBySide(pair, workload, concurrency)));
@@ -472,7 +491,7 @@ async function main(): Promise<void> {
         ),
       ],
     ];
-    for (const [, server] of kinds) await measure('gateway', server, 'chat', 10, 1, 0);
+    for (const [label, server] of kinds) await warm('gateway', server, 'chat', label);
     for (const concurrency of concurrencies) variants.push(...(await sideBySide(kinds, 'chat', concurrency)));
     sink.closeAllConnections();
     sink.close();
@@ -490,6 +509,7 @@ async function main(): Promise<void> {
     date,
     seconds,
     warmupSeconds,
+    settled,
     rounds,
     mock: mockArgs,
     rss,
