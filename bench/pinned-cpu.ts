@@ -4,18 +4,9 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startChatTarget, threadCpuOver } from './chat-target.ts';
 import { drive, workloadSpecs } from './drive-requests.ts';
-import { gatewayEnv } from './gateway-env.ts';
-import { cpuMsByThreadName } from './proc-stats.ts';
-import {
-  freePort,
-  ROOT,
-  type Server,
-  startCommand,
-  startForwarder,
-  startGateway,
-  startHelper,
-} from './processes.ts';
+import { ROOT, type Server, startHelper } from './processes.ts';
 
 /**
  * `node bench/pinned-cpu.ts --requests=20000 --rounds=3`: chat's CPU per request for the thin
@@ -55,28 +46,20 @@ try {
   const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
   running.push(mock);
   pin(othersCpus, mock.pid);
-  const start = startCommand();
   for (let round = 0; round < Number(values.rounds); round++)
     for (const target of ['forwarder', 'gateway'] as const) {
-      const server =
-        target === 'forwarder'
-          ? await startForwarder(mock, 'forwarder', start.nodeArgs, start.env)
-          : await startGateway({
-              env: gatewayEnv(await freePort(), mock.port, join(dir, `data-${round}`)),
-              logFile: join(dir, `gateway-${round}.log`),
-            });
+      const server = await startChatTarget(target, mock, dir, String(round));
       pin(serverCpu, server.pid);
       const specs = workloadSpecs('chat', target);
       const concurrency = Number(values.concurrency);
       await drive(server.port, specs, Number(values.warmup), concurrency);
-      const before = cpuMsByThreadName(server.pid);
-      await drive(server.port, specs, requests, concurrency);
-      const after = cpuMsByThreadName(server.pid);
+      const byThread = await threadCpuOver(server.pid, requests, () =>
+        drive(server.port, specs, requests, concurrency),
+      );
       await server.stop();
       let total = 0;
       const threads: string[] = [];
-      for (const [name, ms] of after) {
-        const us = ((ms - (before.get(name) ?? 0)) * 1000) / requests;
+      for (const [name, us] of byThread) {
         total += us;
         if (us >= 1) threads.push(`${name} ${us.toFixed(0)}`);
       }

@@ -1,18 +1,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { startChatTarget, threadCpuOver } from './chat-target.ts';
 import { drive, workloadSpecs } from './drive-requests.ts';
-import { gatewayEnv } from './gateway-env.ts';
-import { cpuMsByThreadName } from './proc-stats.ts';
-import {
-  freePort,
-  ROOT,
-  type Server,
-  startCommand,
-  startForwarder,
-  startGateway,
-  startHelper,
-} from './processes.ts';
+import { ROOT, type Server, startHelper } from './processes.ts';
 
 /**
  * `node bench/warm-up-windows.ts --target=gateway`: a freshly started server's CPU per request,
@@ -37,21 +28,14 @@ mkdirSync(dir, { recursive: true });
 const mock = await startHelper('mock', 'bench/mock-upstream.ts', []);
 let server: Server | undefined;
 try {
-  const start = startCommand();
-  server =
-    target === 'forwarder'
-      ? await startForwarder(mock, 'forwarder', start.nodeArgs, start.env)
-      : await startGateway({
-          env: gatewayEnv(await freePort(), mock.port, join(dir, 'data')),
-          logFile: join(dir, 'gateway.log'),
-        });
+  const started = await startChatTarget(target, mock, dir, 'windows');
+  server = started;
   const specs = workloadSpecs(values.workload, target);
+  const concurrency = Number(values.concurrency);
   for (let window = 0; window < Number(values.windows); window++) {
-    const before = cpuMsByThreadName(server.pid);
-    await drive(server.port, specs, requests, Number(values.concurrency));
-    const after = cpuMsByThreadName(server.pid);
-    const threads = [...after]
-      .map(([name, ms]) => [name, ((ms - (before.get(name) ?? 0)) * 1000) / requests] as const)
+    const threads = (
+      await threadCpuOver(started.pid, requests, () => drive(started.port, specs, requests, concurrency))
+    )
       .filter(([, us]) => us >= 0.5)
       .map(([name, us]) => `${name} ${us.toFixed(0)}`);
     process.stdout.write(
