@@ -9,8 +9,8 @@ export interface RunMeta {
   date: string;
   seconds: number;
   warmupSeconds: number;
-  /** How each server's warm-up before the rounds went (bench/settle.ts); empty when it was one second. */
-  settled: readonly string[];
+  /** How the servers' warm-up before the rounds went (bench/settle.ts); undefined when it was one second. */
+  settling: string | undefined;
   /** Runs per case, interleaved across the targets; the table shows the median run. */
   rounds: number;
   mock: { streamChunks: number; chunkDelayMs: number; embedDims: number };
@@ -284,9 +284,9 @@ export function machineLines(machine: Machine, meta: RunMeta): string {
     `- box speed: ${meta.boxSpeed.startNs.toFixed(2)} ns per step of \`bench/box-speed.ts\`'s integer loop before the first case, ${meta.boxSpeed.endNs.toFixed(2)} ns after the last (lower is faster; compare reports only where these are near)`,
     `- node ${machine.node}; commit ${machine.commit}${machine.dirty ? ' plus uncommitted changes' : ''}`,
     `- each case: ${meta.rounds} rounds, each round every workload and server in turn, the median round (by req/s) shown; each round ${meta.warmupSeconds} s warm-up (not counted), then ${meta.seconds} s measured; closed loop`,
-    meta.settled.length === 0
+    meta.settling === undefined
       ? '- before the rounds: each server warmed for 1 s on each workload'
-      : `- before the rounds: each server loaded on each workload until V8's helper threads took at most 5% of its CPU in a second (its hot code compiled): ${meta.settled.join('; ')}`,
+      : `- before the rounds: each server loaded on each workload until V8's helper threads took at most 5% of its CPU in a second (its hot code compiled): ${meta.settling}`,
     `- mock upstream: streams of ${meta.mock.streamChunks} content chunks (plus role, finish, usage and [DONE] events) ${meta.mock.chunkDelayMs} ms apart (\`spaced\`), or all in one write (\`burst\`); embeddings of ${meta.mock.embedDims} dimensions (base64 upstream, number arrays from the gateway)`,
     '- the load generator (autocannon; a small node:http client for streams), the mock upstream and the server under test share the same cores: req/s is what this box does with all three on it; CPU µs per request is counted for the server process alone (/proc/<pid>/stat)',
   ].join('\n');

@@ -44,7 +44,7 @@ import {
   variantTable,
 } from './report.ts';
 import type { Target, Workload } from './scenarios.ts';
-import { describeSettled, settle } from './settle.ts';
+import { describeSettled, type Settled, settle, summarizeSettling } from './settle.ts';
 import { checkTargets, type PeakRss } from './targets.ts';
 
 /**
@@ -339,16 +339,16 @@ async function main(): Promise<void> {
     });
 
   /** Each server's warm-up on a workload, before any round: until it settles, or one second. */
-  const settled: string[] = [];
+  const settled: { name: string; settled: Settled }[] = [];
   const warm = async (target: Target, server: Server, workload: Workload, name: string) => {
     if (settleSeconds <= 0) {
       await measure(target, server, workload, 10, 1, 0);
       return;
     }
     const slice = () => measure(target, server, workload, Math.max(...concurrencies), 1, 0);
-    const line = describeSettled(`${name} on ${workload}`, await settle(slice, settleSeconds));
-    settled.push(line);
-    log(line);
+    const note = { name: `${name} on ${workload}`, settled: await settle(slice, settleSeconds) };
+    settled.push(note);
+    log(describeSettled(note.name, note.settled));
   };
   log('warming up every server on every workload…');
   for (const workload of workloads)
@@ -509,7 +509,7 @@ async function main(): Promise<void> {
     date,
     seconds,
     warmupSeconds,
-    settled,
+    settling: settled.length === 0 ? undefined : summarizeSettling(settled),
     rounds,
     mock: mockArgs,
     rss,

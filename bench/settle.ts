@@ -39,3 +39,15 @@ export function describeSettled(name: string, settled: Settled): string {
     ? `${name} settled after ${settled.seconds} s (${share})`
     : `${name} not settled after ${settled.seconds} s (still ${share})`;
 }
+
+/** One line for the report: how long the longest settle took, and any server that did not settle. */
+export function summarizeSettling(notes: readonly { name: string; settled: Settled }[]): string {
+  if (notes.length === 0) return 'no server was loaded';
+  const longest = notes.reduce((a, b) => (b.settled.seconds > a.settled.seconds ? b : a));
+  const unsettled = notes.filter((note) => !note.settled.settled).map((note) => note.name);
+  const settledCount = notes.length - unsettled.length;
+  return (
+    `${settledCount} of ${notes.length} settled, the longest after ${longest.settled.seconds} s (${longest.name})` +
+    (unsettled.length === 0 ? '' : `; not settled in time: ${unsettled.join(', ')}`)
+  );
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { CaseResult } from '../../bench/measure.ts';
-import { describeSettled, settle } from '../../bench/settle.ts';
+import { describeSettled, settle, summarizeSettling } from '../../bench/settle.ts';
 
 /** A slice whose V8 helper threads took `v8` of `total` µs a request. */
 const sliceOf = (total: number, v8: number) =>
@@ -29,5 +29,23 @@ describe('settle', () => {
     assert.equal(slices, 3);
     assert.equal(result.settled, false);
     assert.match(describeSettled('forwarder on stream', result), /not settled after 3 s \(still 10\.0% /);
+  });
+
+  it('sums the settling up in one line: the longest, and whoever ran out of time', () => {
+    const done = (seconds: number) => ({ seconds, helperShare: 0.02, settled: true });
+    assert.equal(
+      summarizeSettling([
+        { name: 'forwarder on chat', settled: done(5) },
+        { name: 'gateway on chat', settled: done(9) },
+      ]),
+      '2 of 2 settled, the longest after 9 s (gateway on chat)',
+    );
+    assert.equal(
+      summarizeSettling([
+        { name: 'gateway on chat', settled: done(9) },
+        { name: 'gateway on stream', settled: { seconds: 20, helperShare: 0.08, settled: false } },
+      ]),
+      '1 of 2 settled, the longest after 20 s (gateway on stream); not settled in time: gateway on stream',
+    );
   });
 });
