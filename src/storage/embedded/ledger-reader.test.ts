@@ -15,6 +15,10 @@ describe('the ledger reader thread', () => {
   db.exec(
     "PRAGMA journal_mode = WAL; CREATE TABLE t (a TEXT, b INTEGER); INSERT INTO t VALUES ('x', 1), ('y', 2)",
   );
+  /** A reader thread that dies at its first read. */
+  const dying = new URL(
+    `data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.on('message', () => process.exit(3));")}`,
+  );
   after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -54,9 +58,6 @@ describe('the ledger reader thread', () => {
   });
 
   it('rejects the reads on a thread that dies as the store being unavailable, and starts another', async () => {
-    const dying = new URL(
-      `data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.on('message', () => process.exit(3));")}`,
-    );
     const reader = new LedgerReaderThread(file, { workerUrl: dying });
     try {
       const first = await Promise.allSettled([reader.all('SELECT 1', []), reader.all('SELECT 2', [])]);
@@ -72,9 +73,6 @@ describe('the ledger reader thread', () => {
   });
 
   it("gives a dead thread's reads their owner's places back", async () => {
-    const dying = new URL(
-      `data:text/javascript,${encodeURIComponent("import { parentPort } from 'node:worker_threads'; parentPort.on('message', () => process.exit(3));")}`,
-    );
     const reader = new LedgerReaderThread(file, { workerUrl: dying, maxPendingPerOwner: 2 });
     try {
       const lost = [reader.all('SELECT 1', [], 'busy'), reader.all('SELECT 2', [], 'busy')];
