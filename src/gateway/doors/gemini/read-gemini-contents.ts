@@ -132,12 +132,22 @@ function readFunctionResponse(value: unknown, at: string, open: OpenCalls): Chat
   return { role: 'tool', toolCallId: id, name, content: JSON.stringify(value['response'] ?? {}) };
 }
 
+/**
+ * A part's `mimeType`, lower case ('' when absent). Anything but a string is refused: String() of
+ * a client's object calls its own `toString` key, and `{"toString": 1}` made that a TypeError, a 500.
+ */
+function mimeTypeOf(holder: Json, at: string): string {
+  const value = holder['mimeType'] ?? '';
+  if (typeof value !== 'string') throw refuseGeminiField(`${at}.mimeType`, 'must be a string');
+  return value.toLowerCase();
+}
+
 function readUserPart(part: Json, at: string, tally: MediaTally): ContentPart | undefined {
   if (typeof part['text'] === 'string')
     return part['thought'] === true ? undefined : { type: 'text', text: part['text'] };
   const inline = part['inlineData'];
   if (isObject(inline)) {
-    const mediaType = String(inline['mimeType'] ?? '').toLowerCase();
+    const mediaType = mimeTypeOf(inline, `${at}.inlineData`);
     const data = inline['data'];
     const bytes = typeof data === 'string' ? base64DecodedBytes(data) : undefined;
     if (typeof data !== 'string' || bytes === undefined)
@@ -157,7 +167,7 @@ function readUserPart(part: Json, at: string, tally: MediaTally): ContentPart | 
   const file = part['fileData'];
   if (isObject(file)) {
     const url = file['fileUri'];
-    const mediaType = String(file['mimeType'] ?? '').toLowerCase();
+    const mediaType = mimeTypeOf(file, `${at}.fileData`);
     if (typeof url !== 'string' || !isPassableUrl(url))
       throw refuseGeminiField(`${at}.fileData.fileUri`, 'must be an https URL on this model');
     const refused = tally.add(0);

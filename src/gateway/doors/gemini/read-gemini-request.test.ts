@@ -175,6 +175,17 @@ describe('readGeminiRequest (the cross-vendor lane)', () => {
       refusal({ contents: [{ parts: [{ inlineData: { mimeType: 'audio/wav', data: 'AAAA' } }] }] }),
       /mimeType/,
     );
+    // A mimeType that is not a string is refused, not turned into text: `{"toString": 1}` was a 500.
+    for (const mimeType of [{ toString: 1 }, ['image/png'], 3]) {
+      assert.match(
+        refusal({ contents: [{ parts: [{ inlineData: { mimeType, data: 'AAAA' } }] }] }),
+        /inlineData\.mimeType.*must be a string/,
+      );
+      assert.match(
+        refusal({ contents: [{ parts: [{ fileData: { mimeType, fileUri: 'https://x.test/a.png' } }] }] }),
+        /fileData\.mimeType.*must be a string/,
+      );
+    }
     assert.match(
       refusal({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { candidateCount: 2 } }),
       /candidateCount/,

@@ -118,7 +118,12 @@ function readItem(read: Reading, item: unknown, at: string, tally: MediaTally): 
     case 'item_reference':
       throw refuseField(`${at}/type`, "'item_reference' items are not supported: send the items themselves");
     default:
-      throw refuseField(`${at}/type`, `'${String(type).slice(0, 64)}' items are not supported`);
+      // Only a string is quoted back: String() of a client's object calls its own `toString` key,
+      // and `{"toString": 1}` made that a TypeError, a 500.
+      throw refuseField(
+        `${at}/type`,
+        typeof type === 'string' ? `'${type.slice(0, 64)}' items are not supported` : 'must be a string',
+      );
   }
 }
 

@@ -127,6 +127,9 @@ describe('readResponsesRequest', () => {
       '/input/0/content/0/file_url',
     );
     assert.equal(refusedParam({ model: 'm', input: [{ role: 'tool', content: 'x' }] }), '/input/0/role');
+    // An item type that is not a string is refused, not turned into text: `{"toString": 1}` was a 500.
+    for (const type of [{ toString: 1 }, [{ valueOf: 1, toString: 2 }], [[1, null, 'x']], 7])
+      assert.equal(refusedParam({ model: 'm', input: [{ type }] }), '/input/0/type');
     assert.equal(refusedParam({ model: 'm', input: 'x', background: true }), '/background');
     assert.equal(refusedParam({ model: 'm', input: 'x', top_p: 0.5 }), '/top_p');
     assert.equal(refusedParam({ model: 'm', input: 'x', tools: [{ type: 'function' }] }), '/tools/0/name');
